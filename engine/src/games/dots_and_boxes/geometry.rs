@@ -1,0 +1,225 @@
+//! Precomputed tables for one board size: which boxes each edge touches, each box's edge mask,
+//! and where every edge and box sits in the value-net input.
+//!
+//! Edge ids follow OpenSpiel: horizontal edge (r, c), r in 0..=rows, c in 0..cols, is
+//! `r*cols + c`; vertical edge (r, c), r in 0..rows, c in 0..=cols, is
+//! `(rows+1)*cols + r*(cols+1) + c`. Bit `id` of a `u128` is edge `id`: 7x7 has 112 edges.
+
+use std::sync::OnceLock;
+
+/// Largest number of box rows or columns.
+pub const MAX_SIZE: usize = 7;
+/// Largest number of edges (7x7).
+pub const MAX_EDGES: usize = 2 * MAX_SIZE * (MAX_SIZE + 1);
+/// Largest number of boxes (7x7).
+pub const MAX_BOXES: usize = MAX_SIZE * MAX_SIZE;
+
+/// An edge is either horizontal or vertical, at a row and column of the dot grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeKind {
+    Horizontal,
+    Vertical,
+}
+
+/// A mask no position ever completes: bit 127 is beyond the last edge of a 7x7 board. Used for
+/// the missing second box of an edge on the border, so the capture test needs no branch.
+const NEVER: u128 = 1 << 127;
+
+pub struct Geometry {
+    pub rows: usize,
+    pub cols: usize,
+    pub num_edges: usize,
+    pub num_boxes: usize,
+    /// All edge bits of this board.
+    pub all_edges: u128,
+    /// Per edge, the edge masks of the (up to two) boxes it borders; `NEVER` where absent.
+    pub edge_box_masks: [[u128; 2]; MAX_EDGES],
+    /// Per edge, the indices (row-major) of the boxes it borders; `u8::MAX` where absent.
+    pub edge_boxes: [[u8; 2]; MAX_EDGES],
+    /// Per box (row-major), the mask of its four edges.
+    pub box_masks: [u128; MAX_BOXES],
+    /// Per edge, its index in the value-net input.
+    pub edge_feature: [u8; MAX_EDGES],
+    /// Per box, its index in the value-net input.
+    pub box_feature: [u8; MAX_BOXES],
+}
+
+impl Geometry {
+    /// The shared tables for a `rows` x `cols` board (1..=7 each). Built once per size.
+    pub fn get(rows: usize, cols: usize) -> &'static Geometry {
+        assert!(
+            (1..=MAX_SIZE).contains(&rows) && (1..=MAX_SIZE).contains(&cols),
+            "board size {rows}x{cols} out of range"
+        );
+        static CACHE: [OnceLock<Geometry>; MAX_BOXES] = [const { OnceLock::new() }; MAX_BOXES];
+        CACHE[(rows - 1) * MAX_SIZE + (cols - 1)].get_or_init(|| Geometry::build(rows, cols))
+    }
+
+    fn build(rows: usize, cols: usize) -> Geometry {
+        let num_edges = (rows + 1) * cols + rows * (cols + 1);
+        let num_boxes = rows * cols;
+        let mut g = Geometry {
+            rows,
+            cols,
+            num_edges,
+            num_boxes,
+            all_edges: if num_edges == 128 {
+                u128::MAX
+            } else {
+                (1u128 << num_edges) - 1
+            },
+            edge_box_masks: [[NEVER; 2]; MAX_EDGES],
+            edge_boxes: [[u8::MAX; 2]; MAX_EDGES],
+            box_masks: [0; MAX_BOXES],
+            edge_feature: [0; MAX_EDGES],
+            box_feature: [0; MAX_BOXES],
+        };
+        for r in 0..rows {
+            for c in 0..cols {
+                let b = r * cols + c;
+                let edges = [
+                    g.horizontal(r, c),
+                    g.horizontal(r + 1, c),
+                    g.vertical(r, c),
+                    g.vertical(r, c + 1),
+                ];
+                let mask = edges.iter().fold(0u128, |m, &e| m | 1u128 << e);
+                g.box_masks[b] = mask;
+                for e in edges {
+                    let slot = if g.edge_boxes[e][0] == u8::MAX { 0 } else { 1 };
+                    g.edge_boxes[e][slot] = b as u8;
+                    g.edge_box_masks[e][slot] = mask;
+                }
+            }
+        }
+        // The value-net input is the (2*rows+1) x (2*cols+1) grid without its dots, row by row:
+        // even grid rows hold horizontal edges, odd grid rows alternate vertical edge, box, ...
+        let mut index = 0u8;
+        for r in 0..=rows {
+            for c in 0..cols {
+                g.edge_feature[g.horizontal(r, c)] = index;
+                index += 1;
+            }
+            if r < rows {
+                for c in 0..=cols {
+                    g.edge_feature[g.vertical(r, c)] = index;
+                    index += 1;
+                    if c < cols {
+                        g.box_feature[r * cols + c] = index;
+                        index += 1;
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(index as usize, num_edges + num_boxes);
+        g
+    }
+
+    /// Id of horizontal edge (r, c), r in 0..=rows, c in 0..cols.
+    #[inline]
+    pub fn horizontal(&self, r: usize, c: usize) -> usize {
+        r * self.cols + c
+    }
+
+    /// Id of vertical edge (r, c), r in 0..rows, c in 0..=cols.
+    #[inline]
+    pub fn vertical(&self, r: usize, c: usize) -> usize {
+        (self.rows + 1) * self.cols + r * (self.cols + 1) + c
+    }
+
+    /// Kind, row and column of an edge id.
+    pub fn edge_coords(&self, edge: usize) -> (EdgeKind, usize, usize) {
+        let first_vertical = (self.rows + 1) * self.cols;
+        if edge < first_vertical {
+            (EdgeKind::Horizontal, edge / self.cols, edge % self.cols)
+        } else {
+            let v = edge - first_vertical;
+            (EdgeKind::Vertical, v / (self.cols + 1), v % (self.cols + 1))
+        }
+    }
+
+    /// Number of boxes that drawing `edge` completes when `edges` (which must not hold it yet)
+    /// is the set of edges already drawn.
+    #[inline]
+    pub fn boxes_closed_by(&self, edges: u128, edge: usize) -> u32 {
+        let after = edges | 1u128 << edge;
+        let [a, b] = self.edge_box_masks[edge];
+        (after & a == a) as u32 + (after & b == b) as u32
+    }
+
+    /// Mask of the boxes (bit = row-major box index) whose four edges are all in `edges`.
+    pub fn closed_boxes(&self, edges: u128) -> u64 {
+        let mut closed = 0u64;
+        for b in 0..self.num_boxes {
+            let m = self.box_masks[b];
+            if edges & m == m {
+                closed |= 1 << b;
+            }
+        }
+        closed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_ids_follow_openspiel() {
+        let g = Geometry::get(2, 3);
+        assert_eq!(g.num_edges, 3 * 3 + 2 * 4);
+        assert_eq!(g.horizontal(0, 0), 0);
+        assert_eq!(g.horizontal(2, 2), 8);
+        assert_eq!(g.vertical(0, 0), 9);
+        assert_eq!(g.vertical(1, 3), 9 + 4 + 3);
+        for e in 0..g.num_edges {
+            let (kind, r, c) = g.edge_coords(e);
+            let back = match kind {
+                EdgeKind::Horizontal => g.horizontal(r, c),
+                EdgeKind::Vertical => g.vertical(r, c),
+            };
+            assert_eq!(back, e);
+        }
+    }
+
+    #[test]
+    fn every_box_has_four_edges_and_every_edge_one_or_two_boxes() {
+        for rows in 1..=MAX_SIZE {
+            for cols in 1..=MAX_SIZE {
+                let g = Geometry::get(rows, cols);
+                for b in 0..g.num_boxes {
+                    assert_eq!(g.box_masks[b].count_ones(), 4);
+                    assert_eq!(g.box_masks[b] & !g.all_edges, 0);
+                }
+                let mut incidences = 0;
+                for e in 0..g.num_edges {
+                    let n = g.edge_boxes[e].iter().filter(|&&b| b != u8::MAX).count();
+                    assert!((1..=2).contains(&n));
+                    incidences += n;
+                }
+                assert_eq!(incidences, 4 * g.num_boxes);
+            }
+        }
+    }
+
+    #[test]
+    fn feature_indices_cover_the_grid_once() {
+        for (rows, cols) in [(1, 1), (5, 5), (2, 7), (7, 7)] {
+            let g = Geometry::get(rows, cols);
+            let mut seen = vec![false; g.num_edges + g.num_boxes];
+            for e in 0..g.num_edges {
+                assert!(!std::mem::replace(
+                    &mut seen[g.edge_feature[e] as usize],
+                    true
+                ));
+            }
+            for b in 0..g.num_boxes {
+                assert!(!std::mem::replace(
+                    &mut seen[g.box_feature[b] as usize],
+                    true
+                ));
+            }
+            assert!(seen.iter().all(|&s| s));
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The engine: game rules behind one [`game::Game`] trait, Monte Carlo Tree Search with the
+//! Dots-and-Boxes paper's double counter ([`mcts`]), and exact solvers used as test oracles.
+//!
+//! The `engine` binary (play, analyse, bench) is a thin layer over this library. The engine never
+//! depends on a neural-network framework: value-net inference will be hand-written here.
+
+pub mod game;
+pub mod games;
+pub mod mcts;
+pub mod rng;
+
+pub use game::{Action, ActionError, Game, Outcome, Player};
+pub use rng::Rng;

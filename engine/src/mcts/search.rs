@@ -1,0 +1,447 @@
+//! The search itself: one tree per worker thread (root parallelisation), merged at the root.
+
+use std::time::{Duration, Instant};
+
+use super::node::{Node, BYTES_PER_NODE};
+use super::policy::{RandomRollout, RolloutPolicy, TreePolicy, Ucb};
+use crate::game::{Action, Game, Outcome, Player};
+use crate::rng::{derive_seed, Rng};
+
+/// How results are read during selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CounterMode {
+    /// The paper's fix: every node is read from the view of the player who chooses at its
+    /// parent, which in Dots and Boxes may be the same player as at the child.
+    #[default]
+    Double,
+    /// The paper's first version (its Table 3): every node is read from the root player's view,
+    /// so the search assumes the opponent plays for the root player too.
+    Single,
+}
+
+/// When to stop: after `iterations` (in total, over all threads), after `time` (wall clock),
+/// or at whichever comes first when both are set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub iterations: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+impl Budget {
+    pub fn iterations(n: u64) -> Budget {
+        Budget {
+            iterations: Some(n),
+            time: None,
+        }
+    }
+
+    pub fn time(t: Duration) -> Budget {
+        Budget {
+            iterations: None,
+            time: Some(t),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SearchConfig {
+    /// The UCB exploration constant (see [`Ucb`] for the default and why).
+    pub cp: f64,
+    pub counter: CounterMode,
+    pub budget: Budget,
+    /// Independent trees searched in parallel and merged at the root.
+    pub threads: usize,
+    /// Base seed. Search number k of a `Search` uses seeds derived from (seed, k), so a game
+    /// played by one `Search` is reproducible, and so is a single search from a fresh one.
+    pub seed: u64,
+    /// A tree stops growing (iterations go on, as rollouts from its leaves) at this many nodes.
+    pub max_nodes: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            cp: Ucb::DEFAULT_CP,
+            counter: CounterMode::Double,
+            budget: Budget::iterations(100_000),
+            threads: 1,
+            seed: 0,
+            // 16M nodes of 20 bytes: 320 MB a tree, reached only by long timed searches.
+            max_nodes: 16 << 20,
+        }
+    }
+}
+
+/// Statistics of one root move, merged over all threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RootMove {
+    pub action: Action,
+    pub visits: u64,
+    pub p1_wins: u64,
+    pub p2_wins: u64,
+}
+
+impl RootMove {
+    /// Mean result from `player`'s view: wins minus losses over visits, in [-1, 1].
+    pub fn value_for(&self, player: Player) -> f64 {
+        if self.visits == 0 {
+            return 0.0;
+        }
+        let d = self.p1_wins as f64 - self.p2_wins as f64;
+        let d = if player == Player::P1 { d } else { -d };
+        d / self.visits as f64
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The move chosen: most visits; among equals the higher value for the player to move;
+    /// among those the lowest id. (Most visits is the robust choice: the move the search trusted
+    /// most, never one with a lucky mean from a handful of visits.)
+    pub best: Action,
+    /// The player to move at the root.
+    pub to_move: Player,
+    pub iterations: u64,
+    pub elapsed: Duration,
+    /// Nodes in all trees at the end.
+    pub tree_nodes: u64,
+    pub threads: usize,
+    /// Every root move, in ascending action order.
+    pub root_moves: Vec<RootMove>,
+}
+
+impl SearchResult {
+    pub fn iterations_per_second(&self) -> f64 {
+        self.iterations as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// Bytes of tree memory used, over all threads.
+    pub fn tree_bytes(&self) -> u64 {
+        self.tree_nodes * BYTES_PER_NODE as u64
+    }
+
+    /// The root statistics of the chosen move.
+    pub fn best_move(&self) -> &RootMove {
+        self.root_moves
+            .iter()
+            .find(|m| m.action == self.best)
+            .expect("the best move is a root move")
+    }
+}
+
+/// Why a search could not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SearchError {
+    GameOver,
+    NoBudget,
+}
+
+impl std::fmt::Display for SearchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SearchError::GameOver => write!(f, "the game is over: there is no move to search"),
+            SearchError::NoBudget => {
+                write!(f, "the search needs a budget: iterations, time, or both")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+/// A reusable searcher: keeps one tree arena per thread between searches.
+pub struct Search<G: Game, T: TreePolicy = Ucb, R: RolloutPolicy<G> = RandomRollout> {
+    config: SearchConfig,
+    workers: Vec<Worker<G, T, R>>,
+    searches: u64,
+}
+
+impl<G: Game> Search<G> {
+    /// Plain MCTS: UCB selection with `config.cp`, random rollouts.
+    pub fn plain(config: SearchConfig) -> Search<G> {
+        let ucb = Ucb::new(config.cp);
+        Search::new(config, ucb, RandomRollout)
+    }
+}
+
+impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
+    pub fn new(config: SearchConfig, tree_policy: T, rollout: R) -> Search<G, T, R> {
+        let threads = config.threads.max(1);
+        let workers = (0..threads)
+            .map(|_| Worker {
+                _game: std::marker::PhantomData,
+                tree_policy: tree_policy.clone(),
+                rollout: rollout.clone(),
+                nodes: Vec::new(),
+                path: Vec::new(),
+                actions: Vec::new(),
+                rng: Rng::new(0),
+            })
+            .collect();
+        Search {
+            config,
+            workers,
+            searches: 0,
+        }
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// The rollout policies of the workers (for policies that count things).
+    pub fn rollout_policies(&self) -> impl Iterator<Item = &R> {
+        self.workers.iter().map(|w| &w.rollout)
+    }
+
+    /// Searches `root` and returns the merged root statistics and the chosen move.
+    pub fn run(&mut self, root: &G) -> Result<SearchResult, SearchError> {
+        if root.is_terminal() {
+            return Err(SearchError::GameOver);
+        }
+        let budget = self.config.budget;
+        if budget.iterations.is_none() && budget.time.is_none() {
+            return Err(SearchError::NoBudget);
+        }
+        let search_seed = derive_seed(self.config.seed, self.searches);
+        self.searches += 1;
+        let threads = self.workers.len();
+        let start = Instant::now();
+        let deadline = budget.time.map(|t| start + t);
+        let share = |i: usize| {
+            budget.iterations.map(|n| {
+                let n_threads = threads as u64;
+                n / n_threads + u64::from((i as u64) < n % n_threads)
+            })
+        };
+        let counter = self.config.counter;
+        let max_nodes = self.config.max_nodes.max(2);
+        let outputs: Vec<WorkerOutput> = if threads == 1 {
+            let w = &mut self.workers[0];
+            vec![w.run(
+                root,
+                share(0),
+                deadline,
+                derive_seed(search_seed, 0),
+                counter,
+                max_nodes,
+            )]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .workers
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(i, w)| {
+                        let limit = share(i);
+                        let seed = derive_seed(search_seed, i as u64);
+                        scope.spawn(move || w.run(root, limit, deadline, seed, counter, max_nodes))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("search thread panicked"))
+                    .collect()
+            })
+        };
+        let elapsed = start.elapsed();
+        Ok(merge(root.to_move(), outputs, elapsed, threads))
+    }
+}
+
+fn merge(
+    to_move: Player,
+    outputs: Vec<WorkerOutput>,
+    elapsed: Duration,
+    threads: usize,
+) -> SearchResult {
+    let mut root_moves: Vec<RootMove> = Vec::new();
+    let mut iterations = 0;
+    let mut tree_nodes = 0;
+    for out in outputs {
+        iterations += out.iterations;
+        tree_nodes += out.nodes as u64;
+        for child in out.root_children {
+            match root_moves.iter_mut().find(|m| m.action == child.action) {
+                Some(m) => {
+                    m.visits += child.visits as u64;
+                    m.p1_wins += child.p1_wins as u64;
+                    m.p2_wins += child.p2_wins as u64;
+                }
+                None => root_moves.push(RootMove {
+                    action: child.action,
+                    visits: child.visits as u64,
+                    p1_wins: child.p1_wins as u64,
+                    p2_wins: child.p2_wins as u64,
+                }),
+            }
+        }
+    }
+    root_moves.sort_by_key(|m| m.action);
+    let best = root_moves
+        .iter()
+        .max_by(|a, b| {
+            a.visits
+                .cmp(&b.visits)
+                .then(a.value_for(to_move).total_cmp(&b.value_for(to_move)))
+                .then(b.action.cmp(&a.action))
+        })
+        .expect("a non-terminal root has moves")
+        .action;
+    SearchResult {
+        best,
+        to_move,
+        iterations,
+        elapsed,
+        tree_nodes,
+        threads,
+        root_moves,
+    }
+}
+
+struct WorkerOutput {
+    iterations: u64,
+    nodes: usize,
+    root_children: Vec<Node>,
+}
+
+/// One tree and the buffers its iterations reuse.
+struct Worker<G: Game, T, R> {
+    _game: std::marker::PhantomData<fn() -> G>,
+    tree_policy: T,
+    rollout: R,
+    nodes: Vec<Node>,
+    path: Vec<u32>,
+    actions: Vec<Action>,
+    rng: Rng,
+}
+
+/// Iterations between two looks at the clock.
+const CLOCK_EVERY: u64 = 64;
+
+impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
+    fn run(
+        &mut self,
+        root: &G,
+        limit: Option<u64>,
+        deadline: Option<Instant>,
+        seed: u64,
+        counter: CounterMode,
+        max_nodes: usize,
+    ) -> WorkerOutput {
+        self.rng = Rng::new(seed);
+        self.nodes.clear();
+        if let Some(n) = limit {
+            // About one node per iteration plus the last expansions' children.
+            let want = (n as usize).saturating_mul(2).min(max_nodes) + 1024;
+            self.nodes
+                .reserve(want.saturating_sub(self.nodes.capacity()));
+        }
+        self.nodes.push(Node::leaf(0));
+        self.actions.reserve(root.max_actions());
+        let root_player = root.to_move();
+        let mut iterations = 0u64;
+        loop {
+            if let Some(n) = limit {
+                if iterations >= n {
+                    break;
+                }
+            }
+            if let Some(d) = deadline {
+                if iterations % CLOCK_EVERY == 0 && Instant::now() >= d {
+                    break;
+                }
+            }
+            self.iterate(root, root_player, counter, max_nodes);
+            iterations += 1;
+        }
+        let root_node = self.nodes[0];
+        let root_children = if root_node.is_expanded() {
+            let first = root_node.first_child as usize;
+            self.nodes[first..first + root_node.num_children as usize].to_vec()
+        } else {
+            // A search too short to expand the root still reports every move, unvisited.
+            let mut actions = Vec::new();
+            root.legal_actions(&mut actions);
+            actions.into_iter().map(Node::leaf).collect()
+        };
+        WorkerOutput {
+            iterations,
+            nodes: self.nodes.len(),
+            root_children,
+        }
+    }
+
+    /// One MCTS iteration: selection, expansion, simulation, backpropagation.
+    #[inline]
+    fn iterate(&mut self, root: &G, root_player: Player, counter: CounterMode, max_nodes: usize) {
+        let mut state = root.clone();
+        self.path.clear();
+        self.path.push(0);
+        let mut index = 0usize;
+        // Selection. Children are created in random order and a node is expanded on its
+        // second visit, after which every visit goes to a child: so a node with v visits has
+        // visited exactly its first v - 1 children, and the next unvisited one (infinite UCB,
+        // ties among them random) is child v - 1.
+        loop {
+            let node = self.nodes[index];
+            if !node.is_expanded() {
+                break;
+            }
+            let first = node.first_child as usize;
+            let count = node.num_children as usize;
+            let visited = node.visits as usize - 1;
+            let pick = if visited < count {
+                visited
+            } else {
+                let viewer = match counter {
+                    CounterMode::Double => state.to_move(),
+                    CounterMode::Single => root_player,
+                };
+                self.tree_policy.select(
+                    node.visits,
+                    &self.nodes[first..first + count],
+                    viewer,
+                    &mut self.rng,
+                )
+            };
+            index = first + pick;
+            state.apply(self.nodes[index].action);
+            self.path.push(index as u32);
+        }
+        // Expansion (the paper's: a leaf already simulated once gets all its children) and
+        // simulation from the first, random, child.
+        let outcome = if state.is_terminal() {
+            terminal_outcome(&state)
+        } else {
+            if self.nodes[index].visits > 0 && self.nodes.len() < max_nodes {
+                state.legal_actions(&mut self.actions);
+                self.rng.shuffle(&mut self.actions);
+                let first = self.nodes.len();
+                self.nodes
+                    .extend(self.actions.iter().map(|&a| Node::leaf(a)));
+                let parent = &mut self.nodes[index];
+                parent.first_child = first as u32;
+                parent.num_children = self.actions.len() as u16;
+                index = first;
+                state.apply(self.nodes[index].action);
+                self.path.push(index as u32);
+            }
+            if state.is_terminal() {
+                terminal_outcome(&state)
+            } else {
+                self.rollout.rollout(&mut state, &mut self.rng)
+            }
+        };
+        // Backpropagation, in absolute terms.
+        for &i in &self.path {
+            self.nodes[i as usize].record(outcome);
+        }
+    }
+}
+
+#[inline]
+fn terminal_outcome<G: Game>(state: &G) -> Outcome {
+    state.outcome().expect("a terminal position has an outcome")
+}

@@ -1,0 +1,316 @@
+use std::collections::HashSet;
+use std::time::Duration;
+
+use super::*;
+use crate::game::{Action, Game, Outcome, Player};
+use crate::games::dots_and_boxes::solver::Solver;
+use crate::games::tictactoe::{TicTacToe, TicTacToeSolver};
+use crate::games::DotsAndBoxes;
+use crate::rng::Rng;
+
+fn config(iterations: u64, seed: u64) -> SearchConfig {
+    SearchConfig {
+        budget: Budget::iterations(iterations),
+        seed,
+        ..SearchConfig::default()
+    }
+}
+
+fn best_move<G: Game>(state: &G, iterations: u64, seed: u64) -> Action {
+    Search::plain(config(iterations, seed))
+        .run(state)
+        .unwrap()
+        .best
+}
+
+/// Every reachable tic-tac-toe position where some legal move is worse than another.
+fn discriminating_tictactoe_positions() -> Vec<TicTacToe> {
+    let mut solver = TicTacToeSolver::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![TicTacToe::new()];
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    while let Some(s) = stack.pop() {
+        if !seen.insert(s) || s.is_terminal() {
+            continue;
+        }
+        s.legal_actions(&mut buf);
+        if solver.optimal_actions(&s).len() < buf.len() {
+            out.push(s);
+        }
+        for &a in &buf {
+            let mut c = s;
+            c.apply(a);
+            stack.push(c);
+        }
+    }
+    out.sort_by_key(|s| s.to_string());
+    out
+}
+
+#[test]
+fn mcts_finds_the_solvers_moves_in_tictactoe() {
+    let positions = discriminating_tictactoe_positions();
+    assert!(positions.len() > 1000, "{}", positions.len());
+    let mut solver = TicTacToeSolver::new();
+    let mut failures = Vec::new();
+    // Every 4th position: a few hundred positions of every kind (wins, blocks, forks).
+    for (i, s) in positions.iter().enumerate().step_by(4) {
+        let chosen = best_move(s, 20_000, i as u64);
+        if !solver.optimal_actions(s).contains(&chosen) {
+            failures.push(format!("{s}\nchose {}", s.format_action(chosen)));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} misses:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// Positions on a small board, reached by random play, in which the choice matters: at least one
+/// legal move leads to a worse outcome under perfect play than the best one.
+fn discriminating_dots_positions(
+    rows: usize,
+    cols: usize,
+    min_drawn: u32,
+    count: usize,
+    seed: u64,
+) -> Vec<DotsAndBoxes> {
+    let mut rng = Rng::new(seed);
+    let mut solver = Solver::new(rows, cols);
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    while out.len() < count {
+        let mut s = DotsAndBoxes::new(rows, cols).unwrap();
+        let prefix = min_drawn + rng.below(s.num_edges() as u32 - 1 - min_drawn);
+        for _ in 0..prefix {
+            s.legal_actions(&mut buf);
+            s.apply(buf[rng.below(buf.len() as u32) as usize]);
+        }
+        s.legal_actions(&mut buf);
+        if solver.optimal_actions_by_outcome(&s).len() < buf.len() {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Random rollouts mislead plain MCTS in Dots and Boxes: from the opening of a 2x2 board (12
+/// edges) even 200,000 iterations do not always find the proven move (measured: misses with up
+/// to 3 edges drawn on 2x2; on 2x3 one position with 8 of 17 drawn needed about 1,000,000
+/// iterations before the tree proved the one winning edge). With 4 (2x2) or 9 (2x3) edges drawn,
+/// 100,000 iterations are enough, and this test holds the search to it.
+#[test]
+fn mcts_picks_a_proven_move_on_2x2_and_2x3_boards() {
+    for (rows, cols, min_drawn) in [(2, 2, 4), (2, 3, 9)] {
+        let mut solver = Solver::new(rows, cols);
+        let positions = discriminating_dots_positions(rows, cols, min_drawn, 60, 77);
+        let mut failures = Vec::new();
+        for (i, s) in positions.iter().enumerate() {
+            let chosen = best_move(s, 100_000, i as u64);
+            if !solver.optimal_actions_by_outcome(s).contains(&chosen) {
+                failures.push(format!(
+                    "{s}\nedges {} chose {} (margins {:?})",
+                    s.edge_string(),
+                    s.format_action(chosen),
+                    solver.action_margins(s)
+                ));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{rows}x{cols}: {} misses:\n{}",
+            failures.len(),
+            failures.join("\n\n")
+        );
+    }
+}
+
+#[test]
+fn same_seed_same_search_and_threads_are_reproducible() {
+    let s = DotsAndBoxes::from_move_text(3, 3, "h0,0 v1,2 h2,1 v0,3").unwrap();
+    for threads in [1, 2, 3] {
+        let cfg = SearchConfig {
+            threads,
+            ..config(20_000, 99)
+        };
+        let a = Search::plain(cfg.clone()).run(&s).unwrap();
+        let b = Search::plain(cfg).run(&s).unwrap();
+        assert_eq!(a.best, b.best);
+        assert_eq!(a.root_moves, b.root_moves);
+        assert_eq!(a.iterations, 20_000);
+        assert_eq!(a.threads, threads);
+    }
+    let c = Search::plain(config(20_000, 100)).run(&s).unwrap();
+    let d = Search::plain(config(20_000, 99)).run(&s).unwrap();
+    assert_ne!(
+        c.root_moves, d.root_moves,
+        "another seed gives another search"
+    );
+}
+
+#[test]
+fn root_statistics_add_up() {
+    let s = DotsAndBoxes::new(3, 3).unwrap();
+    for threads in [1, 2] {
+        let r = Search::plain(SearchConfig {
+            threads,
+            ..config(10_001, 5)
+        })
+        .run(&s)
+        .unwrap();
+        // Each tree spends its first iteration on a rollout from the root itself.
+        let visits: u64 = r.root_moves.iter().map(|m| m.visits).sum();
+        assert_eq!(visits, r.iterations - threads as u64);
+        assert_eq!(r.root_moves.len(), 24);
+        assert!(r.root_moves.windows(2).all(|w| w[0].action < w[1].action));
+        let most = r.root_moves.iter().map(|m| m.visits).max().unwrap();
+        assert_eq!(r.best_move().visits, most);
+        for m in &r.root_moves {
+            assert!(m.p1_wins + m.p2_wins <= m.visits);
+            let v = m.value_for(Player::P1);
+            assert!((-1.0..=1.0).contains(&v));
+            assert_eq!(v, -m.value_for(Player::P2));
+        }
+    }
+}
+
+#[test]
+fn time_budget_stops_the_search() {
+    let s = DotsAndBoxes::new(5, 5).unwrap();
+    let r = Search::plain(SearchConfig {
+        budget: Budget::time(Duration::from_millis(50)),
+        ..SearchConfig::default()
+    })
+    .run(&s)
+    .unwrap();
+    assert!(r.iterations > 0);
+    // Both set: the iteration budget ends this one long before the clock would.
+    let r = Search::plain(SearchConfig {
+        budget: Budget {
+            iterations: Some(1000),
+            time: Some(Duration::from_secs(3600)),
+        },
+        ..SearchConfig::default()
+    })
+    .run(&s)
+    .unwrap();
+    assert_eq!(r.iterations, 1000);
+}
+
+#[test]
+fn errors_for_finished_games_and_missing_budgets() {
+    let done = DotsAndBoxes::from_actions(1, 1, &[0, 1, 2, 3]).unwrap();
+    assert_eq!(
+        Search::plain(config(10, 0)).run(&done).unwrap_err(),
+        SearchError::GameOver
+    );
+    let none = SearchConfig {
+        budget: Budget {
+            iterations: None,
+            time: None,
+        },
+        ..SearchConfig::default()
+    };
+    let s = DotsAndBoxes::new(2, 2).unwrap();
+    assert_eq!(
+        Search::plain(none).run(&s).unwrap_err(),
+        SearchError::NoBudget
+    );
+}
+
+#[test]
+fn a_tiny_budget_still_reports_every_root_move() {
+    let s = DotsAndBoxes::new(2, 2).unwrap();
+    let r = Search::plain(config(1, 0)).run(&s).unwrap();
+    assert_eq!(r.root_moves.len(), 12);
+    assert!(r.root_moves.iter().all(|m| m.visits == 0));
+    assert_eq!(r.best, 0, "all equal: the lowest id");
+}
+
+#[test]
+fn a_100k_search_on_5x5_stays_under_64_mb() {
+    let s = DotsAndBoxes::new(5, 5).unwrap();
+    let r = Search::plain(config(100_000, 1)).run(&s).unwrap();
+    assert!(r.tree_bytes() < 64 << 20, "{} bytes", r.tree_bytes());
+}
+
+#[test]
+fn node_cap_stops_growth_but_not_the_search() {
+    let s = DotsAndBoxes::new(4, 4).unwrap();
+    let r = Search::plain(SearchConfig {
+        max_nodes: 500,
+        ..config(20_000, 3)
+    })
+    .run(&s)
+    .unwrap();
+    assert_eq!(r.iterations, 20_000);
+    assert!(r.tree_nodes <= 500 + 40, "{}", r.tree_nodes);
+}
+
+/// Plays a game between two searches, returns the outcome.
+fn play_game<G: Game>(start: &G, p1: &mut Search<G>, p2: &mut Search<G>) -> Outcome {
+    let mut s = start.clone();
+    while !s.is_terminal() {
+        let searcher = match s.to_move() {
+            Player::P1 => &mut *p1,
+            Player::P2 => &mut *p2,
+        };
+        let a = searcher.run(&s).unwrap().best;
+        s.apply(a);
+    }
+    s.outcome().unwrap()
+}
+
+/// The paper's Table 3 in miniature: read from the root player's view only, the search assumes
+/// its opponent helps it, and loses to the double counter.
+#[test]
+fn double_counter_beats_single_counter() {
+    let start = DotsAndBoxes::new(3, 3).unwrap();
+    let mut double_points = 0.0;
+    let games = 12;
+    for g in 0..games {
+        let double_cfg = config(4_000, 1000 + g);
+        let single_cfg = SearchConfig {
+            counter: CounterMode::Single,
+            ..config(4_000, 2000 + g)
+        };
+        let mut double = Search::plain(double_cfg);
+        let mut single = Search::plain(single_cfg);
+        let double_seat = if g % 2 == 0 { Player::P1 } else { Player::P2 };
+        let outcome = if double_seat == Player::P1 {
+            play_game(&start, &mut double, &mut single)
+        } else {
+            play_game(&start, &mut single, &mut double)
+        };
+        double_points += match outcome.winner() {
+            Some(p) if p == double_seat => 1.0,
+            None => 0.5,
+            Some(_) => 0.0,
+        };
+    }
+    assert!(
+        double_points >= 10.0,
+        "double counter scored {double_points} of {games}"
+    );
+}
+
+/// In Dots and Boxes the player who closes a box moves again, and the search must read the
+/// child from the same player's view: here P1 should take the box (closing it wins the 1x2 game
+/// outright, leaving it gives P2 both boxes).
+#[test]
+fn the_capturing_player_keeps_the_view() {
+    // 1x2 board, edges: h0,0 h1,0 v0,0 drawn: box 0 has three sides; P2 to move.
+    let s = DotsAndBoxes::from_move_text(1, 2, "h0,0 h1,0 v0,0").unwrap();
+    assert_eq!(s.to_move(), Player::P2);
+    let mut solver = Solver::new(1, 2);
+    let optimal = solver.optimal_actions_by_outcome(&s);
+    let chosen = best_move(&s, 5_000, 4);
+    assert!(
+        optimal.contains(&chosen),
+        "chose {}",
+        s.format_action(chosen)
+    );
+}
