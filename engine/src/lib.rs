@@ -4,8 +4,10 @@
 //! The `engine` binary (play, analyse, bench) is a thin layer over this library. The engine never
 //! depends on a neural-network framework: value-net inference will be hand-written here.
 
+pub mod bench;
 pub mod game;
 pub mod games;
+pub mod interactive;
 pub mod mcts;
 pub mod rng;
 

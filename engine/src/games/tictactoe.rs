@@ -43,7 +43,11 @@ impl TicTacToe {
     }
 
     fn has_line(marks: u16) -> bool {
-        LINES.iter().any(|&l| marks & l == l)
+        let mut found = false;
+        for line in LINES {
+            found |= marks & line == line;
+        }
+        found
     }
 
     fn occupied(&self) -> u16 {

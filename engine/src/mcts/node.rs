@@ -1,4 +1,4 @@
-//! The search tree's node: 20 bytes, children stored side by side in one arena.
+//! The search tree's node: 28 bytes, children stored side by side in one arena.
 
 use crate::game::{Action, Outcome, Player};
 
@@ -8,7 +8,7 @@ use crate::game::{Action, Outcome, Player};
 /// double counter; draws are `visits - p1_wins - p2_wins`), so the same node can be read from
 /// either player's point of view: the selection reads it from the view of the player who chooses
 /// at the parent, who may be the same player as at the child.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Node {
     pub visits: u32,
     pub p1_wins: u32,
@@ -19,6 +19,11 @@ pub struct Node {
     pub num_children: u16,
     /// The action that leads from the parent to this node.
     pub action: Action,
+    /// `(p1_wins - p2_wins) / visits`, kept up to date by [`Node::record`] so that selection,
+    /// which reads every child of every node on the path, does no division.
+    pub mean_p1: f32,
+    /// `1 / sqrt(visits)`, for the same reason.
+    pub inv_sqrt_visits: f32,
 }
 
 /// Bytes one tree node takes.
@@ -55,6 +60,9 @@ impl Node {
             Outcome::P2Win => self.p2_wins += 1,
             Outcome::Draw => {}
         }
+        let n = self.visits as f32;
+        self.mean_p1 = (self.p1_wins as f32 - self.p2_wins as f32) / n;
+        self.inv_sqrt_visits = 1.0 / n.sqrt();
     }
 }
 
@@ -63,8 +71,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn node_is_twenty_bytes() {
-        assert_eq!(BYTES_PER_NODE, 20);
+    fn node_is_twenty_eight_bytes() {
+        assert_eq!(BYTES_PER_NODE, 28);
     }
 
     #[test]
@@ -77,5 +85,7 @@ mod tests {
         assert_eq!(n.visits, 4);
         assert_eq!(n.net_wins(Player::P1), 1);
         assert_eq!(n.net_wins(Player::P2), -1);
+        assert_eq!(n.mean_p1, 0.25);
+        assert_eq!(n.inv_sqrt_visits, 0.5);
     }
 }

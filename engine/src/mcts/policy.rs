@@ -32,27 +32,21 @@ impl<G: Game> RolloutPolicy<G> for RandomRollout {
     }
 }
 
-/// Visit counts up to this bound read 1/n, 1/sqrt(n) and sqrt(ln n) from tables.
+/// Parent visit counts below this bound read `sqrt(ln n)` from a table.
 const TABLE_SIZE: usize = 1 << 16;
 
-struct UcbTables {
-    /// `[1/n, 1/sqrt(n)]` per visit count n (entry 0 unused).
-    child: Vec<[f32; 2]>,
-    /// `sqrt(ln n)` per parent visit count n.
-    parent: Vec<f32>,
-}
-
-fn tables() -> &'static UcbTables {
-    static TABLES: OnceLock<UcbTables> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        let mut child = vec![[0.0f32; 2]; TABLE_SIZE];
-        let mut parent = vec![0.0f32; TABLE_SIZE];
-        for n in 1..TABLE_SIZE {
-            let x = n as f64;
-            child[n] = [(1.0 / x) as f32, (1.0 / x.sqrt()) as f32];
-            parent[n] = x.ln().sqrt() as f32;
-        }
-        UcbTables { child, parent }
+fn sqrt_ln_table() -> &'static [f32] {
+    static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..TABLE_SIZE)
+            .map(|n| {
+                if n == 0 {
+                    0.0
+                } else {
+                    (n as f64).ln().sqrt() as f32
+                }
+            })
+            .collect()
     })
 }
 
@@ -63,40 +57,32 @@ fn tables() -> &'static UcbTables {
 /// for rewards in [0, 1]; the double counter's `X_j` spans [-1, 1], twice that range, so the
 /// equivalent constant is doubled, which is the 1.41 the paper reports.
 ///
-/// No logarithm, square root or division per child: `sqrt(ln n)` is taken once per parent and
-/// `1/n_j`, `1/sqrt(n_j)` come from tables. Exact ties are broken uniformly at random.
+/// No logarithm, square root or division per child: `sqrt(ln n)` is taken once per parent (from
+/// a table) and each node carries its mean and `1/sqrt(n_j)`. The maximum is found in one
+/// branch-free pass and its holders in a second, so the loop does not mispredict on every new
+/// leader; exact ties are broken uniformly at random.
 #[derive(Clone, Copy, Debug)]
 pub struct Ucb {
     /// `2 * Cp * sqrt(2)`.
     scale: f32,
+    sqrt_ln: &'static [f32],
 }
 
 impl Ucb {
     pub const DEFAULT_CP: f64 = std::f64::consts::SQRT_2;
 
     pub fn new(cp: f64) -> Ucb {
-        tables();
         Ucb {
             scale: (2.0 * cp * std::f64::consts::SQRT_2) as f32,
+            sqrt_ln: sqrt_ln_table(),
         }
     }
 
     #[inline]
-    fn child_terms(n: u32) -> [f32; 2] {
-        if (n as usize) < TABLE_SIZE {
-            tables().child[n as usize]
-        } else {
-            let x = n as f32;
-            [1.0 / x, 1.0 / x.sqrt()]
-        }
-    }
-
-    #[inline]
-    fn parent_term(n: u32) -> f32 {
-        if (n as usize) < TABLE_SIZE {
-            tables().parent[n as usize]
-        } else {
-            (n as f32).ln().sqrt()
+    fn parent_term(&self, n: u32) -> f32 {
+        match self.sqrt_ln.get(n as usize) {
+            Some(&v) => v,
+            None => (n as f32).ln().sqrt(),
         }
     }
 }
@@ -116,30 +102,25 @@ impl TreePolicy for Ucb {
         viewer: Player,
         rng: &mut Rng,
     ) -> usize {
-        let explore = self.scale * Self::parent_term(parent_visits);
+        let explore = self.scale * self.parent_term(parent_visits);
         let sign = match viewer {
             Player::P1 => 1.0f32,
             Player::P2 => -1.0f32,
         };
-        let mut best = f32::NEG_INFINITY;
-        let mut best_index = 0;
+        let ucb = |c: &Node| sign * c.mean_p1 + explore * c.inv_sqrt_visits;
+        let best = children.iter().map(ucb).fold(f32::NEG_INFINITY, f32::max);
         let mut ties = 0u32;
+        let mut pick = 0;
         for (i, child) in children.iter().enumerate() {
-            let [inv, inv_sqrt] = Self::child_terms(child.visits);
-            let net = sign * (child.p1_wins as f32 - child.p2_wins as f32);
-            let ucb = net * inv + explore * inv_sqrt;
-            if ucb > best {
-                best = ucb;
-                best_index = i;
-                ties = 1;
-            } else if ucb == best {
+            if ucb(child) == best {
                 ties += 1;
-                if rng.below(ties) == 0 {
-                    best_index = i;
+                // Reservoir sampling: the k-th equal child replaces the pick with chance 1/k.
+                if ties == 1 || rng.below(ties) == 0 {
+                    pick = i;
                 }
             }
         }
-        best_index
+        pick
     }
 }
 
@@ -148,12 +129,17 @@ mod tests {
     use super::*;
 
     fn node(visits: u32, p1: u32, p2: u32) -> Node {
-        Node {
-            visits,
-            p1_wins: p1,
-            p2_wins: p2,
-            ..Node::default()
+        let mut n = Node::default();
+        for i in 0..visits {
+            n.record(if i < p1 {
+                Outcome::P1Win
+            } else if i < p1 + p2 {
+                Outcome::P2Win
+            } else {
+                Outcome::Draw
+            });
         }
+        n
     }
 
     /// The table-driven formula equals the paper's formula computed directly.

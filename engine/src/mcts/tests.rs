@@ -265,20 +265,20 @@ fn play_game<G: Game>(start: &G, p1: &mut Search<G>, p2: &mut Search<G>) -> Outc
 }
 
 /// The paper's Table 3 in miniature: read from the root player's view only, the search assumes
-/// its opponent helps it, and loses to the double counter.
+/// its opponent helps it, and loses to the double counter. From the 40-edge 5x5 position at
+/// 10,000 iterations a move, seats alternating, the double counter scored 38 of 40 when this
+/// test was written; 20 games must give it at least 16.
 #[test]
 fn double_counter_beats_single_counter() {
-    let start = DotsAndBoxes::new(3, 3).unwrap();
+    let start = crate::bench::edges40_position();
     let mut double_points = 0.0;
-    let games = 12;
+    let games = 20;
     for g in 0..games {
-        let double_cfg = config(4_000, 1000 + g);
-        let single_cfg = SearchConfig {
+        let mut double = Search::plain(config(10_000, 1000 + g));
+        let mut single = Search::plain(SearchConfig {
             counter: CounterMode::Single,
-            ..config(4_000, 2000 + g)
-        };
-        let mut double = Search::plain(double_cfg);
-        let mut single = Search::plain(single_cfg);
+            ..config(10_000, 2000 + g)
+        });
         let double_seat = if g % 2 == 0 { Player::P1 } else { Player::P2 };
         let outcome = if double_seat == Player::P1 {
             play_game(&start, &mut double, &mut single)
@@ -292,7 +292,7 @@ fn double_counter_beats_single_counter() {
         };
     }
     assert!(
-        double_points >= 10.0,
+        double_points >= 16.0,
         "double counter scored {double_points} of {games}"
     );
 }

@@ -1,1 +1,383 @@
-fn main() {}
+//! The `engine` command: play against the engine, analyse a position, benchmark the search.
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use engine::bench::{self, BenchOptions};
+use engine::games::{DotsAndBoxes, TicTacToe};
+use engine::mcts::{Budget, CounterMode, Search, SearchConfig, Ucb, BYTES_PER_NODE};
+use engine::{interactive, Game, Player};
+
+#[derive(Parser)]
+#[command(
+    name = "engine",
+    version,
+    about = "MCTS engine for Dots and Boxes and other games"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play against the engine in the terminal.
+    Play(PlayArgs),
+    /// Search one position and print the statistics of every move.
+    Analyse(AnalyseArgs),
+    /// Measure MCTS iterations per second on 5x5 Dots and Boxes.
+    Bench(BenchArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum GameName {
+    DotsAndBoxes,
+    Tictactoe,
+}
+
+#[derive(Args, Clone)]
+struct BoardArgs {
+    /// Which game.
+    #[arg(long, value_enum, default_value = "dots-and-boxes")]
+    game: GameName,
+    /// Rows of boxes (Dots and Boxes, 1 to 7).
+    #[arg(long, default_value_t = 5)]
+    rows: usize,
+    /// Columns of boxes (Dots and Boxes, 1 to 7).
+    #[arg(long, default_value_t = 5)]
+    cols: usize,
+}
+
+#[derive(Args, Clone)]
+struct SearchArgs {
+    /// Iterations a move, over all threads (default 100000 unless only --time-ms is given).
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Wall-clock limit a move in milliseconds (with --iterations: whichever comes first).
+    #[arg(long)]
+    time_ms: Option<u64>,
+    /// Threads (root parallelisation: one tree each, merged at the root).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seed of the search's random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// UCB exploration constant Cp (default sqrt(2), the paper's 1.41 for results in [-1, 1]).
+    #[arg(long, default_value_t = Ucb::DEFAULT_CP)]
+    cp: f64,
+    /// Use the paper's single counter (every node read from the root player's view) instead of
+    /// the double counter.
+    #[arg(long)]
+    single_counter: bool,
+}
+
+impl SearchArgs {
+    fn config(&self) -> Result<SearchConfig, String> {
+        if self.threads == 0 {
+            return Err("--threads must be at least 1".into());
+        }
+        if !(self.cp.is_finite() && self.cp >= 0.0) {
+            return Err(format!(
+                "--cp must be a non-negative number, got {}",
+                self.cp
+            ));
+        }
+        let iterations = match (self.iterations, self.time_ms) {
+            (None, None) => Some(100_000),
+            (it, _) => it,
+        };
+        if iterations == Some(0) || self.time_ms == Some(0) {
+            return Err("--iterations and --time-ms must be positive".into());
+        }
+        Ok(SearchConfig {
+            cp: self.cp,
+            counter: if self.single_counter {
+                CounterMode::Single
+            } else {
+                CounterMode::Double
+            },
+            budget: Budget {
+                iterations,
+                time: self.time_ms.map(Duration::from_millis),
+            },
+            threads: self.threads,
+            seed: self.seed,
+            ..SearchConfig::default()
+        })
+    }
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    #[command(flatten)]
+    board: BoardArgs,
+    /// Which side you play: 1 (moves first) or 2.
+    #[arg(long, default_value = "1")]
+    human: String,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+#[derive(Args)]
+struct AnalyseArgs {
+    #[command(flatten)]
+    board: BoardArgs,
+    /// The moves from the empty board, separated by spaces: ids or h<r>,<c> / v<r>,<c>.
+    #[arg(long, conflicts_with = "edges")]
+    moves: Option<String>,
+    /// Dots and Boxes: the '0'/'1' string of all edges in id order.
+    #[arg(long)]
+    edges: Option<String>,
+    /// With --edges: the scores as P1,P2.
+    #[arg(long, requires = "edges", default_value = "0,0")]
+    scores: String,
+    /// With --edges: the player to move, 1 or 2.
+    #[arg(long, requires = "edges", default_value = "1")]
+    to_move: String,
+    /// With --edges: who closed each box, one of 1/2/. per box in row-major order.
+    #[arg(long, requires = "edges")]
+    owners: Option<String>,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Iterations of one search, per thread (the paper's 100,000 a move by default).
+    #[arg(long, default_value_t = 100_000)]
+    iterations: u64,
+    /// Threads for the *_nt figures (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Searches per figure (a fresh tree each); a figure is total iterations over total time.
+    #[arg(long, default_value_t = 10)]
+    repeats: usize,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Play(args) => play(args),
+        Command::Analyse(args) => analyse(args),
+        Command::Bench(args) => run_bench(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn play(args: PlayArgs) -> Result<(), String> {
+    let human = Player::parse(&args.human)
+        .ok_or_else(|| format!("--human must be 1 or 2, got '{}'", args.human))?;
+    let config = args.search.config()?;
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut out = io::stdout().lock();
+    let io_err = |e: io::Error| format!("terminal: {e}");
+    match args.board.game {
+        GameName::DotsAndBoxes => {
+            let start =
+                DotsAndBoxes::new(args.board.rows, args.board.cols).map_err(|e| e.to_string())?;
+            if io::stdin().is_terminal() {
+                writeln!(
+                    out,
+                    "Moves: h<r>,<c> is the line from dot (r,c) to dot (r,c+1); v<r>,<c> from (r,c) to (r+1,c); or an edge id."
+                )
+                .map_err(io_err)?;
+            }
+            interactive::play(start, human, config, &mut input, &mut out).map_err(io_err)?;
+        }
+        GameName::Tictactoe => {
+            interactive::play(TicTacToe::new(), human, config, &mut input, &mut out)
+                .map_err(io_err)?;
+        }
+    }
+    Ok(())
+}
+
+fn analyse(args: AnalyseArgs) -> Result<(), String> {
+    let config = args.search.config()?;
+    match args.board.game {
+        GameName::DotsAndBoxes => {
+            let (rows, cols) = (args.board.rows, args.board.cols);
+            let state = match &args.edges {
+                Some(edges) => {
+                    let scores = parse_scores(&args.scores)?;
+                    let to_move = Player::parse(&args.to_move).ok_or_else(|| {
+                        format!("--to-move must be 1 or 2, got '{}'", args.to_move)
+                    })?;
+                    DotsAndBoxes::from_edge_string(
+                        rows,
+                        cols,
+                        edges,
+                        scores,
+                        to_move,
+                        args.owners.as_deref(),
+                    )
+                }
+                None => {
+                    DotsAndBoxes::from_move_text(rows, cols, args.moves.as_deref().unwrap_or(""))
+                }
+            }
+            .map_err(|e| e.to_string())?;
+            analyse_state(&state, config, args.json)
+        }
+        GameName::Tictactoe => {
+            if args.edges.is_some() {
+                return Err(
+                    "--edges is for Dots and Boxes; give tic-tac-toe positions with --moves".into(),
+                );
+            }
+            let state = TicTacToe::from_move_text(args.moves.as_deref().unwrap_or(""))
+                .map_err(|(i, e)| format!("move {}: {e}", i + 1))?;
+            analyse_state(&state, config, args.json)
+        }
+    }
+}
+
+fn parse_scores(text: &str) -> Result<[u32; 2], String> {
+    let bad = || format!("--scores must be two numbers P1,P2 (e.g. 3,2), got '{text}'");
+    let (a, b) = text.split_once(',').ok_or_else(bad)?;
+    Ok([
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    ])
+}
+
+fn analyse_state<G: Game>(state: &G, config: SearchConfig, json: bool) -> Result<(), String> {
+    let mut search: Search<G> = Search::plain(config);
+    let result = search.run(state).map_err(|e| e.to_string())?;
+    let mover = result.to_move;
+    if json {
+        let moves: Vec<serde_json::Value> = result
+            .root_moves
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "action": m.action,
+                    "move": state.format_action(m.action),
+                    "visits": m.visits,
+                    "p1_wins": m.p1_wins,
+                    "p2_wins": m.p2_wins,
+                    "value": m.value_for(mover),
+                })
+            })
+            .collect();
+        let report = serde_json::json!({
+            "game": state.name(),
+            "to_move": mover.number(),
+            "best": result.best,
+            "best_move": state.format_action(result.best),
+            "iterations": result.iterations,
+            "elapsed_ms": result.elapsed.as_secs_f64() * 1000.0,
+            "iterations_per_second": result.iterations_per_second(),
+            "threads": result.threads,
+            "tree_nodes": result.tree_nodes,
+            "tree_bytes": result.tree_bytes(),
+            "root_moves": moves,
+        });
+        println!("{report}");
+        return Ok(());
+    }
+    println!("{state}\n");
+    let mut rows: Vec<_> = result.root_moves.iter().collect();
+    rows.sort_by(|a, b| b.visits.cmp(&a.visits).then(a.action.cmp(&b.action)));
+    println!(
+        "{:>6} {:>6} {:>10} {:>7} {:>8}",
+        "move", "id", "visits", "share", "value"
+    );
+    let total: u64 = rows.iter().map(|m| m.visits).sum::<u64>().max(1);
+    for m in rows {
+        println!(
+            "{:>6} {:>6} {:>10} {:>6.1}% {:>+8.3}",
+            state.format_action(m.action),
+            m.action,
+            m.visits,
+            100.0 * m.visits as f64 / total as f64,
+            m.value_for(mover)
+        );
+    }
+    println!(
+        "\nbest: {} (id {}) for {mover}; value is wins minus losses over visits for {mover}",
+        state.format_action(result.best),
+        result.best
+    );
+    println!(
+        "{} iterations in {:.1} ms ({:.0} iterations/s, {} thread{}), {} tree nodes ({:.1} MB at {} bytes a node)",
+        result.iterations,
+        result.elapsed.as_secs_f64() * 1000.0,
+        result.iterations_per_second(),
+        result.threads,
+        if result.threads == 1 { "" } else { "s" },
+        result.tree_nodes,
+        result.tree_bytes() as f64 / 1e6,
+        BYTES_PER_NODE
+    );
+    Ok(())
+}
+
+fn run_bench(args: BenchArgs) -> Result<(), String> {
+    if args.iterations == 0 || args.repeats == 0 {
+        return Err("--iterations and --repeats must be positive".into());
+    }
+    let defaults = BenchOptions::default();
+    let opts = BenchOptions {
+        iterations: args.iterations,
+        threads: args.threads.unwrap_or(defaults.threads).max(1),
+        repeats: args.repeats,
+        ..defaults
+    };
+    let quiet = args.json;
+    let report = bench::run(&opts, |name| {
+        if !quiet {
+            eprintln!("measuring {name} ...");
+        }
+    });
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    let m = |x: f64| format!("{:.2}M", x / 1e6);
+    println!(
+        "5x5 Dots and Boxes, plain MCTS, iterations/s over {} searches of {} iterations a thread:",
+        opts.repeats, opts.iterations
+    );
+    println!("  empty board,   1 thread : {}", m(report.empty_1t));
+    println!("  40-edge state, 1 thread : {}", m(report.edges40_1t));
+    println!(
+        "  empty board,   {} threads: {}",
+        report.threads,
+        m(report.empty_nt)
+    );
+    println!(
+        "  40-edge state, {} threads: {}",
+        report.threads,
+        m(report.edges40_nt)
+    );
+    println!(
+        "  bare random playouts from the empty board, 1 thread: {}/s",
+        m(report.rollouts_empty_1t)
+    );
+    println!(
+        "  tree: {} bytes a node; a 100,000-iteration search from the empty board uses {:.1} MB",
+        report.bytes_per_node,
+        report.tree_bytes_100k as f64 / 1e6
+    );
+    Ok(())
+}

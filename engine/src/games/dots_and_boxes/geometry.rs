@@ -24,6 +24,7 @@ pub enum EdgeKind {
 /// A mask no position ever completes: bit 127 is beyond the last edge of a 7x7 board. Used for
 /// the missing second box of an edge on the border, so the capture test needs no branch.
 const NEVER: u128 = 1 << 127;
+const NEVER64: u64 = 1 << 63;
 
 pub struct Geometry {
     pub rows: usize,
@@ -34,6 +35,9 @@ pub struct Geometry {
     pub all_edges: u128,
     /// Per edge, the edge masks of the (up to two) boxes it borders; `NEVER` where absent.
     pub edge_box_masks: [[u128; 2]; MAX_EDGES],
+    /// The same masks as `u64` for boards of at most 63 edges (5x5 has 60), where the rollout
+    /// runs on one machine word; bit 63 plays `NEVER`'s part.
+    pub edge_box_masks64: [[u64; 2]; MAX_EDGES],
     /// Per edge, the indices (row-major) of the boxes it borders; `u8::MAX` where absent.
     pub edge_boxes: [[u8; 2]; MAX_EDGES],
     /// Per box (row-major), the mask of its four edges.
@@ -69,6 +73,7 @@ impl Geometry {
                 (1u128 << num_edges) - 1
             },
             edge_box_masks: [[NEVER; 2]; MAX_EDGES],
+            edge_box_masks64: [[NEVER64; 2]; MAX_EDGES],
             edge_boxes: [[u8::MAX; 2]; MAX_EDGES],
             box_masks: [0; MAX_BOXES],
             edge_feature: [0; MAX_EDGES],
@@ -89,6 +94,9 @@ impl Geometry {
                     let slot = if g.edge_boxes[e][0] == u8::MAX { 0 } else { 1 };
                     g.edge_boxes[e][slot] = b as u8;
                     g.edge_box_masks[e][slot] = mask;
+                    if num_edges <= 63 {
+                        g.edge_box_masks64[e][slot] = mask as u64;
+                    }
                 }
             }
         }
@@ -113,6 +121,12 @@ impl Geometry {
         }
         debug_assert_eq!(index as usize, num_edges + num_boxes);
         g
+    }
+
+    /// Whether the `u64` tables are valid for this board.
+    #[inline]
+    pub fn fits_u64(&self) -> bool {
+        self.num_edges <= 63
     }
 
     /// Id of horizontal edge (r, c), r in 0..=rows, c in 0..cols.

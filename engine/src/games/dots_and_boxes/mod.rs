@@ -485,8 +485,9 @@ impl Game for DotsAndBoxes {
     }
 
     /// A random playout: every free edge is legal whatever happens, so a uniformly random game
-    /// is a uniformly random order of the free edges. Shuffle them once, play them in order, and
-    /// stop as soon as one player holds more than half of the boxes.
+    /// is a uniformly random order of the free edges. Draw them one by one without replacement
+    /// (an inside-out Fisher-Yates shuffle), and stop as soon as the lead is larger than the
+    /// boxes left, when the outcome can no longer change.
     #[inline]
     fn random_rollout(&mut self, rng: &mut Rng) -> Outcome {
         let geo = self.geo;
@@ -498,28 +499,82 @@ impl Game for DotsAndBoxes {
             n += 1;
             free &= free - 1;
         }
-        let mut edges = self.edges;
-        let mut scores = [self.scores[0] as u32, self.scores[1] as u32];
-        let mut mover = self.to_move.index();
-        let majority = geo.num_boxes as u32 / 2 + 1;
+        let mut playout = Playout {
+            lead: self.scores[0] as i32 - self.scores[1] as i32,
+            sign: if self.to_move == Player::P1 { 1 } else { -1 },
+            left: (geo.num_boxes as u32 - self.scores[0] as u32 - self.scores[1] as u32) as i32,
+        };
+        if geo.fits_u64() {
+            playout.run(
+                self.edges as u64,
+                &geo.edge_box_masks64,
+                &mut order[..n],
+                rng,
+            );
+        } else {
+            playout.run(self.edges, &geo.edge_box_masks, &mut order[..n], rng);
+        }
+        match playout.lead.signum() {
+            1 => Outcome::P1Win,
+            -1 => Outcome::P2Win,
+            _ => Outcome::Draw,
+        }
+    }
+}
+
+/// The running state of a random playout: P1's lead, +1/-1 for the player to move, boxes left.
+struct Playout {
+    lead: i32,
+    sign: i32,
+    left: i32,
+}
+
+/// The edge bitset of a playout: one machine word when the board fits, else 128 bits.
+trait EdgeBits: Copy + Eq + std::ops::BitOr<Output = Self> + std::ops::BitAnd<Output = Self> {
+    fn bit(e: usize) -> Self;
+}
+
+impl EdgeBits for u64 {
+    #[inline(always)]
+    fn bit(e: usize) -> u64 {
+        1 << e
+    }
+}
+
+impl EdgeBits for u128 {
+    #[inline(always)]
+    fn bit(e: usize) -> u128 {
+        1 << e
+    }
+}
+
+impl Playout {
+    #[inline(always)]
+    fn run<B: EdgeBits>(
+        &mut self,
+        mut edges: B,
+        masks: &[[B; 2]; MAX_EDGES],
+        order: &mut [u8],
+        rng: &mut Rng,
+    ) {
+        let n = order.len();
         for i in 0..n {
-            // Inside-out Fisher-Yates: draw the next edge uniformly from those left.
+            // Take a uniformly random edge of order[i..]; the edge at i moves into its place
+            // (order[i] itself is never read again, so it need not be written).
             let j = i + rng.below((n - i) as u32) as usize;
-            order.swap(i, j);
-            let e = order[i] as usize;
-            edges |= 1u128 << e;
-            let [a, b] = geo.edge_box_masks[e];
-            let closed = (edges & a == a) as u32 + (edges & b == b) as u32;
-            if closed == 0 {
-                mover ^= 1;
-            } else {
-                scores[mover] += closed;
-                if scores[mover] >= majority {
-                    break;
-                }
+            let e = order[j] as usize;
+            order[j] = order[i];
+            edges = edges | B::bit(e);
+            let [a, b] = masks[e];
+            let closed = (edges & a == a) as i32 + (edges & b == b) as i32;
+            // Branch-free: captures are too frequent and too random to predict.
+            self.lead += self.sign * closed;
+            self.left -= closed;
+            self.sign = if closed == 0 { -self.sign } else { self.sign };
+            if self.lead.abs() > self.left {
+                break;
             }
         }
-        Outcome::from_scores(scores[0], scores[1])
     }
 }
 

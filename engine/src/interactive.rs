@@ -1,0 +1,158 @@
+//! A person against the engine in a terminal (`engine play`), for any game. Reads lines from any
+//! reader and writes to any writer, so a test can play a whole session from a script.
+
+use std::io::{self, BufRead, Write};
+
+use crate::game::{Game, Player};
+use crate::mcts::{Search, SearchConfig};
+
+const HELP: &str = "Type a move in the game's notation, or one of:
+  moves   list the legal moves
+  undo    take back your last move (and the engine's replies)
+  help    show this text
+  quit    leave the game";
+
+/// Plays one game: `human` moves by typing, the engine searches with `config` for the other
+/// side. Returns the final position (or the position when the person quit or input ended).
+pub fn play<G: Game>(
+    start: G,
+    human: Player,
+    config: SearchConfig,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> io::Result<G> {
+    let mut search: Search<G> = Search::plain(config);
+    let mut state = start;
+    // Positions before each of the person's moves, for `undo`.
+    let mut history: Vec<G> = Vec::new();
+    let mut line = String::new();
+    writeln!(out, "You are {human}. Type 'help' for commands.\n")?;
+    loop {
+        writeln!(out, "{state}\n")?;
+        if state.is_terminal() {
+            return Ok(state);
+        }
+        if state.to_move() != human {
+            let result = search
+                .run(&state)
+                .expect("the position is not over and the budget is set");
+            let best = result.best_move();
+            writeln!(
+                out,
+                "Engine ({}) plays {}  [{} iterations in {:.0} ms, value {:+.3} for it]\n",
+                state.to_move(),
+                state.format_action(result.best),
+                result.iterations,
+                result.elapsed.as_secs_f64() * 1000.0,
+                best.value_for(state.to_move())
+            )?;
+            state.apply(result.best);
+            continue;
+        }
+        loop {
+            write!(out, "Your move: ")?;
+            out.flush()?;
+            line.clear();
+            if input.read_line(&mut line)? == 0 {
+                writeln!(out, "\nInput ended; leaving the game.")?;
+                return Ok(state);
+            }
+            let text = line.trim();
+            match text {
+                "" => continue,
+                "quit" | "exit" => {
+                    writeln!(out, "Bye.")?;
+                    return Ok(state);
+                }
+                "help" | "?" => writeln!(out, "{HELP}")?,
+                "moves" => {
+                    let mut actions = Vec::new();
+                    state.legal_actions(&mut actions);
+                    let list: Vec<String> =
+                        actions.iter().map(|&a| state.format_action(a)).collect();
+                    writeln!(out, "{}", list.join(" "))?;
+                }
+                "undo" => match history.pop() {
+                    Some(previous) => {
+                        state = previous;
+                        writeln!(out)?;
+                        break;
+                    }
+                    None => writeln!(out, "Nothing to undo.")?,
+                },
+                _ => match state.parse_legal_action(text) {
+                    Ok(action) => {
+                        history.push(state.clone());
+                        state.apply(action);
+                        writeln!(out)?;
+                        break;
+                    }
+                    Err(e) => writeln!(out, "{e}. Type 'help' for commands.")?,
+                },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{DotsAndBoxes, TicTacToe};
+    use crate::mcts::Budget;
+
+    fn config() -> SearchConfig {
+        SearchConfig {
+            budget: Budget::iterations(2_000),
+            ..SearchConfig::default()
+        }
+    }
+
+    #[test]
+    fn garbage_is_answered_and_the_game_goes_on() {
+        let script = "help\nzz\nh9,9\n\nmoves\nh0,0\nh0,0\nundo\nundo\nquit\n";
+        let mut out = Vec::new();
+        let start = DotsAndBoxes::new(2, 2).unwrap();
+        let end = play(
+            start,
+            Player::P1,
+            config(),
+            &mut script.as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("cannot read move 'zz'"), "{text}");
+        assert!(text.contains("not on this board"), "{text}");
+        assert!(text.contains("Engine (P2) plays"), "{text}");
+        assert!(text.contains("Nothing to undo"), "{text}");
+        assert!(text.contains("Bye."));
+        // After one undo the board is empty again; the second undo had nothing left.
+        assert_eq!(end.edges_drawn(), 0);
+    }
+
+    #[test]
+    fn a_whole_game_ends_with_the_result() {
+        // The person plays every legal move in order from the list; input never runs out first.
+        let script: String = (0..9).map(|c| format!("{c}\n")).collect();
+        let mut out = Vec::new();
+        let end = play(
+            TicTacToe::new(),
+            Player::P2,
+            config(),
+            &mut script.as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(end.is_terminal(), "{text}");
+        assert!(text.contains("game over"), "{text}");
+    }
+
+    #[test]
+    fn end_of_input_leaves_quietly() {
+        let mut out = Vec::new();
+        let start = DotsAndBoxes::new(1, 1).unwrap();
+        play(start, Player::P1, config(), &mut "".as_bytes(), &mut out).unwrap();
+        assert!(String::from_utf8(out).unwrap().contains("Input ended"));
+    }
+}
