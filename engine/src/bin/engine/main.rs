@@ -34,14 +34,16 @@ enum Command {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum GameName {
+    #[value(name = "dots_and_boxes", alias = "dots-and-boxes")]
     DotsAndBoxes,
+    #[value(name = "tictactoe", alias = "tic-tac-toe")]
     Tictactoe,
 }
 
 #[derive(Args, Clone)]
 struct BoardArgs {
     /// Which game.
-    #[arg(long, value_enum, default_value = "dots-and-boxes")]
+    #[arg(long, value_enum, default_value = "dots_and_boxes")]
     game: GameName,
     /// Rows of boxes (Dots and Boxes, 1 to 7).
     #[arg(long, default_value_t = 5)]
