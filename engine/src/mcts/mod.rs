@@ -9,7 +9,7 @@ mod node;
 mod policy;
 mod search;
 
-pub use node::{Node, BYTES_PER_NODE};
+pub use node::{Children, Node, Tree, BYTES_PER_NODE};
 pub use policy::{RandomRollout, RolloutPolicy, TreePolicy, Ucb};
 pub use search::{Budget, CounterMode, RootMove, Search, SearchConfig, SearchError, SearchResult};
 

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use super::node::Node;
+use super::node::Children;
 use crate::game::{Game, Outcome, Player};
 use crate::rng::Rng;
 
@@ -12,8 +12,13 @@ pub trait TreePolicy: Clone + Send + Sync {
     /// Index into `children` of the child to follow. `viewer` is the player whose results count
     /// (the player to move at the parent with the double counter, the root player with the
     /// single counter). Every child has `visits > 0`.
-    fn select(&self, parent_visits: u32, children: &[Node], viewer: Player, rng: &mut Rng)
-        -> usize;
+    fn select(
+        &self,
+        parent_visits: u32,
+        children: Children<'_>,
+        viewer: Player,
+        rng: &mut Rng,
+    ) -> usize;
 }
 
 /// Plays a leaf position out and returns the outcome to back up.
@@ -93,12 +98,16 @@ impl Default for Ucb {
     }
 }
 
+/// Lanes of the selection loop: eight independent running maxima the compiler keeps in vector
+/// registers (no NaN can occur, so `if u > m` is exactly `maxps`).
+const LANES: usize = 8;
+
 impl TreePolicy for Ucb {
     #[inline]
     fn select(
         &self,
         parent_visits: u32,
-        children: &[Node],
+        children: Children<'_>,
         viewer: Player,
         rng: &mut Rng,
     ) -> usize {
@@ -107,20 +116,44 @@ impl TreePolicy for Ucb {
             Player::P1 => 1.0f32,
             Player::P2 => -1.0f32,
         };
-        let ucb = |c: &Node| sign * c.mean_p1 + explore * c.inv_sqrt_visits;
-        let best = children.iter().map(ucb).fold(f32::NEG_INFINITY, f32::max);
-        let mut ties = 0u32;
-        let mut pick = 0;
-        for (i, child) in children.iter().enumerate() {
-            if ucb(child) == best {
-                ties += 1;
-                // Reservoir sampling: the k-th equal child replaces the pick with chance 1/k.
-                if ties == 1 || rng.below(ties) == 0 {
-                    pick = i;
-                }
+        let means = children.mean_p1;
+        let inv_sqrts = &children.inv_sqrt_visits[..means.len()];
+        // The same expression in both passes, so equal inputs give bit-equal values.
+        let ucb = |mean: f32, inv_sqrt: f32| sign * mean + explore * inv_sqrt;
+        // Pass 1: the maximum.
+        let mut lanes = [f32::NEG_INFINITY; LANES];
+        let mut mean_chunks = means.chunks_exact(LANES);
+        let mut sqrt_chunks = inv_sqrts.chunks_exact(LANES);
+        for (m, q) in (&mut mean_chunks).zip(&mut sqrt_chunks) {
+            for k in 0..LANES {
+                let u = ucb(m[k], q[k]);
+                lanes[k] = if u > lanes[k] { u } else { lanes[k] };
             }
         }
-        pick
+        let mut best = lanes
+            .iter()
+            .fold(f32::NEG_INFINITY, |a, &b| if b > a { b } else { a });
+        for (&m, &q) in mean_chunks.remainder().iter().zip(sqrt_chunks.remainder()) {
+            let u = ucb(m, q);
+            best = if u > best { u } else { best };
+        }
+        // Pass 2: how many children hold it (almost always one), then the chosen one of them,
+        // uniformly at random when several tie.
+        let ties: u32 = means
+            .iter()
+            .zip(inv_sqrts)
+            .map(|(&m, &q)| (ucb(m, q) == best) as u32)
+            .sum();
+        let mut wanted = if ties > 1 { rng.below(ties) } else { 0 };
+        for (i, (&m, &q)) in means.iter().zip(inv_sqrts).enumerate() {
+            if ucb(m, q) == best {
+                if wanted == 0 {
+                    return i;
+                }
+                wanted -= 1;
+            }
+        }
+        unreachable!("the maximum is held by some child")
     }
 }
 
@@ -128,33 +161,55 @@ impl TreePolicy for Ucb {
 mod tests {
     use super::*;
 
-    fn node(visits: u32, p1: u32, p2: u32) -> Node {
-        let mut n = Node::default();
-        for i in 0..visits {
-            n.record(if i < p1 {
-                Outcome::P1Win
-            } else if i < p1 + p2 {
-                Outcome::P2Win
-            } else {
-                Outcome::Draw
-            });
+    use crate::mcts::node::{Node, Tree};
+
+    /// A tree of one root and these children, each given as (visits, P1 wins, P2 wins).
+    fn tree(children: &[(u32, u32, u32)]) -> Tree {
+        let mut t = Tree::default();
+        t.push(Node::leaf(0));
+        for (i, &(visits, p1, p2)) in children.iter().enumerate() {
+            t.push(Node::leaf(i as u16));
+            for v in 0..visits {
+                let o = if v < p1 {
+                    Outcome::P1Win
+                } else if v < p1 + p2 {
+                    Outcome::P2Win
+                } else {
+                    Outcome::Draw
+                };
+                t.record(i + 1, o);
+            }
         }
-        n
+        t
     }
 
-    /// The table-driven formula equals the paper's formula computed directly.
+    fn select(ucb: &Ucb, parent: u32, t: &Tree, viewer: Player, rng: &mut Rng) -> usize {
+        ucb.select(parent, t.children(1, t.len() - 1), viewer, rng)
+    }
+
+    /// The cached, vectorised formula picks what the paper's formula computed directly picks.
     #[test]
     fn ucb_matches_the_formula() {
         let cp = 0.7;
         let ucb = Ucb::new(cp);
         let mut rng = Rng::new(0);
         let parent = 1000u32;
-        let children = [
-            node(10, 7, 2),
-            node(100, 40, 50),
-            node(70_000, 1, 2),
-            node(3, 0, 3),
+        // More than eight children, so both the vector lanes and the remainder are exercised.
+        let spec = [
+            (10, 7, 2),
+            (100, 40, 50),
+            (70_000, 1, 2),
+            (3, 0, 3),
+            (17, 9, 8),
+            (40, 1, 30),
+            (5, 5, 0),
+            (900, 450, 300),
+            (12, 2, 9),
+            (2, 1, 1),
+            (64, 30, 33),
         ];
+        let t = tree(&spec);
+        let children = &t.nodes[1..];
         for viewer in [Player::P1, Player::P2] {
             let direct: Vec<f64> = children
                 .iter()
@@ -166,7 +221,7 @@ mod tests {
             let best = (0..children.len())
                 .max_by(|&a, &b| direct[a].partial_cmp(&direct[b]).unwrap())
                 .unwrap();
-            assert_eq!(ucb.select(parent, &children, viewer, &mut rng), best);
+            assert_eq!(select(&ucb, parent, &t, viewer, &mut rng), best);
         }
     }
 
@@ -174,20 +229,25 @@ mod tests {
     fn viewer_flips_the_preference() {
         let ucb = Ucb::new(0.01);
         let mut rng = Rng::new(0);
-        let children = [node(100, 90, 10), node(100, 10, 90)];
-        assert_eq!(ucb.select(200, &children, Player::P1, &mut rng), 0);
-        assert_eq!(ucb.select(200, &children, Player::P2, &mut rng), 1);
+        let t = tree(&[(100, 90, 10), (100, 10, 90)]);
+        assert_eq!(select(&ucb, 200, &t, Player::P1, &mut rng), 0);
+        assert_eq!(select(&ucb, 200, &t, Player::P2, &mut rng), 1);
     }
 
     #[test]
     fn ties_are_broken_at_random() {
         let ucb = Ucb::default();
         let mut rng = Rng::new(9);
-        let children = [node(5, 2, 2); 4];
-        let mut counts = [0; 4];
-        for _ in 0..4000 {
-            counts[ucb.select(20, &children, Player::P1, &mut rng)] += 1;
+        // Nine equal children and one worse: the ties span the vector lanes and the remainder.
+        let mut spec = vec![(5, 2, 2); 9];
+        spec.insert(4, (5, 0, 4));
+        let t = tree(&spec);
+        let mut counts = [0; 10];
+        for _ in 0..9000 {
+            counts[select(&ucb, 20, &t, Player::P1, &mut rng)] += 1;
         }
+        assert_eq!(counts[4], 0);
+        counts[4] = 1000;
         for c in counts {
             assert!((800..1200).contains(&c), "{counts:?}");
         }

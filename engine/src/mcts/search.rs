@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::node::{Node, BYTES_PER_NODE};
+use super::node::{Node, Tree, BYTES_PER_NODE};
 use super::policy::{RandomRollout, RolloutPolicy, TreePolicy, Ucb};
 use crate::game::{Action, Game, Outcome, Player};
 use crate::rng::{derive_seed, Rng};
@@ -66,7 +66,7 @@ impl Default for SearchConfig {
             budget: Budget::iterations(100_000),
             threads: 1,
             seed: 0,
-            // 16M nodes of 20 bytes: 320 MB a tree, reached only by long timed searches.
+            // 16M nodes of 28 bytes: 450 MB a tree, reached only by long timed searches.
             max_nodes: 16 << 20,
         }
     }
@@ -173,7 +173,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 _game: std::marker::PhantomData,
                 tree_policy: tree_policy.clone(),
                 rollout: rollout.clone(),
-                nodes: Vec::new(),
+                tree: Tree::default(),
                 path: Vec::new(),
                 actions: Vec::new(),
                 rng: Rng::new(0),
@@ -311,7 +311,7 @@ struct Worker<G: Game, T, R> {
     _game: std::marker::PhantomData<fn() -> G>,
     tree_policy: T,
     rollout: R,
-    nodes: Vec<Node>,
+    tree: Tree,
     path: Vec<u32>,
     actions: Vec<Action>,
     rng: Rng,
@@ -331,14 +331,13 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         max_nodes: usize,
     ) -> WorkerOutput {
         self.rng = Rng::new(seed);
-        self.nodes.clear();
+        self.tree.clear();
         if let Some(n) = limit {
-            // About one node per iteration plus the last expansions' children.
+            // About two nodes per iteration at most, plus the last expansions' children.
             let want = (n as usize).saturating_mul(2).min(max_nodes) + 1024;
-            self.nodes
-                .reserve(want.saturating_sub(self.nodes.capacity()));
+            self.tree.reserve(want);
         }
-        self.nodes.push(Node::leaf(0));
+        self.tree.push(Node::leaf(0));
         self.actions.reserve(root.max_actions());
         let root_player = root.to_move();
         let mut iterations = 0u64;
@@ -356,10 +355,10 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             self.iterate(root, root_player, counter, max_nodes);
             iterations += 1;
         }
-        let root_node = self.nodes[0];
+        let root_node = self.tree.nodes[0];
         let root_children = if root_node.is_expanded() {
             let first = root_node.first_child as usize;
-            self.nodes[first..first + root_node.num_children as usize].to_vec()
+            self.tree.nodes[first..first + root_node.num_children as usize].to_vec()
         } else {
             // A search too short to expand the root still reports every move, unvisited.
             let mut actions = Vec::new();
@@ -368,7 +367,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         };
         WorkerOutput {
             iterations,
-            nodes: self.nodes.len(),
+            nodes: self.tree.len(),
             root_children,
         }
     }
@@ -385,7 +384,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         // visited exactly its first v - 1 children, and the next unvisited one (infinite UCB,
         // ties among them random) is child v - 1.
         loop {
-            let node = self.nodes[index];
+            let node = self.tree.nodes[index];
             if !node.is_expanded() {
                 break;
             }
@@ -401,13 +400,13 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 };
                 self.tree_policy.select(
                     node.visits,
-                    &self.nodes[first..first + count],
+                    self.tree.children(first, count),
                     viewer,
                     &mut self.rng,
                 )
             };
             index = first + pick;
-            state.apply(self.nodes[index].action);
+            state.apply(self.tree.nodes[index].action);
             self.path.push(index as u32);
         }
         // Expansion (the paper's: a leaf already simulated once gets all its children) and
@@ -415,17 +414,18 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         let outcome = if state.is_terminal() {
             terminal_outcome(&state)
         } else {
-            if self.nodes[index].visits > 0 && self.nodes.len() < max_nodes {
+            if self.tree.nodes[index].visits > 0 && self.tree.len() < max_nodes {
                 state.legal_actions(&mut self.actions);
                 self.rng.shuffle(&mut self.actions);
-                let first = self.nodes.len();
-                self.nodes
-                    .extend(self.actions.iter().map(|&a| Node::leaf(a)));
-                let parent = &mut self.nodes[index];
+                let first = self.tree.len();
+                for &a in &self.actions {
+                    self.tree.push(Node::leaf(a));
+                }
+                let parent = &mut self.tree.nodes[index];
                 parent.first_child = first as u32;
                 parent.num_children = self.actions.len() as u16;
                 index = first;
-                state.apply(self.nodes[index].action);
+                state.apply(self.tree.nodes[index].action);
                 self.path.push(index as u32);
             }
             if state.is_terminal() {
@@ -436,7 +436,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         };
         // Backpropagation, in absolute terms.
         for &i in &self.path {
-            self.nodes[i as usize].record(outcome);
+            self.tree.record(i as usize, outcome);
         }
     }
 }
