@@ -78,6 +78,39 @@ impl Rng {
     }
 }
 
+/// Uniform draws below small bounds, two from each 64-bit output (low half, then high half):
+/// half the generator work where a loop draws many small numbers, as a rollout does.
+pub struct HalfDraws<'a> {
+    rng: &'a mut Rng,
+    spare: u64,
+    has_spare: bool,
+}
+
+impl<'a> HalfDraws<'a> {
+    pub fn new(rng: &'a mut Rng) -> HalfDraws<'a> {
+        HalfDraws {
+            rng,
+            spare: 0,
+            has_spare: false,
+        }
+    }
+
+    /// A uniform integer in `0..n` (`n > 0`), Lemire's multiply-shift on 32 random bits.
+    #[inline]
+    pub fn below(&mut self, n: u32) -> u32 {
+        debug_assert!(n > 0);
+        let bits = if self.has_spare {
+            self.spare
+        } else {
+            let x = self.rng.next_u64();
+            self.spare = x >> 32;
+            x & 0xFFFF_FFFF
+        };
+        self.has_spare = !self.has_spare;
+        ((bits * n as u64) >> 32) as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,6 +133,22 @@ mod tests {
         let mut counts = [0u32; 6];
         for _ in 0..60_000 {
             counts[rng.below(6) as usize] += 1;
+        }
+        for c in counts {
+            assert!((9_000..11_000).contains(&c), "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn half_draws_use_both_halves_and_stay_uniform() {
+        let mut a = Rng::new(4);
+        let x = a.clone().next_u64();
+        let mut draws = HalfDraws::new(&mut a);
+        assert_eq!(draws.below(1 << 16) as u64, (x & 0xFFFF_FFFF) >> 16);
+        assert_eq!(draws.below(1 << 16) as u64, x >> 48);
+        let mut counts = [0u32; 7];
+        for _ in 0..70_000 {
+            counts[draws.below(7) as usize] += 1;
         }
         for c in counts {
             assert!((9_000..11_000).contains(&c), "{counts:?}");

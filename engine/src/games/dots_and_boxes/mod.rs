@@ -18,7 +18,7 @@ use std::fmt;
 pub use geometry::{EdgeKind, Geometry, MAX_BOXES, MAX_EDGES, MAX_SIZE};
 
 use crate::game::{Action, ActionError, Game, Outcome, Player};
-use crate::rng::Rng;
+use crate::rng::{HalfDraws, Rng};
 
 /// Value-net input value of a drawn edge (by either player).
 pub const FEATURE_EDGE_DRAWN: f32 = 0.25;
@@ -558,10 +558,11 @@ impl Playout {
         rng: &mut Rng,
     ) {
         let n = order.len();
+        let mut draws = HalfDraws::new(rng);
         for i in 0..n {
             // Take a uniformly random edge of order[i..]; the edge at i moves into its place
             // (order[i] itself is never read again, so it need not be written).
-            let j = i + rng.below((n - i) as u32) as usize;
+            let j = i + draws.below((n - i) as u32) as usize;
             let e = order[j] as usize;
             order[j] = order[i];
             edges = edges | B::bit(e);

@@ -257,11 +257,12 @@ fn fast_rollout_matches_playing_the_same_edges_out() {
         // Replay: the rollout draws edge i uniformly from the edges not yet played, in the
         // same order of the same stream.
         let mut replay_rng = Rng::new(seed);
+        let mut replay_draws = crate::rng::HalfDraws::new(&mut replay_rng);
         s.legal_actions(&mut buf);
         let mut order = buf.clone();
         let mut slow = s;
         for i in 0..order.len() {
-            let j = i + replay_rng.below((order.len() - i) as u32) as usize;
+            let j = i + replay_draws.below((order.len() - i) as u32) as usize;
             order.swap(i, j);
             slow.apply(order[i]);
         }
