@@ -222,9 +222,14 @@ pub trait Game: Clone + Send + Sync + fmt::Display + 'static {
         if !self.is_legal(action) {
             return Err(ActionError::Illegal {
                 text: text.to_string(),
-                detail: format!("{} is not available", self.format_action(action)),
+                detail: self.illegal_reason(action),
             });
         }
         Ok(action)
+    }
+
+    /// Why an existing action cannot be played now, in words for people.
+    fn illegal_reason(&self, action: Action) -> String {
+        format!("{} is not available", self.format_action(action))
     }
 }

@@ -125,6 +125,7 @@ mod tests {
         assert!(text.contains("not on this board"), "{text}");
         assert!(text.contains("Engine (P2) plays"), "{text}");
         assert!(text.contains("Nothing to undo"), "{text}");
+        assert!(text.contains("h0,0 is already drawn"), "{text}");
         assert!(text.contains("Bye."));
         // After one undo the board is empty again; the second undo had nothing left.
         assert_eq!(end.edges_drawn(), 0);

@@ -138,7 +138,7 @@ impl DotsAndBoxes {
                 let detail = if state.is_terminal() {
                     "the game is over".to_string()
                 } else {
-                    format!("{} is already drawn", state.format_action(a))
+                    state.illegal_reason(a)
                 };
                 return Err(PositionError::Move {
                     index,
@@ -474,6 +474,10 @@ impl Game for DotsAndBoxes {
             EdgeKind::Horizontal => self.geo.horizontal(r, c),
             EdgeKind::Vertical => self.geo.vertical(r, c),
         } as Action)
+    }
+
+    fn illegal_reason(&self, action: Action) -> String {
+        format!("{} is already drawn", self.format_action(action))
     }
 
     fn format_action(&self, action: Action) -> String {
