@@ -21,6 +21,14 @@ pub fn derive_seed(base: u64, index: u64) -> u64 {
     splitmix64(&mut s)
 }
 
+/// Maps 32 uniform random bits (in the low half of `bits`) to `0..n` (`n > 0`) by Lemire's
+/// multiply-shift.
+#[inline]
+fn scale_below(bits: u64, n: u32) -> u32 {
+    debug_assert!(n > 0 && bits >> 32 == 0);
+    ((bits * n as u64) >> 32) as u32
+}
+
 /// xoshiro256++ (Blackman and Vigna).
 #[derive(Clone, Debug)]
 pub struct Rng {
@@ -58,8 +66,7 @@ impl Rng {
     /// The bias is below n / 2^32, far under anything a search can notice for n < 2^16.
     #[inline]
     pub fn below(&mut self, n: u32) -> u32 {
-        debug_assert!(n > 0);
-        (((self.next_u64() >> 32) * n as u64) >> 32) as u32
+        scale_below(self.next_u64() >> 32, n)
     }
 
     /// A uniform float in `[0, 1)`.
@@ -98,7 +105,6 @@ impl<'a> HalfDraws<'a> {
     /// A uniform integer in `0..n` (`n > 0`), Lemire's multiply-shift on 32 random bits.
     #[inline]
     pub fn below(&mut self, n: u32) -> u32 {
-        debug_assert!(n > 0);
         let bits = if self.has_spare {
             self.spare
         } else {
@@ -107,7 +113,7 @@ impl<'a> HalfDraws<'a> {
             x & 0xFFFF_FFFF
         };
         self.has_spare = !self.has_spare;
-        ((bits * n as u64) >> 32) as u32
+        scale_below(bits, n)
     }
 }
 

@@ -358,7 +358,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         let root_node = self.tree.nodes[0];
         let root_children = if root_node.is_expanded() {
             let first = root_node.first_child as usize;
-            self.tree.nodes[first..first + root_node.num_children as usize].to_vec()
+            let count = root_node.num_children as usize;
+            self.tree.children(first, count).nodes.to_vec()
         } else {
             // A search too short to expand the root still reports every move, unvisited.
             let mut actions = Vec::new();
