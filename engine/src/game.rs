@@ -21,7 +21,7 @@ use crate::rng::Rng;
 pub type Action = u16;
 
 /// One of the two players. P1 moves first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum Player {
     P1,
     P2,
@@ -65,7 +65,7 @@ impl fmt::Display for Player {
 }
 
 /// The result of a finished game, in absolute terms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Outcome {
     P1Win,
     P2Win,

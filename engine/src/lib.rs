@@ -9,6 +9,7 @@ pub mod game;
 pub mod games;
 pub mod interactive;
 pub mod mcts;
+pub mod record;
 pub mod rng;
 
 pub use game::{Action, ActionError, Game, Outcome, Player};
