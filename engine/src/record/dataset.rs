@@ -157,7 +157,7 @@ impl Dataset {
     }
 
     /// Every position of every game, for a game type `G` built from the dataset's spec by
-    /// `initial` (for Dots and Boxes: `|spec| spec.dots_and_boxes()`).
+    /// `initial` (for Dots and Boxes: `dataset.spec().dots_and_boxes()?`).
     pub fn positions<G: Game>(&self, initial: G) -> Positions<G> {
         Positions {
             games: self.games(),

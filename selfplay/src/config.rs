@@ -1,0 +1,245 @@
+//! The settings of a self-play run: a TOML file from `configs/`, any key overridden by a flag.
+
+use std::path::{Path, PathBuf};
+
+use engine::games::GameSpec;
+use engine::mcts::CounterMode;
+use serde::{Deserialize, Serialize};
+
+/// How the search reads its win counters (the paper's Table 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Counter {
+    Double,
+    Single,
+}
+
+impl From<Counter> for CounterMode {
+    fn from(c: Counter) -> CounterMode {
+        match c {
+            Counter::Double => CounterMode::Double,
+            Counter::Single => CounterMode::Single,
+        }
+    }
+}
+
+/// Every setting of `selfplay run`. Keys of the TOML file are these field names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// `dots_and_boxes` or `tictactoe`.
+    pub game: String,
+    /// Board size in boxes (Dots and Boxes).
+    pub rows: usize,
+    pub cols: usize,
+    /// Games in the whole run (all shards together).
+    pub games: u64,
+    /// MCTS iterations for every searched move (the paper: 100,000).
+    pub iterations: u64,
+    /// UCB exploration constant.
+    pub cp: f64,
+    pub counter: Counter,
+    /// Games played at once; 0 = one per core.
+    pub threads: usize,
+    /// Threads inside one game's search (root parallel); 1 keeps the paper's search.
+    pub search_threads: usize,
+    /// Base seed: game k is played with a seed derived from (seed, k).
+    pub seed: u64,
+    /// Output folder (a sharded run writes into `out/shard-IIII-of-NNNN`).
+    pub out: PathBuf,
+    /// Variety: the first `sample_moves` searched moves of each game are drawn among the root
+    /// moves in proportion to their visits instead of taking the most visited.
+    pub sample_moves: u32,
+    /// Variety: the first `random_opening_moves` moves are uniformly random, not searched.
+    pub random_opening_moves: u32,
+    /// Keep every root move's visits and wins with each move (a future policy target).
+    pub root_stats: bool,
+    /// Shard count for a Kubernetes indexed Job (whose index is `JOB_COMPLETION_INDEX`).
+    pub shards: Option<u32>,
+    /// Force records to disk after this many games (records are written at once; this bounds
+    /// what a power cut, not a kill, can lose).
+    pub sync_every: u32,
+}
+
+impl Default for RunConfig {
+    fn default() -> RunConfig {
+        RunConfig {
+            game: "dots_and_boxes".into(),
+            rows: 5,
+            cols: 5,
+            games: 1000,
+            iterations: 100_000,
+            cp: engine::mcts::Ucb::DEFAULT_CP,
+            counter: Counter::Double,
+            threads: 0,
+            search_threads: 1,
+            seed: 1,
+            out: PathBuf::from("data/selfplay-5x5"),
+            sample_moves: 0,
+            random_opening_moves: 0,
+            root_stats: true,
+            shards: None,
+            sync_every: 16,
+        }
+    }
+}
+
+impl RunConfig {
+    /// Reads a TOML file; an unknown key or a value of the wrong type is an error naming the
+    /// file, the key and the line.
+    pub fn from_file(path: &Path) -> Result<RunConfig, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        RunConfig::from_toml(&text).map_err(|e| format!("config {}: {e}", path.display()))
+    }
+
+    pub fn from_toml(text: &str) -> Result<RunConfig, String> {
+        toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())
+    }
+
+    /// The game and board this config plays.
+    pub fn spec(&self) -> Result<GameSpec, String> {
+        GameSpec::new(&self.game, self.rows, self.cols)
+    }
+
+    /// Checks values a TOML type cannot: ranges and the game.
+    pub fn validate(&self) -> Result<(), String> {
+        self.spec()?;
+        let positive = [
+            ("games", self.games),
+            ("iterations", self.iterations),
+            ("search_threads", self.search_threads as u64),
+            ("sync_every", self.sync_every as u64),
+        ];
+        for (key, value) in positive {
+            if value == 0 {
+                return Err(format!("{key} must be at least 1"));
+            }
+        }
+        if !(self.cp.is_finite() && self.cp >= 0.0) {
+            return Err(format!("cp must be a finite number >= 0, not {}", self.cp));
+        }
+        if self.iterations > u32::MAX as u64 {
+            return Err(format!(
+                "iterations {} does not fit the record's 32-bit field",
+                self.iterations
+            ));
+        }
+        if self.shards == Some(0) {
+            return Err("shards must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Games played at once: `threads`, or one per core when it is 0.
+    pub fn parallel_games(&self) -> usize {
+        if self.threads > 0 {
+            return self.threads;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores / self.search_threads.max(1)).max(1)
+    }
+
+    /// The settings that decide which games are played. Two runs with the same identity play
+    /// the same game for the same index; a dataset folder only takes games of one identity.
+    /// (`games`, `threads`, `out` and the sync interval change how many games and how fast,
+    /// not which.)
+    pub fn identity(&self) -> serde_json::Value {
+        serde_json::json!({
+            "game": self.spec().ok(),
+            "iterations": self.iterations,
+            "cp": self.cp,
+            "counter": self.counter,
+            "search_threads": self.search_threads,
+            "seed": self.seed,
+            "sample_moves": self.sample_moves,
+            "random_opening_moves": self.random_opening_moves,
+            "root_stats": self.root_stats,
+        })
+    }
+}
+
+/// The keys on which two identities differ, as "key: a vs b" lines.
+pub fn identity_differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+    let empty = serde_json::Map::new();
+    let (ma, mb) = (
+        a.as_object().unwrap_or(&empty),
+        b.as_object().unwrap_or(&empty),
+    );
+    let mut keys: Vec<&String> = ma.keys().chain(mb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| ma.get(*k) != mb.get(*k))
+        .map(|k| {
+            let show =
+                |v: Option<&serde_json::Value>| v.map_or("(absent)".into(), |v| v.to_string());
+            format!("{k}: {} vs {}", show(ma.get(k)), show(mb.get(k)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_configs_parse_and_validate() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name.starts_with("selfplay") && name.ends_with(".toml") {
+                let config = RunConfig::from_file(&path).unwrap();
+                config.validate().unwrap();
+                seen += 1;
+            }
+        }
+        assert!(seen >= 2, "configs/selfplay-*.toml");
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_its_line() {
+        let err = RunConfig::from_toml("games = 10\niteratons = 5\n").unwrap_err();
+        assert!(err.contains("iteratons"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+        let err = RunConfig::from_toml("games = \"many\"\n").unwrap_err();
+        assert!(err.contains("games") || err.contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let cases = [
+            ("iterations = 0", "iterations"),
+            ("games = 0", "games"),
+            ("cp = -1.0", "cp"),
+            ("game = \"chess\"", "chess"),
+            ("rows = 9", "9"),
+            ("search_threads = 0", "search_threads"),
+        ];
+        for (text, key) in cases {
+            let err = RunConfig::from_toml(text).unwrap().validate().unwrap_err();
+            assert!(err.contains(key), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn identity_ignores_how_fast_and_how_many() {
+        let a = RunConfig::default();
+        let b = RunConfig {
+            games: 5,
+            threads: 7,
+            out: "elsewhere".into(),
+            sync_every: 1,
+            ..RunConfig::default()
+        };
+        assert_eq!(a.identity(), b.identity());
+        let c = RunConfig {
+            iterations: 5,
+            ..RunConfig::default()
+        };
+        let diff = identity_differences(&a.identity(), &c.identity());
+        assert_eq!(diff, vec!["iterations: 100000 vs 5".to_string()]);
+    }
+}

@@ -1,0 +1,267 @@
+//! The `selfplay` binary: run, merge, stats, export.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use selfplay::config::{Counter, RunConfig};
+use selfplay::run::{Progress, RunOptions};
+use selfplay::shard::{resolve_shard, ShardSource};
+
+#[derive(Parser)]
+#[command(
+    name = "selfplay",
+    version,
+    about = "Self-play datasets from plain MCTS"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play games and append them to a dataset (resumable, shardable).
+    Run(Box<RunArgs>),
+    /// Join datasets of one config (the shards of a run) into a new one.
+    Merge(MergeArgs),
+    /// Counts, results, margins, lengths and duplicates of a dataset.
+    Stats(StatsArgs),
+    /// Write a dataset's positions as NumPy arrays.
+    Export(ExportArgs),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// TOML config (see configs/); flags override its keys. Without it, built-in defaults:
+    /// 5x5 Dots and Boxes, 1,000 games, 100,000 iterations a move, all cores.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Continue the dataset in the output folder (or start it if there is none).
+    #[arg(long)]
+    resume: bool,
+    /// Play only shard i of n (games with index % n == i). Read from Slurm or Kubernetes
+    /// variables when not given.
+    #[arg(long, value_name = "i/n")]
+    shard: Option<String>,
+    /// Shard count for a Kubernetes indexed Job (the index is JOB_COMPLETION_INDEX).
+    #[arg(long)]
+    shards: Option<u32>,
+    #[arg(long)]
+    game: Option<String>,
+    #[arg(long)]
+    rows: Option<usize>,
+    #[arg(long)]
+    cols: Option<usize>,
+    /// Games in the whole run (over all shards).
+    #[arg(long)]
+    games: Option<u64>,
+    /// MCTS iterations for every searched move.
+    #[arg(long)]
+    iterations: Option<u64>,
+    #[arg(long)]
+    cp: Option<f64>,
+    #[arg(long, value_enum)]
+    counter: Option<Counter>,
+    /// Games played at once (0 = one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Threads inside each game's search.
+    #[arg(long)]
+    search_threads: Option<usize>,
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Output folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Draw the first K searched moves in proportion to root visits (variety).
+    #[arg(long, value_name = "K")]
+    sample_moves: Option<u32>,
+    /// Play the first K moves uniformly at random, unsearched (variety).
+    #[arg(long, value_name = "K")]
+    random_opening_moves: Option<u32>,
+    /// Do not keep root statistics with each move (smaller files).
+    #[arg(long)]
+    no_root_stats: bool,
+    /// Force records to disk after this many games.
+    #[arg(long)]
+    sync_every: Option<u32>,
+    /// Seconds between progress lines when stderr is not a terminal.
+    #[arg(long, default_value_t = 60)]
+    log_every: u64,
+    /// No progress output (errors and the summary line only).
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// Dataset folders to join (for example data/run/shard-*).
+    #[arg(required = true)]
+    sources: Vec<PathBuf>,
+    /// New dataset folder.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct StatsArgs {
+    dir: PathBuf,
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    Npy,
+}
+
+#[derive(Args)]
+struct ExportArgs {
+    dir: PathBuf,
+    #[arg(long, value_enum)]
+    format: ExportFormat,
+    /// Folder that receives the arrays.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Run(args) => run(*args),
+        Command::Merge(args) => merge(args),
+        Command::Stats(args) => stats(args),
+        Command::Export(args) => export(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("selfplay: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: RunArgs) -> Result<(), String> {
+    let mut config = match &args.config {
+        Some(path) => RunConfig::from_file(path)?,
+        None => RunConfig::default(),
+    };
+    macro_rules! set {
+        ($($field:ident),*) => {$(
+            if let Some(v) = args.$field.clone() {
+                config.$field = v;
+            }
+        )*};
+    }
+    set!(
+        game,
+        rows,
+        cols,
+        games,
+        iterations,
+        cp,
+        counter,
+        threads,
+        search_threads,
+        seed,
+        out,
+        sample_moves,
+        random_opening_moves,
+        sync_every
+    );
+    if args.shards.is_some() {
+        config.shards = args.shards;
+    }
+    if args.no_root_stats {
+        config.root_stats = false;
+    }
+    config.validate().map_err(|e| match &args.config {
+        Some(path) => format!("config {}: {e}", path.display()),
+        None => e,
+    })?;
+    let (shard, source) = resolve_shard(args.shard.as_deref(), config.shards, |name| {
+        std::env::var(name).ok()
+    })?;
+    let progress = if args.quiet {
+        Progress::Quiet
+    } else {
+        Progress::Auto {
+            log_every: Duration::from_secs(args.log_every.max(1)),
+        }
+    };
+    if !args.quiet && source != ShardSource::Single {
+        eprintln!(
+            "selfplay: shard {}/{} (from {})",
+            shard.index,
+            shard.count,
+            match source {
+                ShardSource::Flag => "--shard",
+                ShardSource::Slurm => "the Slurm array variables",
+                ShardSource::Kubernetes => "JOB_COMPLETION_INDEX",
+                ShardSource::Single => "",
+            }
+        );
+    }
+    let summary = selfplay::run::run(&RunOptions {
+        config,
+        shard,
+        resume: args.resume,
+        progress,
+    })?;
+    println!("{}", summary.line());
+    Ok(())
+}
+
+fn merge(args: MergeArgs) -> Result<(), String> {
+    let s = selfplay::merge::merge(&args.sources, &args.out)?;
+    for w in &s.torn_records_dropped {
+        eprintln!("selfplay: warning: {w}");
+    }
+    println!(
+        "merged {} datasets into {}: {} games, {} positions, {} duplicates skipped{}",
+        s.sources,
+        s.out.display(),
+        s.games,
+        s.positions,
+        s.duplicates_skipped,
+        if s.complete {
+            " (complete)"
+        } else {
+            " (incomplete: a source is unfinished or a shard is missing)"
+        }
+    );
+    Ok(())
+}
+
+fn stats(args: StatsArgs) -> Result<(), String> {
+    let s = selfplay::stats::stats(&args.dir)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&s).expect("stats serialise"));
+    } else {
+        print!("{}", s.text());
+    }
+    Ok(())
+}
+
+fn export(args: ExportArgs) -> Result<(), String> {
+    let s = match args.format {
+        ExportFormat::Npy => selfplay::export::export_npy(&args.dir, &args.out)?,
+    };
+    for w in &s.warnings {
+        eprintln!("selfplay: warning: {w}");
+    }
+    println!(
+        "exported {} positions ({} features each) to {}",
+        s.positions,
+        s.feature_len,
+        s.files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(())
+}

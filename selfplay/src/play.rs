@@ -1,0 +1,188 @@
+//! One self-play game: every move chosen by plain MCTS, as the paper generated its data.
+
+use engine::game::{Action, Game};
+use engine::mcts::{Budget, Search, SearchConfig, SearchResult};
+use engine::record::{GameRecord, MoveKind, MoveRecord, RootStat};
+use engine::rng::{derive_seed, Rng};
+
+/// What decides a game besides its index (a projection of the run's config).
+#[derive(Clone, Debug)]
+pub struct PlaySettings {
+    pub iterations: u64,
+    pub cp: f64,
+    pub counter: engine::mcts::CounterMode,
+    pub search_threads: usize,
+    pub seed: u64,
+    pub sample_moves: u32,
+    pub random_opening_moves: u32,
+    pub root_stats: bool,
+}
+
+/// Seed of game `index`: the run's seed and the index through splitmix64, so any shard,
+/// machine or thread that plays game `index` plays the same game.
+pub fn game_seed(run_seed: u64, index: u64) -> u64 {
+    derive_seed(run_seed, index)
+}
+
+/// Plays game `index` from `initial` to the end and returns its record.
+pub fn play_game<G: Game>(initial: &G, settings: &PlaySettings, index: u64) -> GameRecord {
+    let seed = game_seed(settings.seed, index);
+    // The search draws from streams derived from `seed`; variety draws from its own stream.
+    let mut variety = Rng::new(derive_seed(seed, u64::MAX));
+    let mut search = Search::<G>::plain(SearchConfig {
+        cp: settings.cp,
+        counter: settings.counter,
+        budget: Budget::iterations(settings.iterations),
+        threads: settings.search_threads,
+        seed,
+        ..SearchConfig::default()
+    });
+    let mut state = initial.clone();
+    let mut legal: Vec<Action> = Vec::with_capacity(state.max_actions());
+    let mut moves = Vec::new();
+    let mut searched = 0u32;
+    while !state.is_terminal() {
+        let player = state.to_move();
+        let record = if (moves.len() as u32) < settings.random_opening_moves {
+            state.legal_actions(&mut legal);
+            let action = legal[variety.below(legal.len() as u32) as usize];
+            MoveRecord {
+                action,
+                player,
+                kind: MoveKind::Given,
+                iterations: 0,
+                root: Vec::new(),
+            }
+        } else {
+            let result = search.run(&state).expect("a live position with a budget");
+            let (action, kind) = if searched < settings.sample_moves {
+                (sample_by_visits(&result, &mut variety), MoveKind::Sampled)
+            } else {
+                (result.best, MoveKind::Searched)
+            };
+            searched += 1;
+            MoveRecord {
+                action,
+                player,
+                kind,
+                iterations: result.iterations.min(u32::MAX as u64) as u32,
+                root: if settings.root_stats {
+                    root_stats(&result)
+                } else {
+                    Vec::new()
+                },
+            }
+        };
+        state.apply(record.action);
+        moves.push(record);
+    }
+    let outcome = state.outcome().expect("a finished game has an outcome");
+    GameRecord {
+        index,
+        seed,
+        outcome,
+        scores: state.scores().unwrap_or(match outcome {
+            engine::Outcome::P1Win => [1, 0],
+            engine::Outcome::P2Win => [0, 1],
+            engine::Outcome::Draw => [0, 0],
+        }),
+        moves,
+    }
+}
+
+/// A root move drawn with probability proportional to its visits.
+fn sample_by_visits(result: &SearchResult, rng: &mut Rng) -> Action {
+    let total: u64 = result.root_moves.iter().map(|m| m.visits).sum();
+    if total == 0 {
+        return result.best;
+    }
+    let mut pick = (rng.unit_f64() * total as f64) as u64;
+    for m in &result.root_moves {
+        if pick < m.visits {
+            return m.action;
+        }
+        pick -= m.visits;
+    }
+    result.best
+}
+
+fn root_stats(result: &SearchResult) -> Vec<RootStat> {
+    let cap = |v: u64| v.min(u32::MAX as u64) as u32;
+    result
+        .root_moves
+        .iter()
+        .map(|m| RootStat {
+            action: m.action,
+            visits: cap(m.visits),
+            p1_wins: cap(m.p1_wins),
+            p2_wins: cap(m.p2_wins),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::games::DotsAndBoxes;
+    use engine::record::replay;
+
+    fn settings() -> PlaySettings {
+        PlaySettings {
+            iterations: 300,
+            cp: engine::mcts::Ucb::DEFAULT_CP,
+            counter: engine::mcts::CounterMode::Double,
+            search_threads: 1,
+            seed: 42,
+            sample_moves: 0,
+            random_opening_moves: 0,
+            root_stats: true,
+        }
+    }
+
+    #[test]
+    fn games_replay_and_are_reproducible() {
+        let board = DotsAndBoxes::new(3, 3).unwrap();
+        for index in 0..4 {
+            let game = play_game(&board, &settings(), index);
+            assert_eq!(game.index, index);
+            assert_eq!(game.moves.len(), 24);
+            assert!(game.moves.iter().all(|m| m.kind == MoveKind::Searched));
+            for m in &game.moves {
+                let visits: u64 = m.root.iter().map(|r| r.visits as u64).sum();
+                // The first iteration is a rollout from the root itself (a node is expanded on
+                // its second visit), so the root moves share the other 299.
+                assert_eq!(visits, 299, "root visits add up to the iterations");
+                assert_eq!(m.iterations, 300);
+                // The chosen move is a most-visited root move.
+                let max = m.root.iter().map(|r| r.visits).max().unwrap();
+                let chosen = m.root.iter().find(|r| r.action == m.action).unwrap();
+                assert_eq!(chosen.visits, max);
+            }
+            replay(&game, board, |_, _, _| {}).unwrap();
+            assert_eq!(play_game(&board, &settings(), index), game);
+        }
+        assert_ne!(
+            play_game(&board, &settings(), 0),
+            play_game(&board, &settings(), 1)
+        );
+    }
+
+    #[test]
+    fn variety_settings_mark_their_moves() {
+        let board = DotsAndBoxes::new(3, 3).unwrap();
+        let s = PlaySettings {
+            sample_moves: 3,
+            random_opening_moves: 2,
+            root_stats: false,
+            ..settings()
+        };
+        let game = play_game(&board, &s, 9);
+        let kinds: Vec<MoveKind> = game.moves.iter().map(|m| m.kind).collect();
+        assert_eq!(&kinds[..2], &[MoveKind::Given; 2]);
+        assert_eq!(&kinds[2..5], &[MoveKind::Sampled; 3]);
+        assert!(kinds[5..].iter().all(|&k| k == MoveKind::Searched));
+        assert!(game.moves.iter().all(|m| m.root.is_empty()));
+        assert_eq!(game.moves[0].iterations, 0);
+        replay(&game, board, |_, _, _| {}).unwrap();
+    }
+}

@@ -1,0 +1,340 @@
+//! End-to-end tests of `selfplay`: a run killed with SIGKILL and resumed, shards against one
+//! run, merge, stats, export, and config errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use engine::games::DotsAndBoxes;
+use engine::record::{outcome_class, Dataset, GameRecord, Manifest};
+use selfplay::config::RunConfig;
+use selfplay::run::{run, Progress, RunOptions, RECORD_FILE};
+use selfplay::shard::Shard;
+
+const BIN: &str = env!("CARGO_BIN_EXE_selfplay");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("selfplay-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn small_config(out: &Path, games: u64, iterations: u64) -> RunConfig {
+    RunConfig {
+        rows: 3,
+        cols: 3,
+        games,
+        iterations,
+        threads: 2,
+        seed: 11,
+        out: out.to_path_buf(),
+        sync_every: 1,
+        ..RunConfig::default()
+    }
+}
+
+fn run_quiet(
+    config: RunConfig,
+    shard: Shard,
+    resume: bool,
+) -> Result<selfplay::run::RunSummary, String> {
+    run(&RunOptions {
+        config,
+        shard,
+        resume,
+        progress: Progress::Quiet,
+    })
+}
+
+/// All games of a dataset, sorted by index, checking that no index appears twice.
+fn games_by_index(dir: &Path) -> Vec<GameRecord> {
+    let mut games: Vec<GameRecord> = Dataset::open(dir)
+        .unwrap()
+        .games()
+        .map(|g| g.unwrap())
+        .collect();
+    games.sort_by_key(|g| g.index);
+    for pair in games.windows(2) {
+        assert_ne!(pair[0].index, pair[1].index, "game {} twice", pair[0].index);
+    }
+    games
+}
+
+const ONE: Shard = Shard { index: 0, count: 1 };
+
+#[test]
+fn killed_run_resumes_without_losing_or_repeating_a_game() {
+    let root = temp_dir("kill");
+    let (killed, reference) = (root.join("killed"), root.join("reference"));
+    let games = 48u64;
+    let args = |out: &Path| {
+        vec![
+            "run".to_string(),
+            "--game=dots_and_boxes".into(),
+            "--rows=3".into(),
+            "--cols=3".into(),
+            format!("--games={games}"),
+            "--iterations=20000".into(),
+            "--threads=2".into(),
+            "--seed=5".into(),
+            "--sync-every=1".into(),
+            "--quiet".into(),
+            format!("--out={}", out.display()),
+        ]
+    };
+    let mut child = Command::new(BIN)
+        .args(args(&killed))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until some games are on disk, then SIGKILL the run mid-game.
+    let started = Instant::now();
+    let games_on_disk = || Manifest::read(&killed).map_or(0, |m| m.games);
+    while games_on_disk() < 4 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the run wrote nothing"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was killed"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    let before = engine::record::scan(&killed.join(RECORD_FILE)).unwrap();
+    assert!(
+        (before.indices.len() as u64) < games,
+        "the kill came after the run finished; make the games longer"
+    );
+    // Make sure a torn last record is there to be dropped, as a kill inside a write leaves it:
+    // a frame that promises 500 bytes and holds 100.
+    let mut bytes = std::fs::read(killed.join(RECORD_FILE)).unwrap();
+    bytes.extend_from_slice(&500u32.to_le_bytes());
+    bytes.extend_from_slice(&0u32.to_le_bytes());
+    bytes.extend_from_slice(&[7u8; 100]);
+    std::fs::write(killed.join(RECORD_FILE), &bytes).unwrap();
+
+    let out = Command::new(BIN)
+        .args(args(&killed))
+        .arg("--resume")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(killed.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["dropped_torn_record_at"], before.valid_len);
+    assert_eq!(
+        summary["games_this_run"].as_u64().unwrap() + before.indices.len() as u64,
+        games,
+        "the resumed run played exactly the missing games"
+    );
+    let out = Command::new(BIN).args(args(&reference)).output().unwrap();
+    assert!(out.status.success());
+    let (resumed, uninterrupted) = (games_by_index(&killed), games_by_index(&reference));
+    assert_eq!(resumed.len() as u64, games);
+    assert_eq!(
+        resumed, uninterrupted,
+        "the same games as a run that was never killed"
+    );
+    let manifest = Manifest::read(&killed).unwrap();
+    assert!(manifest.complete);
+    assert_eq!(manifest.games, games);
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn shards_play_exactly_the_games_of_one_run_and_merge() {
+    let root = temp_dir("shards");
+    let whole = root.join("whole");
+    run_quiet(small_config(&whole, 10, 500), ONE, false).unwrap();
+    let sharded = root.join("sharded");
+    let mut shard_dirs = Vec::new();
+    for index in 0..3 {
+        let s = run_quiet(
+            small_config(&sharded, 10, 500),
+            Shard { index, count: 3 },
+            false,
+        )
+        .unwrap();
+        assert_eq!(s.games_this_run, [4, 3, 3][index as usize]);
+        shard_dirs.push(s.dataset);
+    }
+    assert_eq!(
+        shard_dirs[1].file_name().unwrap().to_str().unwrap(),
+        "shard-0001-of-0003"
+    );
+    let merged = root.join("merged");
+    let summary = selfplay::merge::merge(&shard_dirs, &merged).unwrap();
+    assert_eq!(summary.games, 10);
+    assert!(summary.complete);
+    assert_eq!(games_by_index(&merged), games_by_index(&whole));
+    // Merging a shard twice keeps its games once; an incomplete set of shards says so.
+    let again = root.join("again");
+    let s =
+        selfplay::merge::merge(&[shard_dirs[0].clone(), shard_dirs[0].clone()], &again).unwrap();
+    assert_eq!((s.games, s.duplicates_skipped, s.complete), (4, 4, false));
+    // Different settings are refused, naming the setting.
+    let other = root.join("other");
+    run_quiet(small_config(&other, 2, 400), ONE, false).unwrap();
+    let err = selfplay::merge::merge(&[whole.clone(), other], &root.join("mixed")).unwrap_err();
+    assert!(err.contains("iterations: 500 vs 400"), "{err}");
+    // Merging into an existing dataset is refused.
+    assert!(selfplay::merge::merge(std::slice::from_ref(&whole), &merged).is_err());
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn a_folder_with_another_dataset_is_refused() {
+    let root = temp_dir("refuse");
+    let dir = root.join("d");
+    run_quiet(small_config(&dir, 2, 300), ONE, false).unwrap();
+    let err = run_quiet(small_config(&dir, 2, 300), ONE, false).unwrap_err();
+    assert!(err.contains("--resume"), "{err}");
+    let mut other = small_config(&dir, 2, 300);
+    other.seed = 12;
+    let err = run_quiet(other, ONE, true).unwrap_err();
+    assert!(err.contains("seed: 11 vs 12"), "{err}");
+    let mut bigger = small_config(&dir, 2, 300);
+    bigger.rows = 4;
+    let err = run_quiet(bigger, ONE, true).unwrap_err();
+    assert!(err.contains("game"), "{err}");
+    // Resuming a finished dataset with more games plays only the new ones.
+    let s = run_quiet(small_config(&dir, 5, 300), ONE, true).unwrap();
+    assert_eq!((s.games_this_run, s.games_done, s.complete), (3, 5, true));
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+/// Reads a little-endian `.npy` file: (descr, shape, data bytes).
+fn read_npy(path: &Path) -> (String, Vec<u64>, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00");
+    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + len]).unwrap();
+    let descr = header
+        .split("'descr': '")
+        .nth(1)
+        .unwrap()
+        .split('\'')
+        .next()
+        .unwrap();
+    let shape_text = header
+        .split("'shape': (")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    let shape = shape_text
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    (descr.to_string(), shape, bytes[10 + len..].to_vec())
+}
+
+#[test]
+fn stats_and_npy_export_agree_with_the_reader() {
+    let root = temp_dir("export");
+    let dir = root.join("d");
+    let mut config = small_config(&dir, 6, 300);
+    config.sample_moves = 2;
+    run_quiet(config, ONE, false).unwrap();
+    let dataset = Dataset::open(&dir).unwrap();
+    let positions: Vec<_> = dataset
+        .positions(DotsAndBoxes::new(3, 3).unwrap())
+        .map(|p| p.unwrap())
+        .collect();
+    assert_eq!(positions.len(), 6 * 24);
+
+    let stats = selfplay::stats::stats(&dir).unwrap();
+    assert_eq!((stats.games, stats.positions), (6, 144));
+    assert_eq!(stats.moves_sampled, 12);
+    assert_eq!(
+        stats.outcomes.p1 + stats.outcomes.p2 + stats.outcomes.draw,
+        6
+    );
+    assert_eq!(stats.margin_histogram.values().sum::<u64>(), 6);
+    // Every game starts from the empty board: at least five repeated first positions.
+    assert!(stats.duplicate_positions >= 5);
+    assert_eq!(stats.distinct_positions + stats.duplicate_positions, 144);
+
+    let out = root.join("npy");
+    let s = selfplay::export::export_npy(&dir, &out).unwrap();
+    assert_eq!(s.positions, 144);
+    let (descr, shape, data) = read_npy(&out.join("features.npy"));
+    assert_eq!((descr.as_str(), shape), ("<f4", vec![144, 24 + 9]));
+    let floats: Vec<f32> = data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let (descr, shape, labels) = read_npy(&out.join("labels.npy"));
+    assert_eq!((descr.as_str(), shape), ("<i8", vec![144]));
+    let (_, _, index) = read_npy(&out.join("game_index.npy"));
+    for (i, p) in positions.iter().enumerate() {
+        assert_eq!(&floats[i * 33..(i + 1) * 33], &p.features[..]);
+        let label = i64::from_le_bytes(labels[i * 8..i * 8 + 8].try_into().unwrap());
+        assert_eq!(label, outcome_class(p.label) as i64);
+        let game = i64::from_le_bytes(index[i * 8..i * 8 + 8].try_into().unwrap());
+        assert_eq!(game as u64, p.game_index);
+    }
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn command_line_errors_name_what_is_wrong() {
+    let root = temp_dir("cli");
+    let bad = root.join("bad.toml");
+    std::fs::write(&bad, "games = 3\niteratons = 10\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["run", "--config"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.toml") && err.contains("iteratons"),
+        "{err}"
+    );
+    // A flag's value is checked like the file's.
+    let out = Command::new(BIN)
+        .args(["run", "--iterations", "0", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("iterations must be at least 1"));
+    // Slurm array variables choose the shard.
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--rows=2",
+            "--cols=2",
+            "--games=4",
+            "--iterations=50",
+            "--quiet",
+        ])
+        .arg(format!("--out={}", root.join("slurm").display()))
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shard = root.join("slurm/shard-0001-of-0002");
+    let games: Vec<u64> = games_by_index(&shard).iter().map(|g| g.index).collect();
+    assert_eq!(games, vec![1, 3]);
+    // Stats of a folder that is not a dataset names the manifest it looked for.
+    let out = Command::new(BIN).arg("stats").arg(&root).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("manifest.json"));
+    std::fs::remove_dir_all(root).unwrap();
+}
