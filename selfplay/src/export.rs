@@ -62,16 +62,13 @@ fn write_arrays<G: Game>(
     initial: G,
     out: &Path,
 ) -> Result<ExportSummary, String> {
-    let mut warnings = Vec::new();
     // First pass: count the positions (the header states the shape before the data).
     let mut count = 0u64;
-    for item in dataset.games() {
-        match item {
-            Ok(g) => count += g.moves.len() as u64,
-            Err(e) if e.is_torn_tail() => warnings.push(e.to_string()),
-            Err(e) => return Err(e.to_string()),
-        }
+    let mut games = dataset.games().skipping_torn_tails();
+    for item in games.by_ref() {
+        count += item.map_err(|e| e.to_string())?.moves.len() as u64;
     }
+    let warnings = games.torn_tails().to_vec();
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let width = initial.feature_len();
     let paths = [

@@ -77,16 +77,9 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeSummary, String> {
     };
     for d in &datasets {
         summary.complete &= d.manifest().complete;
-        let mut games = d.games();
+        let mut games = d.games().skipping_torn_tails();
         while let Some(item) = games.next() {
-            let game = match item {
-                Ok(g) => g,
-                Err(e) if e.is_torn_tail() => {
-                    summary.torn_records_dropped.push(e.to_string());
-                    continue;
-                }
-                Err(e) => return Err(e.to_string()),
-            };
+            let game = item.map_err(|e| e.to_string())?;
             let mut h = DefaultHasher::new();
             game.hash(&mut h);
             let hash = h.finish();
@@ -112,6 +105,9 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeSummary, String> {
             summary.games += 1;
             summary.positions += game.moves.len() as u64;
         }
+        summary
+            .torn_records_dropped
+            .extend_from_slice(games.torn_tails());
     }
     writer.sync().map_err(|e| e.to_string())?;
     let shards: Vec<_> = datasets.iter().filter_map(|d| d.manifest().shard).collect();

@@ -94,16 +94,9 @@ fn collect<G: Game>(dataset: &Dataset, initial: G) -> Result<Stats, String> {
     let mut margin_abs_sum = 0u64;
     let mut shared_sum = 0u64;
     let mut searched_iterations = 0u64;
-    let mut games = dataset.games();
+    let mut games = dataset.games().skipping_torn_tails();
     while let Some(item) = games.next() {
-        let game = match item {
-            Ok(g) => g,
-            Err(e) if e.is_torn_tail() => {
-                s.warnings.push(e.to_string());
-                continue;
-            }
-            Err(e) => return Err(e.to_string()),
-        };
+        let game = item.map_err(|e| e.to_string())?;
         let mut shared = 0u64;
         let mut diverged = false;
         replay(&game, initial.clone(), |state, _, m| {
@@ -148,6 +141,7 @@ fn collect<G: Game>(dataset: &Dataset, initial: G) -> Result<Stats, String> {
             s.duplicate_games += 1;
         }
     }
+    s.warnings = games.torn_tails().to_vec();
     let games = s.games.max(1) as f64;
     let positions_n = s.positions.max(1) as f64;
     if s.games == 0 {

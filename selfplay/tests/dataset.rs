@@ -285,6 +285,17 @@ fn stats_and_npy_export_agree_with_the_reader() {
         let game = i64::from_le_bytes(index[i * 8..i * 8 + 8].try_into().unwrap());
         assert_eq!(game as u64, p.game_index);
     }
+    // A torn last record (a killed run not yet resumed) is skipped with a warning that names
+    // the file and offset; the complete games still count.
+    let records = dir.join(RECORD_FILE);
+    let len = std::fs::metadata(&records).unwrap().len();
+    let mut bytes = std::fs::read(&records).unwrap();
+    bytes.extend_from_slice(&[200, 0, 0, 0, 1, 2, 3, 4, 5]);
+    std::fs::write(&records, bytes).unwrap();
+    let torn = selfplay::stats::stats(&dir).unwrap();
+    assert_eq!((torn.games, torn.positions), (6, 144));
+    assert_eq!(torn.warnings.len(), 1);
+    assert!(torn.warnings[0].contains(&format!("offset {len}")), "{}", torn.warnings[0]);
     std::fs::remove_dir_all(root).unwrap();
 }
 

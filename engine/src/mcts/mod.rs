@@ -11,7 +11,9 @@ mod search;
 
 pub use node::{Children, Node, Tree, BYTES_PER_NODE};
 pub use policy::{RandomRollout, RolloutPolicy, TreePolicy, Ucb};
-pub use search::{Budget, CounterMode, RootMove, Search, SearchConfig, SearchError, SearchResult};
+pub use search::{
+    mean_result, Budget, CounterMode, RootMove, Search, SearchConfig, SearchError, SearchResult,
+};
 
 #[cfg(test)]
 mod tests;

@@ -84,13 +84,19 @@ pub struct RootMove {
 impl RootMove {
     /// Mean result from `player`'s view: wins minus losses over visits, in [-1, 1].
     pub fn value_for(&self, player: Player) -> f64 {
-        if self.visits == 0 {
-            return 0.0;
-        }
-        let d = self.p1_wins as f64 - self.p2_wins as f64;
-        let d = if player == Player::P1 { d } else { -d };
-        d / self.visits as f64
+        mean_result(self.p1_wins, self.p2_wins, self.visits, player)
     }
+}
+
+/// Mean result of `visits` rollouts with these win counts, from `player`'s view:
+/// (wins - losses) / visits, in [-1, 1]; 0 without visits.
+pub fn mean_result(p1_wins: u64, p2_wins: u64, visits: u64, player: Player) -> f64 {
+    if visits == 0 {
+        return 0.0;
+    }
+    let d = p1_wins as f64 - p2_wins as f64;
+    let d = if player == Player::P1 { d } else { -d };
+    d / visits as f64
 }
 
 /// What a search found.

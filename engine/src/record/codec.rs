@@ -37,12 +37,8 @@ pub struct RootStat {
 impl RootStat {
     /// Mean result from `player`'s view, in [-1, 1]: (wins - losses) / visits.
     pub fn value_for(&self, player: Player) -> f64 {
-        if self.visits == 0 {
-            return 0.0;
-        }
-        let d = self.p1_wins as f64 - self.p2_wins as f64;
-        let d = if player == Player::P1 { d } else { -d };
-        d / self.visits as f64
+        let (w1, w2, n) = (self.p1_wins, self.p2_wins, self.visits);
+        crate::mcts::mean_result(w1 as u64, w2 as u64, n as u64, player)
     }
 }
 

@@ -153,6 +153,8 @@ impl Dataset {
             spec: self.spec(),
             current: None,
             location: (PathBuf::new(), 0),
+            skip_torn: false,
+            torn: Vec::new(),
         }
     }
 
@@ -174,9 +176,23 @@ pub struct Games {
     spec: GameSpec,
     current: Option<RecordReader>,
     location: (PathBuf, u64),
+    skip_torn: bool,
+    torn: Vec<String>,
 }
 
 impl Games {
+    /// Skips torn last records (games a killed run had not finished) instead of returning
+    /// them as errors; [`torn_tails`](Self::torn_tails) lists what was skipped.
+    pub fn skipping_torn_tails(mut self) -> Games {
+        self.skip_torn = true;
+        self
+    }
+
+    /// The torn last records skipped so far, as messages naming file and offset.
+    pub fn torn_tails(&self) -> &[String] {
+        &self.torn
+    }
+
     /// The file and byte offset of the game returned last.
     pub fn location(&self) -> (&Path, u64) {
         (&self.location.0, self.location.1)
@@ -208,6 +224,10 @@ impl Iterator for Games {
                 Some(Ok((offset, game))) => {
                     self.location = (reader.path().to_path_buf(), offset);
                     return Some(Ok(game));
+                }
+                Some(Err(e)) if self.skip_torn && e.is_torn_tail() => {
+                    self.torn.push(e.to_string());
+                    self.current = None;
                 }
                 Some(Err(e)) => return Some(Err(e)),
                 None => self.current = None,
