@@ -295,7 +295,11 @@ fn stats_and_npy_export_agree_with_the_reader() {
     let torn = selfplay::stats::stats(&dir).unwrap();
     assert_eq!((torn.games, torn.positions), (6, 144));
     assert_eq!(torn.warnings.len(), 1);
-    assert!(torn.warnings[0].contains(&format!("offset {len}")), "{}", torn.warnings[0]);
+    assert!(
+        torn.warnings[0].contains(&format!("offset {len}")),
+        "{}",
+        torn.warnings[0]
+    );
     std::fs::remove_dir_all(root).unwrap();
 }
 
