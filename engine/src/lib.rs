@@ -9,6 +9,7 @@ pub mod game;
 pub mod games;
 pub mod interactive;
 pub mod mcts;
+pub mod nn;
 pub mod record;
 pub mod rng;
 

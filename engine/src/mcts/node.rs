@@ -27,6 +27,7 @@ pub struct Node {
 pub const BYTES_PER_NODE: usize = std::mem::size_of::<Node>() + 2 * std::mem::size_of::<f32>();
 
 impl Node {
+    #[inline]
     pub fn leaf(action: Action) -> Node {
         Node {
             action,

@@ -40,6 +40,7 @@ impl<G: Game> RolloutPolicy<G> for RandomRollout {
 /// Parent visit counts below this bound read `sqrt(ln n)` from a table.
 const TABLE_SIZE: usize = 1 << 16;
 
+#[inline]
 fn sqrt_ln_table() -> &'static [f32] {
     static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
     TABLE.get_or_init(|| {

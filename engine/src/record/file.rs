@@ -235,6 +235,24 @@ impl RecordReader {
         self.offset
     }
 
+    /// Reads the record at byte `offset` (an offset this reader or a scan returned before);
+    /// reading then goes on after it.
+    pub fn read_at(&mut self, offset: u64) -> Result<GameRecord, RecordError> {
+        self.reader
+            .seek(SeekFrom::Start(offset))
+            .map_err(|e| RecordError::io(&self.path, e))?;
+        self.offset = offset;
+        self.done = false;
+        match self.next_record() {
+            Some(result) => result.map(|(_, game)| game),
+            None => Err(RecordError::Corrupt {
+                path: self.path.clone(),
+                offset,
+                detail: "no record starts at the end of the file".into(),
+            }),
+        }
+    }
+
     /// The next record and its offset; `None` at a clean end. A damaged record is
     /// [`RecordError::Corrupt`], unless it is the last thing in the file, where a killed writer
     /// leaves it: then it is [`RecordError::TornTail`] and reading ends.

@@ -140,6 +140,11 @@ fn file_round_trip_with_offsets() {
         assert_eq!(offset, expected_offset);
         assert_eq!(game, expected);
     }
+    // Random access by offset, in any order.
+    let mut reader = RecordReader::open(&path).unwrap();
+    for i in [7usize, 3, 49, 0, 3] {
+        assert_eq!(reader.read_at(offsets[i]).unwrap(), games[i]);
+    }
     let report = scan(&path).unwrap();
     assert_eq!(report.indices, (0..50).collect::<Vec<_>>());
     assert!(report.torn.is_none());

@@ -357,6 +357,7 @@ impl Game for DotsAndBoxes {
         }
     }
 
+    #[inline]
     fn max_actions(&self) -> usize {
         self.geo.num_edges
     }
@@ -395,11 +396,13 @@ impl Game for DotsAndBoxes {
         self.edges == self.geo.all_edges
     }
 
+    #[inline]
     fn outcome(&self) -> Option<Outcome> {
         self.is_terminal()
             .then(|| Outcome::from_scores(self.scores[0] as u32, self.scores[1] as u32))
     }
 
+    #[inline]
     fn scores(&self) -> Option<[u32; 2]> {
         Some([self.scores[0] as u32, self.scores[1] as u32])
     }

@@ -1,0 +1,252 @@
+//! The value net as the engine runs it: the paper's 85-100-3 network (sigmoid hidden layer,
+//! three sigmoid outputs: P1 wins, P2 wins, draw), its file format, and a forward pass
+//! without any framework.
+//!
+//! The file is safetensors (readable by PyTorch's `safetensors.torch.load_file`), with the
+//! tensors `hidden.weight` (hidden x inputs), `hidden.bias`, `output.weight` (3 x hidden) and
+//! `output.bias`, f32, in PyTorch's `nn.Linear` layout, and string metadata saying what the net
+//! is for: see [`ModelMeta`] and `models/README.md`.
+
+mod safetensors;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::games::GameSpec;
+
+pub use safetensors::{read_safetensors, write_safetensors, TensorEntry};
+
+/// The input encoding of Dots and Boxes nets: the paper's Table 2 grid (see
+/// `games::dots_and_boxes`). Bumped if the encoding ever changes.
+pub const DAB_ENCODING: &str = "dab-table2-v1";
+/// What every model file says it is.
+pub const MODEL_FORMAT: &str = "selfplay-mcts value net";
+/// The number of outputs: P1 wins, P2 wins, draw.
+pub const OUTPUTS: usize = 3;
+
+/// What a model file says about itself (safetensors `__metadata__`, all strings).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelMeta {
+    pub game: GameSpec,
+    pub encoding: String,
+    pub inputs: usize,
+    pub hidden: usize,
+    /// Everything else (dataset, metrics, command, ...), kept as written.
+    pub extra: BTreeMap<String, String>,
+}
+
+/// A model that cannot be used: the file and what is wrong.
+#[derive(Debug)]
+pub struct ModelError {
+    pub path: PathBuf,
+    pub detail: String,
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "model {}: {}", self.path.display(), self.detail)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// The value net's weights, in PyTorch's layout (weight rows are output units).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueNet {
+    pub meta: ModelMeta,
+    /// hidden x inputs, row-major.
+    pub hidden_weight: Vec<f32>,
+    pub hidden_bias: Vec<f32>,
+    /// OUTPUTS x hidden, row-major.
+    pub output_weight: Vec<f32>,
+    pub output_bias: Vec<f32>,
+}
+
+#[inline]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+impl ValueNet {
+    pub fn inputs(&self) -> usize {
+        self.meta.inputs
+    }
+
+    pub fn hidden(&self) -> usize {
+        self.meta.hidden
+    }
+
+    /// The three outputs (P1 wins, P2 wins, draw) for one input vector: the reference forward
+    /// pass, one dot product per hidden unit.
+    pub fn forward(&self, input: &[f32]) -> [f32; OUTPUTS] {
+        let (n_in, n_hidden) = (self.inputs(), self.hidden());
+        assert_eq!(input.len(), n_in, "input length");
+        let mut hidden = vec![0f32; n_hidden];
+        for (j, h) in hidden.iter_mut().enumerate() {
+            let row = &self.hidden_weight[j * n_in..(j + 1) * n_in];
+            let z: f32 = row.iter().zip(input).map(|(w, x)| w * x).sum();
+            *h = sigmoid(z + self.hidden_bias[j]);
+        }
+        let mut out = [0f32; OUTPUTS];
+        for (k, o) in out.iter_mut().enumerate() {
+            let row = &self.output_weight[k * n_hidden..(k + 1) * n_hidden];
+            let z: f32 = row.iter().zip(&hidden).map(|(w, h)| w * h).sum();
+            *o = sigmoid(z + self.output_bias[k]);
+        }
+        out
+    }
+
+    /// Writes the net as safetensors, with its metadata.
+    pub fn save(&self, path: &Path) -> Result<(), ModelError> {
+        let (n_in, n_hidden) = (self.inputs(), self.hidden());
+        let mut meta: BTreeMap<String, String> = self.meta.extra.clone();
+        let spec = serde_json::to_value(self.meta.game).expect("a spec serialises");
+        meta.insert("format".into(), MODEL_FORMAT.into());
+        meta.insert("game".into(), self.meta.game.name().into());
+        if let GameSpec::DotsAndBoxes { rows, cols } = self.meta.game {
+            meta.insert("rows".into(), rows.to_string());
+            meta.insert("cols".into(), cols.to_string());
+        }
+        meta.insert("game_spec".into(), spec.to_string());
+        meta.insert("encoding".into(), self.meta.encoding.clone());
+        meta.insert("layers".into(), format!("{n_in}-{n_hidden}-{OUTPUTS}"));
+        meta.insert("activation".into(), "sigmoid".into());
+        meta.insert("output_activation".into(), "sigmoid".into());
+        meta.insert("outputs".into(), "p1_win,p2_win,draw".into());
+        let tensors = [
+            TensorEntry::new("hidden.weight", vec![n_hidden, n_in], &self.hidden_weight),
+            TensorEntry::new("hidden.bias", vec![n_hidden], &self.hidden_bias),
+            TensorEntry::new(
+                "output.weight",
+                vec![OUTPUTS, n_hidden],
+                &self.output_weight,
+            ),
+            TensorEntry::new("output.bias", vec![OUTPUTS], &self.output_bias),
+        ];
+        write_safetensors(path, &meta, &tensors).map_err(|e| ModelError {
+            path: path.to_path_buf(),
+            detail: e,
+        })
+    }
+
+    /// Reads a net written by [`save`](Self::save), checking every tensor's shape and the
+    /// metadata. It does not check that the net fits a game: see [`check_fits`](Self::check_fits).
+    pub fn load(path: &Path) -> Result<ValueNet, ModelError> {
+        let err = |detail: String| ModelError {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let (meta, mut tensors) = read_safetensors(path).map_err(err)?;
+        let get = |key: &str| {
+            meta.get(key)
+                .cloned()
+                .ok_or_else(|| err(format!("metadata has no '{key}'")))
+        };
+        if get("format")? != MODEL_FORMAT {
+            return Err(err(format!(
+                "metadata format is '{}', not '{MODEL_FORMAT}'",
+                get("format")?
+            )));
+        }
+        let game: GameSpec = serde_json::from_str(&get("game_spec")?)
+            .map_err(|e| err(format!("metadata game_spec: {e}")))?;
+        let layers = get("layers")?;
+        let sizes: Vec<usize> = layers
+            .split('-')
+            .map(|s| {
+                s.parse()
+                    .map_err(|_| err(format!("metadata layers '{layers}'")))
+            })
+            .collect::<Result<_, _>>()?;
+        if sizes.len() != 3 || sizes[2] != OUTPUTS || sizes[0] == 0 || sizes[1] == 0 {
+            return Err(err(format!(
+                "layers {layers}: expected inputs-hidden-{OUTPUTS}"
+            )));
+        }
+        for (key, want) in [("activation", "sigmoid"), ("output_activation", "sigmoid")] {
+            if get(key)? != want {
+                return Err(err(format!(
+                    "{key} is '{}', this engine runs '{want}'",
+                    get(key)?
+                )));
+            }
+        }
+        let (n_in, n_hidden) = (sizes[0], sizes[1]);
+        let mut take = |name: &str, shape: Vec<usize>| -> Result<Vec<f32>, ModelError> {
+            let t = tensors
+                .remove(name)
+                .ok_or_else(|| err(format!("no tensor '{name}'")))?;
+            if t.0 != shape {
+                return Err(err(format!(
+                    "tensor '{name}' has shape {:?}, layers {layers} need {shape:?}",
+                    t.0
+                )));
+            }
+            Ok(t.1)
+        };
+        let hidden_weight = take("hidden.weight", vec![n_hidden, n_in])?;
+        let hidden_bias = take("hidden.bias", vec![n_hidden])?;
+        let output_weight = take("output.weight", vec![OUTPUTS, n_hidden])?;
+        let output_bias = take("output.bias", vec![OUTPUTS])?;
+        let known = [
+            "format",
+            "game",
+            "rows",
+            "cols",
+            "game_spec",
+            "encoding",
+            "layers",
+            "activation",
+            "output_activation",
+            "outputs",
+        ];
+        let extra = meta
+            .iter()
+            .filter(|(k, _)| !known.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(ValueNet {
+            meta: ModelMeta {
+                game,
+                encoding: get("encoding")?,
+                inputs: n_in,
+                hidden: n_hidden,
+                extra,
+            },
+            hidden_weight,
+            hidden_bias,
+            output_weight,
+            output_bias,
+        })
+    }
+
+    /// Checks that the net was made for `game` with this engine's encoding and input size.
+    pub fn check_fits(&self, game: GameSpec, feature_len: usize) -> Result<(), String> {
+        if self.meta.game != game {
+            return Err(format!(
+                "the net was trained for {}, not {game}",
+                self.meta.game
+            ));
+        }
+        let encoding = match game {
+            GameSpec::DotsAndBoxes { .. } => DAB_ENCODING,
+            GameSpec::TicTacToe => "tictactoe-v1",
+        };
+        if self.meta.encoding != encoding {
+            return Err(format!(
+                "the net reads encoding '{}', this engine writes '{encoding}'",
+                self.meta.encoding
+            ));
+        }
+        if self.inputs() != feature_len {
+            return Err(format!(
+                "the net has {} inputs, {game} positions have {feature_len}",
+                self.inputs()
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

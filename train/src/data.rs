@@ -1,0 +1,301 @@
+//! Training data: positions of a `selfplay` dataset, read through `engine::record`, split into
+//! training and validation by game, encoded on the fly and served in shuffled batches with
+//! bounded memory.
+
+use std::path::{Path, PathBuf};
+
+use engine::game::Game;
+use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
+use engine::record::{outcome_class, replay, Dataset, GameRecord, RecordReader};
+use engine::rng::{derive_seed, Rng};
+
+/// Where one game lives.
+#[derive(Clone, Copy, Debug)]
+pub struct GameRef {
+    pub file: usize,
+    pub offset: u64,
+    pub index: u64,
+    pub positions: u32,
+}
+
+/// Whether game `index` belongs to the validation set: a hash of (seed, index), so the split is
+/// by game (no game has positions on both sides) and the same on every run and resume.
+pub fn is_validation(index: u64, seed: u64, share: f64) -> bool {
+    let h = derive_seed(seed ^ 0x05EE_D0F5_A11D, index);
+    ((h >> 11) as f64 / (1u64 << 53) as f64) < share
+}
+
+/// The game's initial position, as the encoder replays it.
+#[derive(Clone, Copy)]
+enum Board {
+    DotsAndBoxes(DotsAndBoxes),
+    TicTacToe(TicTacToe),
+}
+
+/// Replays games into (features, label) rows.
+#[derive(Clone, Copy)]
+pub struct Encoder {
+    board: Board,
+    feature_len: usize,
+}
+
+impl Encoder {
+    pub fn new(spec: GameSpec) -> Result<Encoder, String> {
+        let board = match spec {
+            GameSpec::DotsAndBoxes { .. } => Board::DotsAndBoxes(spec.dots_and_boxes()?),
+            GameSpec::TicTacToe => Board::TicTacToe(TicTacToe::new()),
+        };
+        let feature_len = match &board {
+            Board::DotsAndBoxes(g) => g.feature_len(),
+            Board::TicTacToe(g) => g.feature_len(),
+        };
+        Ok(Encoder { board, feature_len })
+    }
+
+    pub fn feature_len(&self) -> usize {
+        self.feature_len
+    }
+
+    /// Appends one row per position of `game` (the state before each move) to `features`
+    /// and its label (the game's outcome class) to `labels`.
+    pub fn encode(
+        &self,
+        game: &GameRecord,
+        features: &mut Vec<f32>,
+        labels: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        fn rows<G: Game>(
+            initial: G,
+            game: &GameRecord,
+            width: usize,
+            features: &mut Vec<f32>,
+            labels: &mut Vec<u8>,
+        ) -> Result<(), String> {
+            let label = outcome_class(game.outcome);
+            replay(game, initial, |state, _, _| {
+                let start = features.len();
+                features.resize(start + width, 0.0);
+                state.encode_features(&mut features[start..]);
+                labels.push(label);
+            })
+            .map(|_| ())
+        }
+        match self.board {
+            Board::DotsAndBoxes(g) => rows(g, game, self.feature_len, features, labels),
+            Board::TicTacToe(g) => rows(g, game, self.feature_len, features, labels),
+        }
+    }
+}
+
+/// The games of a dataset, indexed once and split by game.
+pub struct DataIndex {
+    pub dir: PathBuf,
+    pub spec: GameSpec,
+    pub files: Vec<PathBuf>,
+    pub train: Vec<GameRef>,
+    pub valid: Vec<GameRef>,
+    /// Torn last records skipped (a killed selfplay run not yet resumed).
+    pub warnings: Vec<String>,
+    pub manifest_config: serde_json::Value,
+}
+
+impl DataIndex {
+    pub fn build(dir: &Path, validation_share: f64, seed: u64) -> Result<DataIndex, String> {
+        let dataset = Dataset::open(dir).map_err(|e| e.to_string())?;
+        let files = dataset.files();
+        let mut index = DataIndex {
+            dir: dir.to_path_buf(),
+            spec: dataset.spec(),
+            files: files.clone(),
+            train: Vec::new(),
+            valid: Vec::new(),
+            warnings: Vec::new(),
+            manifest_config: dataset.manifest().config.clone(),
+        };
+        for (file, path) in files.iter().enumerate() {
+            let reader = RecordReader::open(path).map_err(|e| e.to_string())?;
+            for item in reader {
+                match item {
+                    Ok((offset, game)) => {
+                        let r = GameRef {
+                            file,
+                            offset,
+                            index: game.index,
+                            positions: game.moves.len() as u32,
+                        };
+                        if is_validation(game.index, seed, validation_share) {
+                            index.valid.push(r);
+                        } else {
+                            index.train.push(r);
+                        }
+                    }
+                    Err(e) if e.is_torn_tail() => index.warnings.push(e.to_string()),
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
+        }
+        if index.train.is_empty() {
+            return Err(format!(
+                "{}: no games to train on ({} in validation)",
+                dir.display(),
+                index.valid.len()
+            ));
+        }
+        Ok(index)
+    }
+
+    pub fn positions(games: &[GameRef]) -> u64 {
+        games.iter().map(|g| g.positions as u64).sum()
+    }
+}
+
+/// Positions served in batches, from memory or streamed from the record files.
+pub enum Source {
+    /// Every position encoded once; each epoch visits them in a new random order.
+    InMemory { features: Vec<f32>, labels: Vec<u8> },
+    /// Each epoch reads the games in a new random order into a buffer of at most `buffer`
+    /// positions, shuffles the buffer and serves it.
+    Streamed {
+        games: Vec<GameRef>,
+        files: Vec<PathBuf>,
+        buffer: usize,
+    },
+}
+
+/// A batch: `labels.len()` rows of `width` features.
+pub struct Batch<'a> {
+    pub features: &'a [f32],
+    pub labels: &'a [u8],
+}
+
+impl Source {
+    /// Encodes `games` into memory.
+    pub fn load(games: &[GameRef], files: &[PathBuf], encoder: &Encoder) -> Result<Source, String> {
+        let n = DataIndex::positions(games) as usize;
+        let mut features = Vec::with_capacity(n * encoder.feature_len());
+        let mut labels = Vec::with_capacity(n);
+        let mut readers = open_readers(files)?;
+        for g in games {
+            let game = readers[g.file]
+                .read_at(g.offset)
+                .map_err(|e| e.to_string())?;
+            encoder.encode(&game, &mut features, &mut labels)?;
+        }
+        Ok(Source::InMemory { features, labels })
+    }
+
+    pub fn streamed(games: &[GameRef], files: &[PathBuf], buffer: usize) -> Source {
+        Source::Streamed {
+            games: games.to_vec(),
+            files: files.to_vec(),
+            buffer,
+        }
+    }
+
+    /// Calls `visit` with every position once, in batches of `batch_size` (the last may be
+    /// smaller), shuffled by `rng` when `shuffle` is set.
+    pub fn for_each_batch(
+        &self,
+        encoder: &Encoder,
+        batch_size: usize,
+        shuffle: Option<&mut Rng>,
+        mut visit: impl FnMut(Batch) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let width = encoder.feature_len();
+        let mut batch_features = Vec::with_capacity(batch_size * width);
+        let mut batch_labels = Vec::with_capacity(batch_size);
+        // Serves rows of (features, labels) in the order `order` (or in order when empty).
+        let mut serve = |features: &[f32],
+                         labels: &[u8],
+                         order: Option<&[u32]>,
+                         visit: &mut dyn FnMut(Batch) -> Result<(), String>|
+         -> Result<(), String> {
+            let n = labels.len();
+            let mut start = 0;
+            while start < n {
+                let end = (start + batch_size).min(n);
+                match order {
+                    None => visit(Batch {
+                        features: &features[start * width..end * width],
+                        labels: &labels[start..end],
+                    })?,
+                    Some(order) => {
+                        batch_features.clear();
+                        batch_labels.clear();
+                        for &i in &order[start..end] {
+                            let i = i as usize;
+                            batch_features.extend_from_slice(&features[i * width..(i + 1) * width]);
+                            batch_labels.push(labels[i]);
+                        }
+                        visit(Batch {
+                            features: &batch_features,
+                            labels: &batch_labels,
+                        })?;
+                    }
+                }
+                start = end;
+            }
+            Ok(())
+        };
+        match self {
+            Source::InMemory { features, labels } => {
+                let order = shuffle.map(|rng| shuffled(labels.len(), rng));
+                serve(features, labels, order.as_deref(), &mut visit)
+            }
+            Source::Streamed {
+                games,
+                files,
+                buffer,
+            } => {
+                let mut readers = open_readers(files)?;
+                let mut game_order: Vec<GameRef> = games.clone();
+                let mut rng = shuffle;
+                if let Some(rng) = rng.as_deref_mut() {
+                    rng.shuffle(&mut game_order);
+                }
+                let mut features = Vec::with_capacity(buffer * width);
+                let mut labels = Vec::with_capacity(*buffer);
+                let mut next = 0;
+                while next < game_order.len() {
+                    features.clear();
+                    labels.clear();
+                    while next < game_order.len() && labels.len() < *buffer {
+                        let g = game_order[next];
+                        let game = readers[g.file]
+                            .read_at(g.offset)
+                            .map_err(|e| e.to_string())?;
+                        encoder.encode(&game, &mut features, &mut labels)?;
+                        next += 1;
+                    }
+                    let order = rng.as_deref_mut().map(|r| shuffled(labels.len(), r));
+                    serve(&features, &labels, order.as_deref(), &mut visit)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        match self {
+            Source::InMemory { labels, .. } => labels.len() as u64,
+            Source::Streamed { games, .. } => DataIndex::positions(games),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn shuffled(n: usize, rng: &mut Rng) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    rng.shuffle(&mut order);
+    order
+}
+
+fn open_readers(files: &[PathBuf]) -> Result<Vec<RecordReader>, String> {
+    files
+        .iter()
+        .map(|p| RecordReader::open(p).map_err(|e| e.to_string()))
+        .collect()
+}

@@ -1,0 +1,143 @@
+//! The `train` binary: `train run`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use train::config::{Backend, CpuBackend, Loss, Optimiser, TrainConfig};
+use train::trainer::{train, TrainOptions};
+
+#[derive(Parser)]
+#[command(
+    name = "train",
+    version,
+    about = "Fits the paper's value net to a selfplay dataset"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Train (or resume training) and export the best net.
+    Run(Box<RunArgs>),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// TOML config (see configs/train-5x5.toml); flags override its keys.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Dataset folder written by selfplay.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    #[arg(long)]
+    epochs: Option<usize>,
+    #[arg(long, value_enum)]
+    backend: Option<Backend>,
+    /// CPU backend of burn.
+    #[arg(long, value_enum)]
+    cpu_backend: Option<CpuBackend>,
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Output folder: model.safetensors, MODEL.md, metrics.csv, curves.svg, checkpoints/.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long)]
+    hidden: Option<usize>,
+    #[arg(long, value_enum)]
+    loss: Option<Loss>,
+    #[arg(long, value_enum)]
+    optimiser: Option<Optimiser>,
+    #[arg(long)]
+    learning_rate: Option<f64>,
+    #[arg(long)]
+    batch_size: Option<usize>,
+    #[arg(long)]
+    validation_share: Option<f64>,
+    #[arg(long)]
+    patience: Option<usize>,
+    #[arg(long)]
+    threshold: Option<f64>,
+    #[arg(long)]
+    memory_positions: Option<usize>,
+    /// Continue from the last checkpoint in the output folder.
+    #[arg(long)]
+    resume: bool,
+    /// Only the final line.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Run(args) => run(*args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("train: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: RunArgs) -> Result<(), String> {
+    let mut config = match &args.config {
+        Some(path) => TrainConfig::from_file(path)?,
+        None => TrainConfig::default(),
+    };
+    macro_rules! set {
+        ($($field:ident),*) => {$(
+            if let Some(v) = args.$field.clone() {
+                config.$field = v;
+            }
+        )*};
+    }
+    set!(
+        data,
+        epochs,
+        backend,
+        cpu_backend,
+        seed,
+        out,
+        hidden,
+        loss,
+        optimiser,
+        learning_rate,
+        batch_size,
+        validation_share,
+        patience,
+        threshold,
+        memory_positions
+    );
+    config.validate().map_err(|e| match &args.config {
+        Some(path) => format!("config {}: {e}", path.display()),
+        None => e,
+    })?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let summary = train(&TrainOptions {
+        config,
+        resume: args.resume,
+        verbose: !args.quiet,
+        command,
+    })?;
+    match &summary.best {
+        Some(b) => println!(
+            "best epoch {} of {}{}: validation loss {:.5}, accuracy {:.2}%, sure on {:.2}% (right {:.2}%) | {} | {:.0} positions/s on {}",
+            b.epoch,
+            summary.epochs_run,
+            if summary.stopped_early { " (early stop)" } else { "" },
+            b.valid_loss,
+            100.0 * b.valid_accuracy,
+            100.0 * b.valid_sure_share,
+            100.0 * b.valid_sure_accuracy,
+            summary.model.display(),
+            b.positions_per_second,
+            summary.device
+        ),
+        None => println!("no epoch run (already at {} epochs)", summary.epochs_run),
+    }
+    Ok(())
+}

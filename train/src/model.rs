@@ -1,0 +1,104 @@
+//! The paper's value net in burn: inputs -> sigmoid hidden layer -> three sigmoid outputs
+//! (P1 wins, P2 wins, draw), and its conversion to the engine's burn-free [`ValueNet`].
+
+use burn::module::{Module, Param};
+use burn::nn::Linear;
+use burn::tensor::activation::sigmoid;
+use burn::tensor::{Device, Tensor, TensorData};
+use engine::nn::{ModelMeta, ValueNet, OUTPUTS};
+use engine::rng::Rng;
+
+#[derive(Module, Debug)]
+pub struct Net {
+    pub hidden: Linear,
+    pub output: Linear,
+}
+
+/// A linear layer with weights drawn uniformly from +-1/sqrt(inputs) by our own generator, so
+/// a seed gives the same starting net on every backend (CPU and GPU runs can be compared).
+fn linear(inputs: usize, outputs: usize, rng: &mut Rng, device: &Device) -> Linear {
+    let bound = 1.0 / (inputs as f64).sqrt();
+    let mut draw = |n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * bound) as f32)
+            .collect()
+    };
+    // burn keeps a linear layer's weight as [inputs, outputs].
+    let weight = Tensor::<2>::from_data(
+        TensorData::new(draw(inputs * outputs), [inputs, outputs]),
+        device,
+    );
+    let bias = Tensor::<1>::from_data(TensorData::new(draw(outputs), [outputs]), device);
+    Linear {
+        weight: Param::from_tensor(weight),
+        bias: Some(Param::from_tensor(bias)),
+    }
+}
+
+impl Net {
+    pub fn new(inputs: usize, hidden: usize, seed: u64, device: &Device) -> Net {
+        let mut rng = Rng::new(seed);
+        Net {
+            hidden: linear(inputs, hidden, &mut rng, device),
+            output: linear(hidden, OUTPUTS, &mut rng, device),
+        }
+    }
+
+    /// The output layer before its sigmoid (the losses work on these for stability).
+    pub fn logits(&self, input: Tensor<2>) -> Tensor<2> {
+        self.output.forward(sigmoid(self.hidden.forward(input)))
+    }
+
+    /// The three outputs in [0, 1].
+    pub fn forward(&self, input: Tensor<2>) -> Tensor<2> {
+        sigmoid(self.logits(input))
+    }
+
+    /// The weights in the engine's layout (PyTorch's: [outputs, inputs]).
+    pub fn to_value_net(&self, meta: ModelMeta) -> ValueNet {
+        fn transposed(layer: &Linear) -> (Vec<f32>, Vec<f32>) {
+            let w = layer.weight.val();
+            let [inputs, outputs] = w.dims();
+            let w: Vec<f32> = w.into_data().try_to_vec().expect("f32 weights");
+            let mut t = vec![0f32; inputs * outputs];
+            for i in 0..inputs {
+                for o in 0..outputs {
+                    t[o * inputs + i] = w[i * outputs + o];
+                }
+            }
+            let b: Vec<f32> = layer
+                .bias
+                .as_ref()
+                .expect("layers have a bias")
+                .val()
+                .into_data()
+                .try_to_vec()
+                .expect("f32 bias");
+            (t, b)
+        }
+        let (hidden_weight, hidden_bias) = transposed(&self.hidden);
+        let (output_weight, output_bias) = transposed(&self.output);
+        ValueNet {
+            meta,
+            hidden_weight,
+            hidden_bias,
+            output_weight,
+            output_bias,
+        }
+    }
+}
+
+/// Rows of `features` (each `width` long) as a tensor on `device`.
+pub fn input_tensor(features: &[f32], width: usize, device: &Device) -> Tensor<2> {
+    let rows = features.len() / width;
+    Tensor::<2>::from_data(TensorData::new(features.to_vec(), [rows, width]), device)
+}
+
+/// One-hot targets for class labels 0..3.
+pub fn target_tensor(labels: &[u8], device: &Device) -> Tensor<2> {
+    let mut t = vec![0f32; labels.len() * OUTPUTS];
+    for (i, &l) in labels.iter().enumerate() {
+        t[i * OUTPUTS + l as usize] = 1.0;
+    }
+    Tensor::<2>::from_data(TensorData::new(t, [labels.len(), OUTPUTS]), device)
+}

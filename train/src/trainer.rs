@@ -1,0 +1,491 @@
+//! `train run`: the training loop, checkpoints and resume, early stopping, export of the best
+//! net to the engine's format with its card.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::store::ModuleRecord;
+use burn::tensor::activation::sigmoid;
+use burn::tensor::{Device, Tensor};
+use engine::games::GameSpec;
+use engine::nn::{ModelMeta, DAB_ENCODING};
+use engine::rng::{derive_seed, Rng};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+use crate::card::write_card;
+use crate::config::{Backend, CpuBackend, Loss, Optimiser, TrainConfig};
+use crate::data::{DataIndex, Encoder, Source};
+use crate::metrics::{plot, write_csv, EpochMetrics, Tally};
+use crate::model::{input_tensor, target_tensor, Net};
+
+/// The model file written into the output folder.
+pub const MODEL_FILE: &str = "model.safetensors";
+pub const CARD_FILE: &str = "MODEL.md";
+pub const METRICS_FILE: &str = "metrics.csv";
+pub const PLOT_FILE: &str = "curves.svg";
+pub const CHECKPOINTS: &str = "checkpoints";
+
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    pub config: TrainConfig,
+    pub resume: bool,
+    /// Show progress bars and the epoch table.
+    pub verbose: bool,
+    /// The command that started the run, for the model card.
+    pub command: String,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainSummary {
+    pub out: PathBuf,
+    pub model: PathBuf,
+    pub best_epoch: usize,
+    pub best: Option<EpochMetrics>,
+    pub epochs_run: usize,
+    pub stopped_early: bool,
+    pub train_positions: u64,
+    pub valid_positions: u64,
+    pub train_games: usize,
+    pub valid_games: usize,
+    pub device: String,
+    pub history: Vec<EpochMetrics>,
+}
+
+/// Everything a checkpoint needs besides the model and optimiser records.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct CheckpointState {
+    epoch: usize,
+    best_epoch: usize,
+    best_loss: f64,
+    bad_epochs: usize,
+    history: Vec<EpochMetrics>,
+    identity: serde_json::Value,
+}
+
+/// The settings a resumed run must share with the run it resumes.
+fn identity(config: &TrainConfig) -> serde_json::Value {
+    serde_json::json!({
+        "data": config.data,
+        "hidden": config.hidden,
+        "loss": config.loss,
+        "optimiser": config.optimiser,
+        "learning_rate": config.learning_rate,
+        "momentum": config.momentum,
+        "batch_size": config.batch_size,
+        "validation_share": config.validation_share,
+        "seed": config.seed,
+    })
+}
+
+/// The burn device a config asks for, with autodiff.
+pub fn device_for(config: &TrainConfig) -> Result<Device, String> {
+    let device = match config.backend {
+        Backend::Cpu => match config.cpu_backend {
+            CpuBackend::Flex => Device::flex(),
+            #[allow(deprecated)] // burn 0.22 deprecates ndarray; kept for comparison
+            CpuBackend::Ndarray => Device::ndarray(),
+        },
+        Backend::Gpu => gpu_device()?,
+    };
+    Ok(device.autodiff())
+}
+
+#[cfg(feature = "gpu")]
+fn gpu_device() -> Result<Device, String> {
+    Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice))
+}
+
+#[cfg(not(feature = "gpu"))]
+fn gpu_device() -> Result<Device, String> {
+    Err(
+        "this train binary was built without GPU support; rebuild it with \
+         `cargo build --release -p train --features gpu` (burn-wgpu: Vulkan, Metal or DX12)"
+            .into(),
+    )
+}
+
+/// The loss of a batch, from the output layer before its sigmoid.
+pub fn loss(kind: Loss, logits: Tensor<2>, targets: Tensor<2>) -> Tensor<1> {
+    match kind {
+        // Binary cross-entropy per output, computed from logits so that it stays finite:
+        // max(z, 0) - z*y + ln(1 + e^-|z|).
+        Loss::Bce => {
+            let positive = logits.clone().clamp_min(0.0);
+            let soft = logits.clone().abs().neg().exp().log1p();
+            (positive - logits * targets + soft).mean()
+        }
+        Loss::Mse => {
+            let d = sigmoid(logits) - targets;
+            (d.clone() * d).mean()
+        }
+    }
+}
+
+fn optimiser(config: &TrainConfig) -> ModuleOptimizer {
+    match config.optimiser {
+        Optimiser::Adam => AdamConfig::new().init(),
+        Optimiser::Sgd => SgdConfig::new()
+            .with_momentum(Some(
+                MomentumConfig::new()
+                    .with_momentum(config.momentum)
+                    .with_dampening(0.0),
+            ))
+            .init(),
+    }
+}
+
+fn latest_checkpoint(dir: &Path) -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("state.json").is_file())
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+fn progress_bar(multi: &MultiProgress, len: u64, template: &str) -> ProgressBar {
+    let bar = multi.add(ProgressBar::new(len));
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
+    let config = &options.config;
+    config.validate()?;
+    let index = DataIndex::build(&config.data, config.validation_share, config.seed)?;
+    let encoder = Encoder::new(index.spec)?;
+    let width = encoder.feature_len();
+    let say = |text: String| {
+        if options.verbose {
+            eprintln!("train: {text}");
+        }
+    };
+    for w in &index.warnings {
+        say(format!("warning: {w}"));
+    }
+    let (train_positions, valid_positions) = (
+        DataIndex::positions(&index.train),
+        DataIndex::positions(&index.valid),
+    );
+    say(format!(
+        "{}: {} games ({} positions) for training, {} games ({} positions) for validation, {} inputs",
+        index.dir.display(),
+        index.train.len(),
+        train_positions,
+        index.valid.len(),
+        valid_positions,
+        width
+    ));
+    let in_memory = train_positions + valid_positions <= config.memory_positions as u64;
+    let load_start = Instant::now();
+    let (train_source, valid_source) = if in_memory {
+        (
+            Source::load(&index.train, &index.files, &encoder)?,
+            Source::load(&index.valid, &index.files, &encoder)?,
+        )
+    } else {
+        (
+            Source::streamed(&index.train, &index.files, config.memory_positions),
+            Source::streamed(&index.valid, &index.files, config.memory_positions),
+        )
+    };
+    say(format!(
+        "{} ({:.1}s)",
+        if in_memory {
+            "positions encoded into memory once".to_string()
+        } else {
+            format!(
+                "streaming: more than memory_positions = {}, shuffled through a buffer of that size",
+                config.memory_positions
+            )
+        },
+        load_start.elapsed().as_secs_f64()
+    ));
+
+    let out = &config.out;
+    let checkpoints = out.join(CHECKPOINTS);
+    std::fs::create_dir_all(&checkpoints)
+        .map_err(|e| format!("cannot create {}: {e}", checkpoints.display()))?;
+    let device = device_for(config)?;
+    let plain_device = device.clone().without_autodiff();
+    let mut net = Net::new(width, config.hidden, config.seed, &device);
+    let mut optim = optimiser(config);
+    let mut state = CheckpointState {
+        epoch: 0,
+        best_epoch: 0,
+        best_loss: f64::INFINITY,
+        bad_epochs: 0,
+        history: Vec::new(),
+        identity: identity(config),
+    };
+    match latest_checkpoint(&checkpoints) {
+        Some(dir) if options.resume => {
+            let text = std::fs::read_to_string(dir.join("state.json"))
+                .map_err(|e| format!("cannot read {}: {e}", dir.join("state.json").display()))?;
+            let saved: CheckpointState = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: {e}", dir.join("state.json").display()))?;
+            if saved.identity != state.identity {
+                return Err(format!(
+                    "{} was trained with other settings ({}); this run has {}",
+                    dir.display(),
+                    saved.identity,
+                    state.identity
+                ));
+            }
+            let record = ModuleRecord::load(dir.join("model.bpk"))
+                .map_err(|e| format!("{}: {e}", dir.join("model.bpk").display()))?;
+            net = net.load_record(record);
+            optim = optim
+                .load(dir.join("optimiser.bpk"))
+                .map_err(|e| format!("{}: {e}", dir.join("optimiser.bpk").display()))?;
+            say(format!("resuming after epoch {} from {}", saved.epoch, dir.display()));
+            state = saved;
+        }
+        Some(dir) => {
+            return Err(format!(
+                "{} holds a checkpoint of an earlier run ({}); pass --resume to continue it, or choose another --out",
+                out.display(),
+                dir.display()
+            ))
+        }
+        None => {}
+    }
+
+    let meta_base = ModelMeta {
+        game: index.spec,
+        encoding: match index.spec {
+            GameSpec::DotsAndBoxes { .. } => DAB_ENCODING.to_string(),
+            GameSpec::TicTacToe => "tictactoe-v1".to_string(),
+        },
+        inputs: width,
+        hidden: config.hidden,
+        extra: Default::default(),
+    };
+    let device_name = format!("{:?}", config.backend).to_lowercase()
+        + &match config.backend {
+            Backend::Cpu => format!(" ({:?})", config.cpu_backend).to_lowercase(),
+            Backend::Gpu => " (wgpu)".into(),
+        };
+    let multi = MultiProgress::new();
+    let show_bars = options.verbose && std::io::stderr().is_terminal();
+    if !show_bars {
+        multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let epochs_bar = progress_bar(
+        &multi,
+        config.epochs as u64,
+        "epochs    [{bar:30}] {pos}/{len} {msg}",
+    );
+    epochs_bar.set_position(state.epoch as u64);
+    if options.verbose {
+        let _ = multi.println(EpochMetrics::HEADER);
+        for m in &state.history {
+            let _ = multi.println(m.row());
+        }
+    }
+    let mut stopped_early = false;
+    let mut net = Some(net);
+    for epoch in state.epoch + 1..=config.epochs {
+        let start = Instant::now();
+        let batches = progress_bar(
+            &multi,
+            train_positions,
+            "positions [{bar:30}] {pos}/{len} {per_sec} ETA {eta}",
+        );
+        let mut rng = Rng::new(derive_seed(config.seed, epoch as u64));
+        let mut train_tally = Tally::default();
+        let lr = config.learning_rate;
+        train_source.for_each_batch(&encoder, config.batch_size, Some(&mut rng), |batch| {
+            let model = net.take().expect("the net is there between batches");
+            let x = input_tensor(batch.features, width, &device);
+            let y = target_tensor(batch.labels, &device);
+            let logits = model.logits(x);
+            let batch_loss = loss(config.loss, logits.clone(), y);
+            let loss_value: f32 = batch_loss.clone().into_scalar();
+            let outputs: Vec<f32> = sigmoid(logits)
+                .into_data()
+                .try_to_vec()
+                .map_err(|e| format!("{e:?}"))?;
+            let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
+            net = Some(optim.step(lr, model, grads));
+            train_tally.add(loss_value as f64, &outputs, batch.labels, config.threshold);
+            batches.inc(batch.labels.len() as u64);
+            Ok(())
+        })?;
+        batches.finish_and_clear();
+        let model = net.as_ref().expect("the net is there");
+        let valid_model = model.valid();
+        let mut valid_tally = Tally::default();
+        valid_source.for_each_batch(&encoder, config.batch_size.max(1024), None, |batch| {
+            let x = input_tensor(batch.features, width, &plain_device);
+            let y = target_tensor(batch.labels, &plain_device);
+            let logits = valid_model.logits(x);
+            let loss_value: f32 = loss(config.loss, logits.clone(), y).into_scalar();
+            let outputs: Vec<f32> = sigmoid(logits)
+                .into_data()
+                .try_to_vec()
+                .map_err(|e| format!("{e:?}"))?;
+            valid_tally.add(loss_value as f64, &outputs, batch.labels, config.threshold);
+            Ok(())
+        })?;
+        let metrics = EpochMetrics::from_tallies(
+            epoch,
+            &train_tally,
+            &valid_tally,
+            start.elapsed().as_secs_f64(),
+        );
+        if options.verbose {
+            let _ = multi.println(metrics.row());
+        }
+        // Early stopping watches the validation loss (the training loss without validation).
+        let watched = if valid_tally.positions > 0 {
+            metrics.valid_loss
+        } else {
+            metrics.train_loss
+        };
+        state.epoch = epoch;
+        state.history.push(metrics.clone());
+        if watched < state.best_loss {
+            state.best_loss = watched;
+            state.best_epoch = epoch;
+            state.bad_epochs = 0;
+            let mut meta = meta_base.clone();
+            meta.extra = model_metadata(config, &index, &metrics, &options.command, &device_name);
+            model
+                .to_value_net(meta)
+                .save(&out.join(MODEL_FILE))
+                .map_err(|e| e.to_string())?;
+        } else {
+            state.bad_epochs += 1;
+        }
+        write_csv(&out.join(METRICS_FILE), &state.history)?;
+        plot(&out.join(PLOT_FILE), &state.history, config.threshold)?;
+        save_checkpoint(&checkpoints, model, &optim, &state)?;
+        write_card(
+            &out.join(CARD_FILE),
+            config,
+            &index,
+            &state.history,
+            state.best_epoch,
+            &options.command,
+            &device_name,
+        )?;
+        epochs_bar.set_position(epoch as u64);
+        epochs_bar.set_message(format!(
+            "best validation loss {:.5} at epoch {}",
+            state.best_loss, state.best_epoch
+        ));
+        if config.patience > 0 && state.bad_epochs >= config.patience {
+            stopped_early = true;
+            if options.verbose {
+                let _ = multi.println(format!(
+                    "early stop: no better validation loss for {} epochs",
+                    config.patience
+                ));
+            }
+            break;
+        }
+    }
+    epochs_bar.finish_and_clear();
+    let best = state
+        .history
+        .iter()
+        .find(|m| m.epoch == state.best_epoch)
+        .cloned();
+    Ok(TrainSummary {
+        out: out.clone(),
+        model: out.join(MODEL_FILE),
+        best_epoch: state.best_epoch,
+        best,
+        epochs_run: state.epoch,
+        stopped_early,
+        train_positions,
+        valid_positions,
+        train_games: index.train.len(),
+        valid_games: index.valid.len(),
+        device: device_name,
+        history: state.history,
+    })
+}
+
+fn model_metadata(
+    config: &TrainConfig,
+    index: &DataIndex,
+    best: &EpochMetrics,
+    command: &str,
+    device: &str,
+) -> std::collections::BTreeMap<String, String> {
+    let mut m = std::collections::BTreeMap::new();
+    m.insert("dataset".into(), index.dir.display().to_string());
+    m.insert(
+        "dataset_games".into(),
+        (index.train.len() + index.valid.len()).to_string(),
+    );
+    m.insert(
+        "dataset_positions".into(),
+        (DataIndex::positions(&index.train) + DataIndex::positions(&index.valid)).to_string(),
+    );
+    m.insert("dataset_config".into(), index.manifest_config.to_string());
+    m.insert(
+        "train_config".into(),
+        serde_json::to_string(config).expect("a config serialises"),
+    );
+    m.insert(
+        "metrics".into(),
+        serde_json::to_string(best).expect("metrics serialise"),
+    );
+    m.insert("command".into(), command.to_string());
+    m.insert("trained_on".into(), device.to_string());
+    m.insert(
+        "trainer".into(),
+        format!("train {} (burn 0.22.1)", env!("CARGO_PKG_VERSION")),
+    );
+    m
+}
+
+/// Writes `checkpoints/epoch-NNNN/` (model, optimiser, state last, so a folder with a state
+/// is complete) and keeps the last two.
+fn save_checkpoint(
+    checkpoints: &Path,
+    net: &Net,
+    optim: &ModuleOptimizer,
+    state: &CheckpointState,
+) -> Result<(), String> {
+    let dir = checkpoints.join(format!("epoch-{:04}", state.epoch));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    net.clone()
+        .into_record()
+        .save(dir.join("model.bpk"))
+        .map_err(|e| format!("{}: {e}", dir.join("model.bpk").display()))?;
+    optim
+        .save(dir.join("optimiser.bpk"))
+        .map_err(|e| format!("{}: {e}", dir.join("optimiser.bpk").display()))?;
+    let text = serde_json::to_string_pretty(state).expect("a state serialises");
+    let tmp = dir.join("state.json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, dir.join("state.json")))
+        .map_err(|e| format!("cannot write {}: {e}", dir.join("state.json").display()))?;
+    let mut all: Vec<PathBuf> = std::fs::read_dir(checkpoints)
+        .map_err(|e| format!("{}: {e}", checkpoints.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    all.sort();
+    if all.len() > 2 {
+        for old in &all[..all.len() - 2] {
+            let _ = std::fs::remove_dir_all(old);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! Training end to end on a small 3x3 dataset, resume, and the engine's forward pass against
+//! burn's, and the pure parts of the library (all in one file: every test binary links
+//! burn, and each link with LTO costs minutes).
+
+use std::path::{Path, PathBuf};
+
+use burn::tensor::Device;
+use engine::games::GameSpec;
+use engine::nn::{ModelMeta, ValueNet, DAB_ENCODING};
+use engine::rng::Rng;
+use train::config::TrainConfig;
+use train::metrics::{EpochMetrics, Tally};
+use train::model::{input_tensor, Net};
+use train::trainer::{train, TrainOptions, METRICS_FILE, MODEL_FILE};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("train-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A 3x3 self-play dataset of `games` games.
+fn dataset(dir: &Path, games: u64) {
+    let config = selfplay::config::RunConfig {
+        rows: 3,
+        cols: 3,
+        games,
+        iterations: 300,
+        threads: 2,
+        seed: 3,
+        out: dir.to_path_buf(),
+        ..Default::default()
+    };
+    selfplay::run::run(&selfplay::run::RunOptions {
+        config,
+        shard: selfplay::shard::Shard { index: 0, count: 1 },
+        resume: false,
+        progress: selfplay::run::Progress::Quiet,
+    })
+    .unwrap();
+}
+
+fn options(data: &Path, out: &Path, epochs: usize, resume: bool) -> TrainOptions {
+    TrainOptions {
+        config: TrainConfig {
+            data: data.to_path_buf(),
+            out: out.to_path_buf(),
+            epochs,
+            batch_size: 64,
+            learning_rate: 0.01,
+            validation_share: 0.2,
+            patience: 0,
+            ..TrainConfig::default()
+        },
+        resume,
+        verbose: false,
+        command: "test".into(),
+    }
+}
+
+#[test]
+fn trains_exports_and_resumes_to_the_same_net() {
+    let root = temp_dir("run");
+    let data = root.join("data");
+    dataset(&data, 80);
+    let straight = root.join("straight");
+    let s = train(&options(&data, &straight, 4, false)).unwrap();
+    assert_eq!(s.epochs_run, 4);
+    assert_eq!(s.train_positions + s.valid_positions, 80 * 24);
+    assert!(s.valid_games > 0 && s.train_games > s.valid_games);
+    let first = &s.history[0];
+    let last = &s.history[3];
+    assert!(last.train_loss < first.train_loss, "{first:?} -> {last:?}");
+    // Every output file is there; the model fits the board and says what it was trained on.
+    for f in [MODEL_FILE, METRICS_FILE, "MODEL.md", "curves.svg"] {
+        assert!(straight.join(f).is_file(), "{f}");
+    }
+    let csv = std::fs::read_to_string(straight.join(METRICS_FILE)).unwrap();
+    assert_eq!(csv.lines().count(), 5);
+    let net = ValueNet::load(&straight.join(MODEL_FILE)).unwrap();
+    net.check_fits(GameSpec::DotsAndBoxes { rows: 3, cols: 3 }, 33)
+        .unwrap();
+    assert_eq!(net.meta.extra["dataset_games"], "80");
+    assert!(net.meta.extra.contains_key("metrics"));
+
+    // A second run into the same folder needs --resume.
+    assert!(train(&options(&data, &straight, 4, false))
+        .unwrap_err()
+        .contains("--resume"));
+    // Two epochs, then resumed to four: the same history as four straight epochs.
+    let resumed = root.join("resumed");
+    train(&options(&data, &resumed, 2, false)).unwrap();
+    let r = train(&options(&data, &resumed, 4, true)).unwrap();
+    assert_eq!(r.history.len(), 4);
+    for (a, b) in r.history.iter().zip(&s.history) {
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-6;
+        assert!(
+            close(a.train_loss, b.train_loss) && close(a.valid_loss, b.valid_loss),
+            "resumed {a:?} vs straight {b:?}"
+        );
+    }
+    // Another setting is refused on resume.
+    let mut other = options(&data, &resumed, 5, true);
+    other.config.hidden = 20;
+    assert!(train(&other).unwrap_err().contains("other settings"));
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn engine_forward_pass_matches_burn() {
+    let device = Device::flex();
+    let net = Net::new(85, 100, 11, &device);
+    let mut rng = Rng::new(5);
+    let rows = 200;
+    let values = [0.0f32, 0.25, 0.5, 0.75, 1.0];
+    let inputs: Vec<f32> = (0..rows * 85)
+        .map(|_| values[rng.below(5) as usize])
+        .collect();
+    let burn_out: Vec<f32> = net
+        .forward(input_tensor(&inputs, 85, &device))
+        .into_data()
+        .try_to_vec()
+        .unwrap();
+    let meta = ModelMeta {
+        game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+        encoding: DAB_ENCODING.into(),
+        inputs: 85,
+        hidden: 100,
+        extra: Default::default(),
+    };
+    let root = temp_dir("forward");
+    let path = root.join("net.safetensors");
+    net.to_value_net(meta).save(&path).unwrap();
+    let engine_net = ValueNet::load(&path).unwrap();
+    let mut worst = 0f32;
+    for r in 0..rows {
+        let out = engine_net.forward(&inputs[r * 85..(r + 1) * 85]);
+        for k in 0..3 {
+            worst = worst.max((out[k] - burn_out[r * 3 + k]).abs());
+        }
+    }
+    assert!(worst <= 1e-5, "largest difference {worst}");
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn epoch_rows_and_the_gpu_switch() {
+    // The table row names every column of the header.
+    let m = EpochMetrics {
+        epoch: 1,
+        train_loss: 0.5,
+        train_accuracy: 0.6,
+        valid_loss: 0.55,
+        valid_accuracy: 0.58,
+        valid_sure_share: 0.1,
+        valid_sure_accuracy: 0.9,
+        seconds: 1.0,
+        positions_per_second: 1000.0,
+    };
+    assert_eq!(m.row().split_whitespace().count(), 9, "{}", m.row());
+    #[cfg(not(feature = "gpu"))]
+    {
+        let config = TrainConfig {
+            backend: train::config::Backend::Gpu,
+            ..TrainConfig::default()
+        };
+        let err = train::trainer::device_for(&config).unwrap_err();
+        assert!(err.contains("--features gpu"), "{err}");
+    }
+}
+
+// The settings and the tallies.
+
+#[test]
+fn shipped_train_configs_parse() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("train") && name.ends_with(".toml") {
+            TrainConfig::from_file(&path).unwrap().validate().unwrap();
+            seen += 1;
+        }
+    }
+    assert!(seen >= 1);
+}
+
+#[test]
+fn bad_keys_and_values_are_named() {
+    let err = toml::from_str::<TrainConfig>("epochs = 3\nlearning_rat = 0.1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("learning_rat") && err.contains("line 2"),
+        "{err}"
+    );
+    let bad = TrainConfig {
+        validation_share: 1.5,
+        ..TrainConfig::default()
+    };
+    assert!(bad.validate().unwrap_err().contains("validation_share"));
+}
+
+#[test]
+fn tally_counts_sure_and_right() {
+    let mut t = Tally::default();
+    let outputs = [
+        0.95, 0.02, 0.01, // sure, says P1, right
+        0.10, 0.92, 0.01, // sure, says P2, wrong (P1 won)
+        0.60, 0.30, 0.05, // not sure, says P1, right
+        0.20, 0.70, 0.10, // not sure, says P2, right
+    ];
+    t.add(0.5, &outputs, &[0, 0, 0, 1], 0.9);
+    assert_eq!(t.positions, 4);
+    assert!((t.loss() - 0.5).abs() < 1e-12);
+    assert!((t.accuracy() - 0.75).abs() < 1e-12);
+    assert!((t.sure_share() - 0.5).abs() < 1e-12);
+    assert!((t.sure_accuracy() - 0.5).abs() < 1e-12);
+    t.add(0.1, &[0.1, 0.1, 0.95], &[2], 0.9);
+    assert!((t.loss() - (0.5 * 4.0 + 0.1) / 5.0).abs() < 1e-12);
+    assert!((t.sure_accuracy() - 2.0 / 3.0).abs() < 1e-12);
+}
