@@ -282,17 +282,23 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     if !show_bars {
         multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
+    // The epoch table goes above the bars on a terminal, to stderr otherwise.
+    let emit = |line: &str| {
+        if show_bars {
+            let _ = multi.println(line);
+        } else if options.verbose {
+            eprintln!("{line}");
+        }
+    };
     let epochs_bar = progress_bar(
         &multi,
         config.epochs as u64,
         "epochs    [{bar:30}] {pos}/{len} {msg}",
     );
     epochs_bar.set_position(state.epoch as u64);
-    if options.verbose {
-        let _ = multi.println(EpochMetrics::HEADER);
-        for m in &state.history {
-            let _ = multi.println(m.row());
-        }
+    emit(EpochMetrics::HEADER);
+    for m in &state.history {
+        emit(&m.row());
     }
     let mut stopped_early = false;
     let mut net = Some(net);
@@ -345,9 +351,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
             &valid_tally,
             start.elapsed().as_secs_f64(),
         );
-        if options.verbose {
-            let _ = multi.println(metrics.row());
-        }
+        emit(&metrics.row());
         // Early stopping watches the validation loss (the training loss without validation).
         let watched = if valid_tally.positions > 0 {
             metrics.valid_loss
@@ -388,12 +392,10 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         ));
         if config.patience > 0 && state.bad_epochs >= config.patience {
             stopped_early = true;
-            if options.verbose {
-                let _ = multi.println(format!(
-                    "early stop: no better validation loss for {} epochs",
-                    config.patience
-                ));
-            }
+            emit(&format!(
+                "early stop: no better validation loss for {} epochs",
+                config.patience
+            ));
             break;
         }
     }

@@ -112,3 +112,18 @@ fn damaged_or_foreign_files_are_refused_with_a_reason() {
     assert!(old.check_fits(five, 85).unwrap_err().contains("encoding"));
     std::fs::remove_file(path).unwrap();
 }
+
+#[test]
+fn the_shipped_model_loads_and_fits_5x5() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../models/dab-5x5/model.safetensors");
+    let net = ValueNet::load(&path).unwrap();
+    net.check_fits(GameSpec::DotsAndBoxes { rows: 5, cols: 5 }, 85)
+        .unwrap();
+    assert_eq!((net.inputs(), net.hidden()), (85, 100));
+    let board = crate::games::DotsAndBoxes::new(5, 5).unwrap();
+    let mut x = vec![0f32; 85];
+    crate::game::Game::encode_features(&board, &mut x);
+    let out = net.forward(&x);
+    assert!(out.iter().all(|p| (0.0..=1.0).contains(p)), "{out:?}");
+}
