@@ -5,6 +5,7 @@
 //! depends on a neural-network framework: value-net inference will be hand-written here.
 
 pub mod bench;
+pub mod cli;
 pub mod game;
 pub mod games;
 pub mod interactive;

@@ -135,13 +135,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => stats(args),
         Command::Export(args) => export(args),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("selfplay: error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    engine::cli::finish("selfplay", result)
 }
 
 fn run(args: RunArgs) -> Result<(), String> {
@@ -149,14 +143,9 @@ fn run(args: RunArgs) -> Result<(), String> {
         Some(path) => RunConfig::from_file(path)?,
         None => RunConfig::default(),
     };
-    macro_rules! set {
-        ($($field:ident),*) => {$(
-            if let Some(v) = args.$field.clone() {
-                config.$field = v;
-            }
-        )*};
-    }
-    set!(
+    engine::override_from_flags!(
+        config,
+        args;
         game,
         rows,
         cols,

@@ -74,13 +74,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Run(args) => run(*args),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("train: error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    engine::cli::finish("train", result)
 }
 
 fn run(args: RunArgs) -> Result<(), String> {
@@ -88,14 +82,9 @@ fn run(args: RunArgs) -> Result<(), String> {
         Some(path) => TrainConfig::from_file(path)?,
         None => TrainConfig::default(),
     };
-    macro_rules! set {
-        ($($field:ident),*) => {$(
-            if let Some(v) = args.$field.clone() {
-                config.$field = v;
-            }
-        )*};
-    }
-    set!(
+    engine::override_from_flags!(
+        config,
+        args;
         data,
         epochs,
         backend,

@@ -172,13 +172,7 @@ fn main() -> ExitCode {
         Command::Analyse(args) => analyse(args),
         Command::Bench(args) => run_bench(args),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    engine::cli::finish("engine", result)
 }
 
 fn play(args: PlayArgs) -> Result<(), String> {
