@@ -222,3 +222,38 @@ fn tally_counts_sure_and_right() {
     assert!((t.loss() - (0.5 * 4.0 + 0.1) / 5.0).abs() < 1e-12);
     assert!((t.sure_accuracy() - 2.0 / 3.0).abs() < 1e-12);
 }
+
+/// The GPU path (burn-wgpu; in CI a software Vulkan device, Mesa's llvmpipe) trains the same
+/// net as the CPU from the same start: losses and the exported net's outputs agree closely.
+#[cfg(feature = "gpu")]
+#[test]
+fn gpu_training_matches_cpu() {
+    let root = temp_dir("gpu");
+    let data = root.join("data");
+    dataset(&data, 40);
+    let cpu = train(&options(&data, &root.join("cpu"), 2, false)).unwrap();
+    let mut gpu_options = options(&data, &root.join("gpu"), 2, false);
+    gpu_options.config.backend = train::config::Backend::Gpu;
+    let gpu = train(&gpu_options).unwrap();
+    assert!(gpu.device.starts_with("gpu"), "{}", gpu.device);
+    for (c, g) in cpu.history.iter().zip(&gpu.history) {
+        let rel = |a: f64, b: f64| (a - b).abs() / a.abs().max(1e-9);
+        assert!(
+            rel(c.train_loss, g.train_loss) < 1e-3 && rel(c.valid_loss, g.valid_loss) < 1e-3,
+            "cpu {c:?} vs gpu {g:?}"
+        );
+    }
+    let cpu_net = ValueNet::load(&root.join("cpu").join(MODEL_FILE)).unwrap();
+    let gpu_net = ValueNet::load(&root.join("gpu").join(MODEL_FILE)).unwrap();
+    let mut rng = Rng::new(9);
+    let mut worst = 0f32;
+    for _ in 0..100 {
+        let x: Vec<f32> = (0..33).map(|_| rng.below(5) as f32 * 0.25).collect();
+        let (a, b) = (cpu_net.forward(&x), gpu_net.forward(&x));
+        for k in 0..3 {
+            worst = worst.max((a[k] - b[k]).abs());
+        }
+    }
+    assert!(worst < 1e-3, "outputs differ by {worst}");
+    std::fs::remove_dir_all(root).unwrap();
+}
