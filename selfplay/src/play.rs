@@ -2,7 +2,7 @@
 
 use engine::game::{Action, Game};
 use engine::mcts::{Budget, Search, SearchConfig, SearchResult};
-use engine::record::{GameRecord, MoveKind, MoveRecord, RootStat};
+use engine::record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RootStat};
 use engine::rng::{derive_seed, Rng};
 
 /// What decides a game besides its index (a projection of the run's config).
@@ -81,11 +81,7 @@ pub fn play_game<G: Game>(initial: &G, settings: &PlaySettings, index: u64) -> G
         index,
         seed,
         outcome,
-        scores: state.scores().unwrap_or(match outcome {
-            engine::Outcome::P1Win => [1, 0],
-            engine::Outcome::P2Win => [0, 1],
-            engine::Outcome::Draw => [0, 0],
-        }),
+        scores: recorded_scores(&state, outcome),
         moves,
     }
 }

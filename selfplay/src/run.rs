@@ -342,10 +342,7 @@ fn run_game<G: Game>(
             if writer.unsynced() >= config.sync_every as usize
                 || last_sync.elapsed() >= SYNC_INTERVAL
             {
-                manifest.games = done.len() as u64;
-                manifest.positions = positions_total;
-                manifest.files[0].games = manifest.games;
-                manifest.files[0].positions = positions_total;
+                set_counts(&mut manifest, done.len() as u64, positions_total);
                 if let Err(e) = writer.sync().and_then(|_| manifest.write(&dir)) {
                     write_error = Some(e.to_string());
                     stop.store(true, Ordering::Relaxed);
@@ -365,10 +362,7 @@ fn run_game<G: Game>(
     let remaining = shard_games(shard, config.games)
         .filter(|k| !done.contains(k))
         .count();
-    manifest.games = done.len() as u64;
-    manifest.positions = positions_total;
-    manifest.files[0].games = manifest.games;
-    manifest.files[0].positions = positions_total;
+    set_counts(&mut manifest, done.len() as u64, positions_total);
     manifest.complete = remaining == 0;
     writer.sync().map_err(|e| e.to_string())?;
     manifest.write(&dir).map_err(|e| e.to_string())?;
@@ -399,6 +393,14 @@ fn run_game<G: Game>(
     std::fs::write(&summary_path, json)
         .map_err(|e| format!("cannot write {}: {e}", summary_path.display()))?;
     Ok(summary)
+}
+
+/// Records the games and positions now in the run's one record file.
+fn set_counts(manifest: &mut Manifest, games: u64, positions: u64) {
+    manifest.games = games;
+    manifest.positions = positions;
+    manifest.files[0].games = games;
+    manifest.files[0].positions = positions;
 }
 
 /// Progress: an indicatif bar on a terminal, plain log lines in a batch job, or nothing.

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::config::TrainConfig;
-use crate::data::DataIndex;
+use crate::data::{DataIndex, Encoder};
 use crate::metrics::EpochMetrics;
 
 pub fn write_card(
@@ -16,6 +16,7 @@ pub fn write_card(
     command: &str,
     device: &str,
 ) -> Result<(), String> {
+    let inputs = Encoder::new(index.spec).map_or(0, |e| e.feature_len());
     let best = history.iter().find(|m| m.epoch == best_epoch);
     let games = index.train.len() + index.valid.len();
     let positions = DataIndex::positions(&index.train) + DataIndex::positions(&index.valid);
@@ -30,8 +31,7 @@ pub fn write_card(
     s += "| file | `model.safetensors` (f32, PyTorch `nn.Linear` layout) |\n";
     s += &format!(
         "| layers | {}-{}-3, sigmoid hidden and output |\n",
-        index.files.first().map_or(0, |_| index_width(index)),
-        config.hidden
+        inputs, config.hidden
     );
     s += &format!(
         "| data | `{}`: {games} games, {positions} positions; {} games ({} positions) train, {} games ({} positions) validation, split by game |\n",
@@ -73,8 +73,4 @@ pub fn write_card(
     }
     s += "```\n\nCurves: `curves.svg`; every figure: `metrics.csv`.\n";
     std::fs::write(path, s).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-fn index_width(index: &DataIndex) -> usize {
-    crate::data::Encoder::new(index.spec).map_or(0, |e| e.feature_len())
 }

@@ -69,6 +69,16 @@ pub struct GameRecord {
     pub moves: Vec<MoveRecord>,
 }
 
+/// The final scores a record keeps for a finished `state` with `outcome`: the game's own
+/// scores, or 1-0, 0-1, 0-0 for a game without scores.
+pub fn recorded_scores<G: crate::game::Game>(state: &G, outcome: Outcome) -> [u32; 2] {
+    state.scores().unwrap_or(match outcome {
+        Outcome::P1Win => [1, 0],
+        Outcome::P2Win => [0, 1],
+        Outcome::Draw => [0, 0],
+    })
+}
+
 /// Bytes of a record before its moves, and of a move before its root statistics.
 const GAME_FIXED: usize = 8 + 8 + 1 + 2 + 2 + 2;
 const MOVE_FIXED: usize = 2 + 1 + 1 + 4 + 2;

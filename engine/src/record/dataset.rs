@@ -289,11 +289,7 @@ pub fn replay<G: Game>(
             record.outcome
         )),
         Some(_) => {
-            let scores = state.scores().unwrap_or(match record.outcome {
-                Outcome::P1Win => [1, 0],
-                Outcome::P2Win => [0, 1],
-                Outcome::Draw => [0, 0],
-            });
+            let scores = super::codec::recorded_scores(&state, record.outcome);
             if scores != record.scores {
                 return Err(format!(
                     "the moves end {}-{}, the record says {}-{}",

@@ -12,7 +12,8 @@ mod dataset;
 mod file;
 
 pub use codec::{
-    decode_game, encode_game, outcome_class, GameRecord, MoveKind, MoveRecord, RootStat,
+    decode_game, encode_game, outcome_class, recorded_scores, GameRecord, MoveKind, MoveRecord,
+    RootStat,
 };
 pub use crc32::crc32;
 pub use dataset::{
