@@ -10,7 +10,7 @@ mod policy;
 mod search;
 
 pub use node::{Children, Node, Tree, BYTES_PER_NODE};
-pub use policy::{RandomRollout, RolloutPolicy, TreePolicy, Ucb};
+pub use policy::{RandomRollout, RolloutPolicy, RolloutStats, TreePolicy, Ucb};
 pub use search::{
     mean_result, Budget, CounterMode, RootMove, Search, SearchConfig, SearchError, SearchResult,
 };

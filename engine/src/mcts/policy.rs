@@ -22,8 +22,43 @@ pub trait TreePolicy: Clone + Send + Sync {
 }
 
 /// Plays a leaf position out and returns the outcome to back up.
+///
+/// Each search thread has its own clone. A search calls [`begin_search`](Self::begin_search)
+/// once with the root, then `rollout` once per iteration that does not end in the tree, then
+/// [`take_stats`](Self::take_stats).
 pub trait RolloutPolicy<G: Game>: Clone + Send {
+    /// Prepares for a search from `root` (a policy may cache what every rollout shares).
+    #[inline]
+    fn begin_search(&mut self, _root: &G) {}
+
+    /// Plays `state` (a leaf of the tree) out, or stops early, and returns the outcome to back up.
     fn rollout(&mut self, state: &mut G, rng: &mut Rng) -> Outcome;
+
+    /// What the rollouts since the last call did, and resets the counts.
+    #[inline]
+    fn take_stats(&mut self) -> RolloutStats {
+        RolloutStats::default()
+    }
+}
+
+/// Counts kept by a rollout policy over one search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RolloutStats {
+    /// Rollouts played (iterations whose leaf was not a finished game).
+    pub rollouts: u64,
+    /// Value-net evaluations.
+    pub net_evaluations: u64,
+    /// Rollouts the net ended because an output reached the threshold: the paper's
+    /// "good predictions" (its Table 5).
+    pub net_cutoffs: u64,
+}
+
+impl RolloutStats {
+    pub fn add(&mut self, other: RolloutStats) {
+        self.rollouts += other.rollouts;
+        self.net_evaluations += other.net_evaluations;
+        self.net_cutoffs += other.net_cutoffs;
+    }
 }
 
 /// Uniformly random playouts (the game's own fast rollout where it has one).

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use super::node::{Node, Tree, BYTES_PER_NODE};
-use super::policy::{RandomRollout, RolloutPolicy, TreePolicy, Ucb};
+use super::policy::{RandomRollout, RolloutPolicy, RolloutStats, TreePolicy, Ucb};
 use crate::game::{Action, Game, Outcome, Player};
 use crate::rng::{derive_seed, Rng};
 
@@ -115,6 +115,9 @@ pub struct SearchResult {
     pub threads: usize,
     /// Every root move, in ascending action order.
     pub root_moves: Vec<RootMove>,
+    /// What the rollouts did, over all threads (net evaluations and cut-offs for a net-guided
+    /// search).
+    pub rollouts: RolloutStats,
 }
 
 impl SearchResult {
@@ -183,6 +186,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 path: Vec::new(),
                 actions: Vec::new(),
                 rng: Rng::new(0),
+                rollouts: 0,
             })
             .collect();
         Search {
@@ -265,9 +269,11 @@ fn merge(
     let mut root_moves: Vec<RootMove> = Vec::new();
     let mut iterations = 0;
     let mut tree_nodes = 0;
+    let mut rollouts = RolloutStats::default();
     for out in outputs {
         iterations += out.iterations;
         tree_nodes += out.nodes as u64;
+        rollouts.add(out.rollouts);
         for child in out.root_children {
             match root_moves.iter_mut().find(|m| m.action == child.action) {
                 Some(m) => {
@@ -303,6 +309,7 @@ fn merge(
         tree_nodes,
         threads,
         root_moves,
+        rollouts,
     }
 }
 
@@ -310,6 +317,7 @@ struct WorkerOutput {
     iterations: u64,
     nodes: usize,
     root_children: Vec<Node>,
+    rollouts: RolloutStats,
 }
 
 /// One tree and the buffers its iterations reuse.
@@ -321,6 +329,8 @@ struct Worker<G: Game, T, R> {
     path: Vec<u32>,
     actions: Vec<Action>,
     rng: Rng,
+    /// Rollouts played in the current search.
+    rollouts: u64,
 }
 
 /// Iterations between two looks at the clock.
@@ -345,6 +355,9 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         }
         self.tree.push(Node::leaf(0));
         self.actions.reserve(root.max_actions());
+        self.rollouts = 0;
+        self.rollout.take_stats();
+        self.rollout.begin_search(root);
         let root_player = root.to_move();
         let mut iterations = 0u64;
         loop {
@@ -372,10 +385,13 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             root.legal_actions(&mut actions);
             actions.into_iter().map(Node::leaf).collect()
         };
+        let mut rollouts = self.rollout.take_stats();
+        rollouts.rollouts = self.rollouts;
         WorkerOutput {
             iterations,
             nodes: self.tree.len(),
             root_children,
+            rollouts,
         }
     }
 
@@ -438,6 +454,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             if state.is_terminal() {
                 terminal_outcome(&state)
             } else {
+                self.rollouts += 1;
                 self.rollout.rollout(&mut state, &mut self.rng)
             }
         };

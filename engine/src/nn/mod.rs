@@ -7,14 +7,29 @@
 //! `output.bias`, f32, in PyTorch's `nn.Linear` layout, and string metadata saying what the net
 //! is for: see [`ModelMeta`] and `models/README.md`.
 
+pub mod inference;
+pub mod rollout;
 mod safetensors;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::games::GameSpec;
+use crate::games::{DotsAndBoxes, GameSpec};
 
+pub use inference::FastNet;
+pub use rollout::{DabNet, NetGuide, NetRollout};
 pub use safetensors::{read_safetensors, write_safetensors, TensorEntry};
+
+/// Loads the model at `path` for net-guided rollouts on `board`'s size. A file that cannot be
+/// read, is damaged, or was made for another game, board size, encoding or layer layout is
+/// refused with the path and the reason.
+pub fn load_dab_net(path: &Path, board: &DotsAndBoxes) -> Result<DabNet, ModelError> {
+    let net = ValueNet::load(path)?;
+    DabNet::new(&net, board).map_err(|detail| ModelError {
+        path: path.to_path_buf(),
+        detail,
+    })
+}
 
 /// The input encoding of Dots and Boxes nets: the paper's Table 2 grid (see
 /// `games::dots_and_boxes`). Bumped if the encoding ever changes.
@@ -250,3 +265,5 @@ impl ValueNet {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod guided_tests;

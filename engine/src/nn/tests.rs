@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::rng::Rng;
 
-fn random_net(inputs: usize, hidden: usize, seed: u64) -> ValueNet {
+pub(super) fn random_net(inputs: usize, hidden: usize, seed: u64) -> ValueNet {
     let mut rng = Rng::new(seed);
     let mut values = |n: usize| -> Vec<f32> {
         (0..n)
@@ -27,7 +27,7 @@ fn random_net(inputs: usize, hidden: usize, seed: u64) -> ValueNet {
     }
 }
 
-fn temp_file(name: &str) -> std::path::PathBuf {
+pub(super) fn temp_file(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("nn-test-{}-{name}.safetensors", std::process::id()))
 }
 

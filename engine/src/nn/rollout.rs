@@ -1,0 +1,340 @@
+//! Net-guided rollouts for Dots and Boxes: the paper's Algorithm 5 (section 5.2). At each step
+//! of a rollout the net predicts (P1 wins, P2 wins, draw); once the largest reaches the
+//! threshold the rollout stops and that outcome is backed up, otherwise one random move is
+//! played and the net asked again.
+//!
+//! The hidden pre-activations are kept along the rollout and updated by the inputs a move
+//! changes (one edge, at most two boxes), so a step costs three column adds, a hundred
+//! sigmoids and three dot products instead of the 85 x 100 product. Each search starts them
+//! once from its root; a rollout starts from the root's by the edges and boxes its leaf adds.
+//!
+//! The cut-off test runs on logits: `sigmoid(z) >= t` exactly when `z >= ln(t / (1 - t))`, so
+//! the outputs need no sigmoid at all.
+
+use std::sync::Arc;
+
+use super::inference::{add_into, FastNet};
+use super::{ValueNet, OUTPUTS};
+use crate::game::{Game, Outcome, Player};
+use crate::games::dots_and_boxes::{
+    Geometry, FEATURE_BOX_FREE, FEATURE_BOX_P1, FEATURE_BOX_P2, FEATURE_EDGE_DRAWN,
+    FEATURE_EDGE_FREE, MAX_EDGES,
+};
+use crate::games::{DotsAndBoxes, GameSpec};
+use crate::mcts::{RolloutPolicy, RolloutStats};
+use crate::rng::{HalfDraws, Rng};
+
+/// How the net guides rollouts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NetGuide {
+    /// A rollout stops once the largest output reaches this (the paper's 0.9). In (0, 1]; at 1
+    /// the net is asked at every step but never stops a rollout.
+    pub threshold: f64,
+    /// The net is asked only in positions with at least this many edges drawn (the paper used
+    /// random rollouts early in the game, where the net is least sure and a call costs most).
+    pub from_move: u32,
+}
+
+impl NetGuide {
+    pub const DEFAULT_THRESHOLD: f64 = 0.9;
+
+    /// Checks the settings: a message naming the bad one.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(format!(
+                "threshold must be above 0 and at most 1, got {}",
+                self.threshold
+            ));
+        }
+        Ok(())
+    }
+
+    /// The logit the largest output logit must reach: `ln(t / (1 - t))`, +inf at 1.
+    pub fn threshold_logit(&self) -> f32 {
+        if self.threshold >= 1.0 {
+            f32::INFINITY
+        } else {
+            (self.threshold / (1.0 - self.threshold)).ln() as f32
+        }
+    }
+}
+
+impl Default for NetGuide {
+    fn default() -> NetGuide {
+        NetGuide {
+            threshold: NetGuide::DEFAULT_THRESHOLD,
+            from_move: 0,
+        }
+    }
+}
+
+/// The net's hidden-layer columns rearranged for one Dots-and-Boxes board: per edge, what
+/// drawing it adds to the pre-activations; per box and owner, what closing it adds.
+pub struct DabNet {
+    net: FastNet,
+    geo: &'static Geometry,
+    /// Pre-activations of the empty board (every box free, every edge free).
+    empty: Vec<f32>,
+    /// Per edge id, `width` floats: `(drawn - free) * column(edge)`.
+    edge_delta: Vec<f32>,
+    /// Per player (P1, P2) and box, `width` floats: `(closed by player - free) * column(box)`.
+    box_delta: [Vec<f32>; 2],
+}
+
+impl DabNet {
+    /// Lays `net` out for `board`'s size, after checking that it was made for it.
+    pub fn new(net: &ValueNet, board: &DotsAndBoxes) -> Result<DabNet, String> {
+        let spec = GameSpec::DotsAndBoxes {
+            rows: board.rows() as u8,
+            cols: board.cols() as u8,
+        };
+        net.check_fits(spec, board.feature_len())?;
+        let fast = FastNet::new(net);
+        let geo = board.geometry();
+        let w = fast.width();
+        let mut empty = fast.bias().to_vec();
+        let mut edge_delta = vec![0f32; geo.num_edges * w];
+        for e in 0..geo.num_edges {
+            let column = fast.column(geo.edge_feature[e] as usize);
+            for (d, c) in edge_delta[e * w..(e + 1) * w].iter_mut().zip(column) {
+                *d = (FEATURE_EDGE_DRAWN - FEATURE_EDGE_FREE) * c;
+            }
+            for (a, c) in empty.iter_mut().zip(column) {
+                *a += FEATURE_EDGE_FREE * c;
+            }
+        }
+        let mut box_delta = [vec![0f32; geo.num_boxes * w], vec![0f32; geo.num_boxes * w]];
+        for b in 0..geo.num_boxes {
+            let column = fast.column(geo.box_feature[b] as usize);
+            for (owner, value) in [FEATURE_BOX_P1, FEATURE_BOX_P2].into_iter().enumerate() {
+                for (d, c) in box_delta[owner][b * w..(b + 1) * w].iter_mut().zip(column) {
+                    *d = (value - FEATURE_BOX_FREE) * c;
+                }
+            }
+            for (a, c) in empty.iter_mut().zip(column) {
+                *a += FEATURE_BOX_FREE * c;
+            }
+        }
+        Ok(DabNet {
+            net: fast,
+            geo,
+            empty,
+            edge_delta,
+            box_delta,
+        })
+    }
+
+    /// The general layout (for full evaluation from an input vector).
+    pub fn fast_net(&self) -> &FastNet {
+        &self.net
+    }
+
+    /// Length of a pre-activation buffer.
+    pub fn width(&self) -> usize {
+        self.net.width()
+    }
+
+    #[inline]
+    fn edge(&self, e: usize) -> &[f32] {
+        let w = self.net.width();
+        &self.edge_delta[e * w..(e + 1) * w]
+    }
+
+    #[inline]
+    fn closed_box(&self, owner: Player, b: usize) -> &[f32] {
+        let w = self.net.width();
+        &self.box_delta[owner.index()][b * w..(b + 1) * w]
+    }
+
+    /// Adds to `acc` the change from a position with `from` edges and box owners to one with
+    /// `to` (a superset: only what was added counts).
+    #[inline]
+    pub fn add_changes(&self, acc: &mut [f32], from: (u128, [u64; 2]), to: (u128, [u64; 2])) {
+        let mut new_edges = to.0 & !from.0;
+        while new_edges != 0 {
+            add_into(acc, self.edge(new_edges.trailing_zeros() as usize));
+            new_edges &= new_edges - 1;
+        }
+        for owner in [Player::P1, Player::P2] {
+            let i = owner.index();
+            let mut new_boxes = to.1[i] & !from.1[i];
+            while new_boxes != 0 {
+                add_into(acc, self.closed_box(owner, new_boxes.trailing_zeros() as usize));
+                new_boxes &= new_boxes - 1;
+            }
+        }
+    }
+
+    /// The hidden pre-activations of `state`, from the empty board's by its edges and boxes.
+    pub fn preactivations(&self, state: &DotsAndBoxes, acc: &mut [f32]) {
+        acc.copy_from_slice(&self.empty);
+        self.add_changes(acc, (0, [0, 0]), (state.edges(), state.box_owners()));
+    }
+
+    /// Adds to `acc` what the move `edge`, played by `mover`, changes: the edge, and each box
+    /// it closed (`closed[slot]` for the edge's first and second box).
+    #[inline]
+    pub fn add_move(&self, acc: &mut [f32], edge: usize, mover: Player, closed: [bool; 2]) {
+        add_into(acc, self.edge(edge));
+        for (slot, &was_closed) in closed.iter().enumerate() {
+            if was_closed {
+                let b = self.geo.edge_boxes[edge][slot] as usize;
+                add_into(acc, self.closed_box(mover, b));
+            }
+        }
+    }
+
+    /// The output logits (P1 wins, P2 wins, draw) from pre-activations.
+    #[inline]
+    pub fn logits(&self, acc: &[f32]) -> [f32; OUTPUTS] {
+        self.net.logits(acc)
+    }
+}
+
+/// The outcome the net calls, if its largest output reaches `threshold_logit` (ties go to the
+/// first of P1 wins, P2 wins, draw).
+#[inline]
+pub fn net_call(logits: [f32; OUTPUTS], threshold_logit: f32) -> Option<Outcome> {
+    let mut best = 0;
+    for k in 1..OUTPUTS {
+        if logits[k] > logits[best] {
+            best = k;
+        }
+    }
+    (logits[best] >= threshold_logit).then_some(match best {
+        0 => Outcome::P1Win,
+        1 => Outcome::P2Win,
+        _ => Outcome::Draw,
+    })
+}
+
+/// Algorithm 5 as a [`RolloutPolicy`] for Dots and Boxes. Clone one per search thread: the
+/// tables are shared, the buffers are the clone's own (allocated once, not per rollout).
+#[derive(Clone)]
+pub struct NetRollout {
+    net: Arc<DabNet>,
+    threshold_logit: f32,
+    from_move: u32,
+    /// The root of the current search and its pre-activations.
+    root: Option<(u128, [u64; 2])>,
+    root_acc: Vec<f32>,
+    acc: Vec<f32>,
+    stats: RolloutStats,
+}
+
+impl NetRollout {
+    pub fn new(net: Arc<DabNet>, guide: NetGuide) -> Result<NetRollout, String> {
+        guide.check()?;
+        let w = net.width();
+        Ok(NetRollout {
+            threshold_logit: guide.threshold_logit(),
+            from_move: guide.from_move,
+            root: None,
+            root_acc: vec![0f32; w],
+            acc: vec![0f32; w],
+            stats: RolloutStats::default(),
+            net,
+        })
+    }
+
+    /// Sets `self.acc` to the pre-activations of the position (`edges`, `owners`): from the
+    /// root's when the position follows from it, else from the empty board's.
+    #[inline]
+    fn start_from(&mut self, edges: u128, owners: [u64; 2]) {
+        let to = (edges, owners);
+        match self.root {
+            Some(root)
+                if root.0 & !edges == 0
+                    && root.1[0] & !owners[0] == 0
+                    && root.1[1] & !owners[1] == 0 =>
+            {
+                self.acc.copy_from_slice(&self.root_acc);
+                self.net.add_changes(&mut self.acc, root, to);
+            }
+            _ => {
+                self.acc.copy_from_slice(&self.net.empty);
+                self.net.add_changes(&mut self.acc, (0, [0, 0]), to);
+            }
+        }
+    }
+}
+
+impl RolloutPolicy<DotsAndBoxes> for NetRollout {
+    fn begin_search(&mut self, root: &DotsAndBoxes) {
+        self.net.preactivations(root, &mut self.root_acc);
+        self.root = Some((root.edges(), root.box_owners()));
+    }
+
+    /// A random playout like [`DotsAndBoxes::random_rollout`] (the free edges drawn in random
+    /// order; stopped as soon as the lead exceeds the boxes left, when the result is settled),
+    /// with the net asked before each move once `from_move` edges are drawn.
+    fn rollout(&mut self, state: &mut DotsAndBoxes, rng: &mut Rng) -> Outcome {
+        let geo = state.geometry();
+        let mut edges = state.edges();
+        let mut owners = state.box_owners();
+        let mut order = [0u8; MAX_EDGES];
+        let mut n = 0usize;
+        let mut free = !edges & geo.all_edges;
+        while free != 0 {
+            order[n] = free.trailing_zeros() as u8;
+            n += 1;
+            free &= free - 1;
+        }
+        let [s1, s2] = state.scores().expect("Dots and Boxes keeps scores");
+        let mut lead = s1 as i32 - s2 as i32;
+        let mut left = (geo.num_boxes as u32 - s1 - s2) as i32;
+        let mut mover = state.to_move();
+        let mut drawn = edges.count_ones();
+        let mut guided = false;
+        let mut draws = HalfDraws::new(rng);
+        for i in 0..n {
+            if drawn >= self.from_move {
+                if !guided {
+                    self.start_from(edges, owners);
+                    guided = true;
+                }
+                self.stats.net_evaluations += 1;
+                if let Some(outcome) = net_call(self.net.logits(&self.acc), self.threshold_logit)
+                {
+                    self.stats.net_cutoffs += 1;
+                    return outcome;
+                }
+            }
+            let j = i + draws.below((n - i) as u32) as usize;
+            let e = order[j] as usize;
+            order[j] = order[i];
+            edges |= 1u128 << e;
+            drawn += 1;
+            let [a, b] = geo.edge_box_masks[e];
+            let closed = [edges & a == a, edges & b == b];
+            let count = closed[0] as i32 + closed[1] as i32;
+            if guided {
+                self.net.add_move(&mut self.acc, e, mover, closed);
+            } else {
+                for (slot, &c) in closed.iter().enumerate() {
+                    if c {
+                        owners[mover.index()] |= 1 << geo.edge_boxes[e][slot];
+                    }
+                }
+            }
+            let sign = if mover == Player::P1 { 1 } else { -1 };
+            lead += sign * count;
+            left -= count;
+            if count == 0 {
+                mover = mover.opponent();
+            }
+            if lead.abs() > left {
+                break;
+            }
+        }
+        match lead.signum() {
+            1 => Outcome::P1Win,
+            -1 => Outcome::P2Win,
+            _ => Outcome::Draw,
+        }
+    }
+
+    fn take_stats(&mut self) -> RolloutStats {
+        std::mem::take(&mut self.stats)
+    }
+}
