@@ -2,13 +2,17 @@
 //! from the empty board and from a fixed position with 40 of 60 edges drawn, on one thread and
 //! on several.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::game::{Action, Game};
+use crate::game::{Action, Game, Player};
 use crate::games::DotsAndBoxes;
-use crate::mcts::{Budget, Search, SearchConfig, BYTES_PER_NODE};
+use crate::mcts::{
+    Budget, RandomRollout, RolloutPolicy, RolloutStats, Search, SearchConfig, Ucb, BYTES_PER_NODE,
+};
+use crate::nn::{DabNet, NetGuide, NetRollout};
 use crate::rng::Rng;
 
 /// A 5x5 position with 40 of 60 edges drawn, 4 boxes each, P1 to move and no box capturable at
@@ -33,6 +37,8 @@ pub struct BenchOptions {
     /// Searches per figure; a figure is their total iterations over their total time.
     pub repeats: usize,
     pub seed: u64,
+    /// A value net (laid out for 5x5) and how it guides rollouts: adds the `nn_*` figures.
+    pub net: Option<(Arc<DabNet>, NetGuide)>,
 }
 
 impl Default for BenchOptions {
@@ -42,6 +48,7 @@ impl Default for BenchOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             repeats: 10,
             seed: 1,
+            net: None,
         }
     }
 }
@@ -62,27 +69,130 @@ pub struct BenchReport {
     pub rollouts_empty_1t: f64,
     pub iterations_per_measurement: u64,
     pub repeats: usize,
+    /// With a model: nanoseconds per full evaluation (the 85 x hidden product and the outputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nn_eval_full_ns: Option<f64>,
+    /// With a model: nanoseconds per incremental step (one move's columns added, the outputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nn_eval_incremental_ns: Option<f64>,
+    /// With a model: the reference forward pass (`ValueNet::forward`), nanoseconds per call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nn_eval_reference_ns: Option<f64>,
+    /// With a model: net-guided MCTS iterations/s from the 40-edge position, one thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nn_edges40_1t: Option<f64>,
+    /// With a model: what the rollouts of the `nn_edges40_1t` searches did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nn_edges40_rollouts: Option<RolloutStats>,
+    /// With a model: the instruction set of the net's loops ("Avx2" or "Baseline").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nn_simd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nn_threshold: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nn_from_move: Option<u32>,
 }
 
 /// Iterations/s over `repeats` searches of `iterations` per thread (a fresh tree each time,
 /// as a game's moves have): total iterations over total wall time.
 fn measure(state: &DotsAndBoxes, threads: usize, opts: &BenchOptions) -> f64 {
+    measure_with(state, threads, opts, RandomRollout).0
+}
+
+/// [`measure`] with any rollout policy; also what the rollouts did.
+fn measure_with<R: RolloutPolicy<DotsAndBoxes>>(
+    state: &DotsAndBoxes,
+    threads: usize,
+    opts: &BenchOptions,
+    rollout: R,
+) -> (f64, RolloutStats) {
     let config = SearchConfig {
         budget: Budget::iterations(opts.iterations * threads as u64),
         threads,
         seed: opts.seed,
         ..SearchConfig::default()
     };
-    let mut search = Search::plain(config);
+    let mut search = Search::new(config.clone(), Ucb::new(config.cp), rollout);
     let start = Instant::now();
     let mut iterations = 0;
+    let mut stats = RolloutStats::default();
     for _ in 0..opts.repeats.max(1) {
-        iterations += search
-            .run(state)
-            .expect("bench positions are not over")
-            .iterations;
+        let result = search.run(state).expect("bench positions are not over");
+        iterations += result.iterations;
+        stats.add(result.rollouts);
     }
-    iterations as f64 / start.elapsed().as_secs_f64()
+    (iterations as f64 / start.elapsed().as_secs_f64(), stats)
+}
+
+/// Moves of seeded random 5x5 games: (edge, player, boxes closed), a game's first move first.
+fn random_game_moves(games: usize, seed: u64) -> Vec<Vec<(usize, Player, [bool; 2])>> {
+    let mut rng = Rng::new(seed);
+    let mut actions = Vec::new();
+    (0..games)
+        .map(|_| {
+            let mut state = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
+            let mut moves = Vec::new();
+            while !state.is_terminal() {
+                state.legal_actions(&mut actions);
+                let a = actions[rng.below(actions.len() as u32) as usize];
+                let mover = state.to_move();
+                let [b0, b1] = state.geometry().edge_box_masks[a as usize];
+                let edges = state.edges() | 1u128 << a;
+                state.apply(a);
+                moves.push((a as usize, mover, [edges & b0 == b0, edges & b1 == b1]));
+            }
+            moves
+        })
+        .collect()
+}
+
+/// Nanoseconds per evaluation: full (input vector to outputs), incremental (one move's
+/// columns added, then the outputs), and the reference forward pass.
+fn measure_net(net: &DabNet, reference: &crate::nn::ValueNet, seed: u64) -> (f64, f64, f64) {
+    let games = random_game_moves(200, seed);
+    let mut inputs = Vec::new();
+    for moves in games.iter().take(20) {
+        let mut state = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
+        for &(edge, _, _) in moves {
+            state.apply(edge as Action);
+            let mut x = vec![0f32; state.feature_len()];
+            state.encode_features(&mut x);
+            inputs.push(x);
+        }
+    }
+    let fast = net.fast_net();
+    let mut acc = vec![0f32; net.width()];
+    let mut sink = 0f32;
+    let start = Instant::now();
+    let rounds = 20;
+    for _ in 0..rounds {
+        for x in &inputs {
+            fast.preactivations(x, &mut acc);
+            sink += fast.logits(&acc)[0];
+        }
+    }
+    let full_ns = start.elapsed().as_nanos() as f64 / (rounds * inputs.len()) as f64;
+    let empty = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
+    let mut steps = 0usize;
+    let start = Instant::now();
+    for _ in 0..5 {
+        for moves in &games {
+            net.preactivations(&empty, &mut acc);
+            for &(edge, mover, closed) in moves {
+                net.add_move(&mut acc, edge, mover, closed);
+                sink += net.logits(&acc)[0];
+            }
+            steps += moves.len();
+        }
+    }
+    let incremental_ns = start.elapsed().as_nanos() as f64 / steps as f64;
+    let start = Instant::now();
+    for x in &inputs {
+        sink += reference.forward(x)[0];
+    }
+    let reference_ns = start.elapsed().as_nanos() as f64 / inputs.len() as f64;
+    std::hint::black_box(sink);
+    (full_ns, incremental_ns, reference_ns)
 }
 
 fn measure_rollouts(state: &DotsAndBoxes, opts: &BenchOptions) -> f64 {
@@ -122,7 +232,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> BenchReport {
     .run(&empty)
     .expect("the empty board is not over")
     .tree_bytes();
-    BenchReport {
+    let mut report = BenchReport {
         empty_1t,
         edges40_1t,
         empty_nt,
@@ -133,7 +243,31 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> BenchReport {
         rollouts_empty_1t,
         iterations_per_measurement: opts.iterations,
         repeats: opts.repeats,
+        nn_eval_full_ns: None,
+        nn_eval_incremental_ns: None,
+        nn_eval_reference_ns: None,
+        nn_edges40_1t: None,
+        nn_edges40_rollouts: None,
+        nn_simd: None,
+        nn_threshold: None,
+        nn_from_move: None,
+    };
+    if let Some((net, guide)) = &opts.net {
+        progress("nn_eval");
+        let (full, incremental, reference) = measure_net(net, net.value_net(), opts.seed);
+        report.nn_eval_full_ns = Some(full);
+        report.nn_eval_incremental_ns = Some(incremental);
+        report.nn_eval_reference_ns = Some(reference);
+        progress("nn_edges40_1t");
+        let rollout = NetRollout::new(net.clone(), *guide).expect("the guide was checked");
+        let (rate, stats) = measure_with(&edges40, 1, opts, rollout);
+        report.nn_edges40_1t = Some(rate);
+        report.nn_edges40_rollouts = Some(stats);
+        report.nn_simd = Some(format!("{:?}", net.fast_net().simd()));
+        report.nn_threshold = Some(guide.threshold);
+        report.nn_from_move = Some(guide.from_move);
     }
+    report
 }
 
 #[cfg(test)]
@@ -159,6 +293,7 @@ mod tests {
             threads: 2,
             repeats: 1,
             seed: 1,
+            net: None,
         };
         let mut seen = Vec::new();
         let report = run(&opts, |name| seen.push(name.to_string()));
@@ -176,5 +311,36 @@ mod tests {
         assert_eq!(json["threads"], 2);
         assert_eq!(json["bytes_per_node"], 28);
         assert!(json["tree_bytes_100k"].as_u64().unwrap() > 100_000);
+        assert!(json.get("nn_edges40_1t").is_none());
+    }
+
+    #[test]
+    fn a_bench_with_a_net_reports_the_net_figures() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../models/dab-5x5/model.safetensors");
+        let five = DotsAndBoxes::new(5, 5).unwrap();
+        let net = Arc::new(crate::nn::load_dab_net(&path, &five).unwrap());
+        let opts = BenchOptions {
+            iterations: 2_000,
+            threads: 1,
+            repeats: 1,
+            seed: 1,
+            net: Some((net, NetGuide::default())),
+        };
+        let json = serde_json::to_value(run(&opts, |_| {})).unwrap();
+        for key in [
+            "nn_eval_full_ns",
+            "nn_eval_incremental_ns",
+            "nn_eval_reference_ns",
+            "nn_edges40_1t",
+        ] {
+            assert!(json[key].as_f64().unwrap() > 0.0, "{key}");
+        }
+        let rollouts = &json["nn_edges40_rollouts"];
+        // From the 40-edge position every iteration is a rollout and the net is asked at least
+        // once in each (the 0.9 threshold may or may not end any).
+        assert!(rollouts["rollouts"].as_u64().unwrap() > 1_000);
+        assert!(rollouts["net_evaluations"].as_u64() >= rollouts["rollouts"].as_u64());
+        assert_eq!(json["nn_threshold"], 0.9);
     }
 }

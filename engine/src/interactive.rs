@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, Write};
 
 use crate::game::{Game, Player};
-use crate::mcts::{Search, SearchConfig};
+use crate::mcts::{RolloutPolicy, Search, TreePolicy};
 
 const HELP: &str = "Type a move in the game's notation, or one of:
   moves   list the legal moves
@@ -12,16 +12,15 @@ const HELP: &str = "Type a move in the game's notation, or one of:
   help    show this text
   quit    leave the game";
 
-/// Plays one game: `human` moves by typing, the engine searches with `config` for the other
-/// side. Returns the final position (or the position when the person quit or input ended).
-pub fn play<G: Game>(
+/// Plays one game: `human` moves by typing, the engine moves for the other side with `search`.
+/// Returns the final position (or the position when the person quit or input ended).
+pub fn play<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
     start: G,
     human: Player,
-    config: SearchConfig,
+    mut search: Search<G, T, R>,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<G> {
-    let mut search: Search<G> = Search::plain(config);
     let mut state = start;
     // Positions before each of the person's moves, for `undo`.
     let mut history: Vec<G> = Vec::new();
@@ -37,9 +36,17 @@ pub fn play<G: Game>(
                 .run(&state)
                 .expect("the position is not over and the budget is set");
             let best = result.best_move();
+            let net = if result.rollouts.net_evaluations > 0 {
+                format!(
+                    ", {} of {} rollouts ended by the net",
+                    result.rollouts.net_cutoffs, result.rollouts.rollouts
+                )
+            } else {
+                String::new()
+            };
             writeln!(
                 out,
-                "Engine ({}) plays {}  [{} iterations in {:.0} ms, value {:+.3} for it]\n",
+                "Engine ({}) plays {}  [{} iterations in {:.0} ms, value {:+.3} for it{net}]\n",
                 state.to_move(),
                 state.format_action(result.best),
                 result.iterations,
@@ -98,13 +105,13 @@ pub fn play<G: Game>(
 mod tests {
     use super::*;
     use crate::games::{DotsAndBoxes, TicTacToe};
-    use crate::mcts::Budget;
+    use crate::mcts::{Budget, SearchConfig};
 
-    fn config() -> SearchConfig {
-        SearchConfig {
+    fn search<G: Game>() -> Search<G> {
+        Search::plain(SearchConfig {
             budget: Budget::iterations(2_000),
             ..SearchConfig::default()
-        }
+        })
     }
 
     #[test]
@@ -115,7 +122,7 @@ mod tests {
         let end = play(
             start,
             Player::P1,
-            config(),
+            search(),
             &mut script.as_bytes(),
             &mut out,
         )
@@ -139,7 +146,7 @@ mod tests {
         let end = play(
             TicTacToe::new(),
             Player::P2,
-            config(),
+            search(),
             &mut script.as_bytes(),
             &mut out,
         )
@@ -153,7 +160,7 @@ mod tests {
     fn end_of_input_leaves_quietly() {
         let mut out = Vec::new();
         let start = DotsAndBoxes::new(1, 1).unwrap();
-        play(start, Player::P1, config(), &mut "".as_bytes(), &mut out).unwrap();
+        play(start, Player::P1, search(), &mut "".as_bytes(), &mut out).unwrap();
         assert!(String::from_utf8(out).unwrap().contains("Input ended"));
     }
 }

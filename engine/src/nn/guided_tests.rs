@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::inference::{fast_exp, fast_sigmoid, logit_error_bound, SIGMOID_ERROR_BOUND};
+use super::inference::{fast_exp, fast_sigmoid_with, logit_error_bound, Simd, SIGMOID_ERROR_BOUND};
 use super::rollout::net_call;
 use super::tests::{random_net, temp_file};
 use super::*;
@@ -26,14 +26,17 @@ fn random_board_net(rows: usize, cols: usize, hidden: usize, seed: u64) -> Value
     net
 }
 
+/// A move as `DabNet::add_move` takes it: the edge, who drew it, which of its boxes it closed.
+type MoveChange = (usize, crate::Player, [bool; 2]);
+
 /// Every position of `games` uniformly random games on the board, with the move that left it
-/// (none for the empty board), who played it and which of its boxes it closed.
+/// (none for the empty board).
 fn random_positions(
     rows: usize,
     cols: usize,
     games: usize,
     seed: u64,
-) -> Vec<(DotsAndBoxes, Option<(usize, crate::Player, [bool; 2])>)> {
+) -> Vec<(DotsAndBoxes, Option<MoveChange>)> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
     let mut actions = Vec::new();
@@ -81,16 +84,23 @@ fn logits_f64(net: &ValueNet, input: &[f32]) -> [f64; OUTPUTS] {
     out
 }
 
+/// Both variants: plain and fused multiply-adds (`mul_add` is exact in software too, so the
+/// fused variant is checked on any CPU).
 #[test]
 fn fast_sigmoid_is_within_its_bound_everywhere() {
+    check_sigmoid(fast_sigmoid_with::<false>);
+    check_sigmoid(fast_sigmoid_with::<true>);
+}
+
+fn check_sigmoid(fast: fn(f32) -> f32) {
     let mut worst = 0f64;
     let mut check = |x: f32| {
         let exact = 1.0 / (1.0 + (-(x as f64)).exp());
-        let err = (fast_sigmoid(x) as f64 - exact).abs();
+        let err = (fast(x) as f64 - exact).abs();
         assert!(
             err <= SIGMOID_ERROR_BOUND as f64,
             "sigmoid({x}): fast {} exact {exact}",
-            fast_sigmoid(x)
+            fast(x)
         );
         worst = worst.max(err);
     };
@@ -98,7 +108,9 @@ fn fast_sigmoid_is_within_its_bound_everywhere() {
     for i in -2_000_000..=2_000_000 {
         check(i as f32 * 1e-5 * 20.0);
     }
-    for x in [-1e30, -1e4, -200.0, -88.5, -87.0, -80.0, 80.0, 87.0, 88.5, 200.0, 1e30] {
+    for x in [
+        -1e30, -1e4, -200.0, -88.5, -87.0, -80.0, 80.0, 87.0, 88.5, 200.0, 1e30,
+    ] {
         check(x);
     }
     check(f32::INFINITY);
@@ -121,8 +133,16 @@ fn fast_exp_is_accurate_in_its_range() {
 
 #[test]
 fn fast_forward_matches_the_reference() {
-    for net in [random_net(85, 100, 5), shipped_model(), random_net(24, 7, 6)] {
-        let fast = FastNet::new(&net);
+    let nets = [
+        random_net(85, 100, 5),
+        shipped_model(),
+        random_net(24, 7, 6),
+    ];
+    for (net, simd) in nets
+        .iter()
+        .flat_map(|n| Simd::available().into_iter().map(move |s| (n, s)))
+    {
+        let fast = FastNet::with_simd(net, simd);
         assert_eq!(fast.width() % inference::LANES, 0);
         let mut acc = vec![0f32; fast.width()];
         let mut rng = Rng::new(2);
@@ -143,10 +163,14 @@ fn fast_forward_matches_the_reference() {
 /// games, on several board sizes, and so do the outputs.
 #[test]
 fn incremental_evaluation_matches_full_evaluation_along_random_games() {
-    for (rows, cols, hidden) in [(5, 5, 100), (3, 3, 20), (2, 4, 13), (1, 1, 3)] {
+    let sizes = [(5, 5, 100), (3, 3, 20), (2, 4, 13), (1, 1, 3)];
+    let cases = sizes
+        .iter()
+        .flat_map(|&size| Simd::available().into_iter().map(move |simd| (size, simd)));
+    for ((rows, cols, hidden), simd) in cases {
         let net = random_board_net(rows, cols, hidden, 11);
         let board = DotsAndBoxes::new(rows, cols).unwrap();
-        let dab = DabNet::new(&net, &board).unwrap();
+        let dab = DabNet::with_simd(&net, &board, simd).unwrap();
         let w = dab.width();
         let (mut inc, mut full, mut sparse) = (vec![0f32; w], vec![0f32; w], vec![0f32; w]);
         let mut input = vec![0f32; board.feature_len()];
@@ -172,7 +196,10 @@ fn incremental_evaluation_matches_full_evaluation_along_random_games() {
             let reference = net.forward(&input);
             let got = dab.logits(&inc).map(sigmoid);
             for k in 0..OUTPUTS {
-                assert!((reference[k] - got[k]).abs() < 1e-4, "{reference:?} {got:?}");
+                assert!(
+                    (reference[k] - got[k]).abs() < 1e-4,
+                    "{reference:?} {got:?}"
+                );
             }
             checked += 1;
         }
@@ -199,12 +226,15 @@ fn the_fast_cut_off_decision_equals_the_exact_one() {
         (shipped_model(), vec![0.55, 0.6, 0.7]),
         (random, vec![0.7, 0.8, 0.9]),
     ];
-    for (net, thresholds) in cases {
-        let dab = DabNet::new(&net, &board).unwrap();
+    let cases = cases
+        .iter()
+        .flat_map(|c| Simd::available().into_iter().map(move |simd| (c, simd)));
+    for ((net, thresholds), simd) in cases {
+        let dab = DabNet::with_simd(net, &board, simd).unwrap();
         let mut acc = vec![0f32; dab.width()];
         // The sigmoid's error through the output weights, plus summation rounding.
-        let bound = logit_error_bound(&net) as f64 + 1e-4;
-        for t in thresholds {
+        let bound = logit_error_bound(net) as f64 + 1e-4;
+        for &t in thresholds {
             let guide = NetGuide {
                 threshold: t,
                 from_move: 0,
@@ -218,11 +248,14 @@ fn the_fast_cut_off_decision_equals_the_exact_one() {
                 }
                 let fast = net_call(dab.logits(&acc), tl);
                 state.encode_features(&mut input);
-                let z = logits_f64(&net, &input);
-                let (best, zmax) = z
-                    .iter()
-                    .enumerate()
-                    .fold((0, f64::NEG_INFINITY), |a, (k, &v)| if v > a.1 { (k, v) } else { a });
+                let z = logits_f64(net, &input);
+                let (best, zmax) =
+                    z.iter()
+                        .enumerate()
+                        .fold(
+                            (0, f64::NEG_INFINITY),
+                            |a, (k, &v)| if v > a.1 { (k, v) } else { a },
+                        );
                 let exact = (1.0 / (1.0 + (-zmax).exp()) >= t).then_some(best);
                 let fast_index = fast.map(|o| match o {
                     Outcome::P1Win => 0,
@@ -241,10 +274,13 @@ fn the_fast_cut_off_decision_equals_the_exact_one() {
                 }
             }
             eprintln!(
-                "threshold {t}: {calls} of {} positions cut, {differ} decisions differ, {near} within the bound",
+                "{simd:?}, threshold {t}: {calls} of {} positions cut, {differ} decisions differ, {near} within the bound",
                 positions.len()
             );
-            assert!(calls > 0 && calls < positions.len(), "threshold {t}: {calls}");
+            assert!(
+                calls > 0 && calls < positions.len(),
+                "threshold {t}: {calls}"
+            );
         }
     }
 }
@@ -344,7 +380,10 @@ fn models_that_do_not_fit_are_refused_with_the_reason() {
     random_net(85, 100, 1).save(&path).unwrap();
     assert!(load_dab_net(&path, &five).is_ok());
     let err = load_dab_net(&path, &four).err().unwrap().to_string();
-    assert!(err.contains(&path.display().to_string()) && err.contains("5x5"), "{err}");
+    assert!(
+        err.contains(&path.display().to_string()) && err.contains("5x5"),
+        "{err}"
+    );
     let mut other = random_net(85, 100, 1);
     other.meta.encoding = "dab-table2-v0".into();
     other.save(&path).unwrap();
@@ -366,6 +405,9 @@ fn models_that_do_not_fit_are_refused_with_the_reason() {
             from_move: 0,
         };
         let dab = Arc::new(DabNet::new(&random_net(85, 100, 1), &five).unwrap());
-        assert!(NetRollout::new(dab, guide).err().unwrap().contains("threshold"));
+        assert!(NetRollout::new(dab, guide)
+            .err()
+            .unwrap()
+            .contains("threshold"));
     }
 }

@@ -264,6 +264,6 @@ impl ValueNet {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod guided_tests;
+#[cfg(test)]
+mod tests;

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use super::inference::{add_into, FastNet};
+use super::inference::{add_into, FastNet, Simd};
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
 use crate::games::dots_and_boxes::{
@@ -71,6 +71,8 @@ impl Default for NetGuide {
 /// The net's hidden-layer columns rearranged for one Dots-and-Boxes board: per edge, what
 /// drawing it adds to the pre-activations; per box and owner, what closing it adds.
 pub struct DabNet {
+    /// The net as loaded (for reference evaluations).
+    reference: ValueNet,
     net: FastNet,
     geo: &'static Geometry,
     /// Pre-activations of the empty board (every box free, every edge free).
@@ -81,15 +83,32 @@ pub struct DabNet {
     box_delta: [Vec<f32>; 2],
 }
 
+impl std::fmt::Debug for DabNet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DabNet({}, {}-{}-{OUTPUTS})",
+            self.reference.meta.game,
+            self.reference.inputs(),
+            self.reference.hidden()
+        )
+    }
+}
+
 impl DabNet {
     /// Lays `net` out for `board`'s size, after checking that it was made for it.
     pub fn new(net: &ValueNet, board: &DotsAndBoxes) -> Result<DabNet, String> {
+        DabNet::with_simd(net, board, Simd::detect())
+    }
+
+    /// [`new`](Self::new) with the loops for `simd` (which the CPU must support).
+    pub fn with_simd(net: &ValueNet, board: &DotsAndBoxes, simd: Simd) -> Result<DabNet, String> {
         let spec = GameSpec::DotsAndBoxes {
             rows: board.rows() as u8,
             cols: board.cols() as u8,
         };
         net.check_fits(spec, board.feature_len())?;
-        let fast = FastNet::new(net);
+        let fast = FastNet::with_simd(net, simd);
         let geo = board.geometry();
         let w = fast.width();
         let mut empty = fast.bias().to_vec();
@@ -116,12 +135,18 @@ impl DabNet {
             }
         }
         Ok(DabNet {
+            reference: net.clone(),
             net: fast,
             geo,
             empty,
             edge_delta,
             box_delta,
         })
+    }
+
+    /// The net as loaded, with its metadata.
+    pub fn value_net(&self) -> &ValueNet {
+        &self.reference
     }
 
     /// The general layout (for full evaluation from an input vector).
@@ -159,7 +184,10 @@ impl DabNet {
             let i = owner.index();
             let mut new_boxes = to.1[i] & !from.1[i];
             while new_boxes != 0 {
-                add_into(acc, self.closed_box(owner, new_boxes.trailing_zeros() as usize));
+                add_into(
+                    acc,
+                    self.closed_box(owner, new_boxes.trailing_zeros() as usize),
+                );
                 new_boxes &= new_boxes - 1;
             }
         }
@@ -284,18 +312,17 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         let mut lead = s1 as i32 - s2 as i32;
         let mut left = (geo.num_boxes as u32 - s1 - s2) as i32;
         let mut mover = state.to_move();
-        let mut drawn = edges.count_ones();
+        let drawn_at_leaf = edges.count_ones();
         let mut guided = false;
         let mut draws = HalfDraws::new(rng);
         for i in 0..n {
-            if drawn >= self.from_move {
+            if drawn_at_leaf + i as u32 >= self.from_move {
                 if !guided {
                     self.start_from(edges, owners);
                     guided = true;
                 }
                 self.stats.net_evaluations += 1;
-                if let Some(outcome) = net_call(self.net.logits(&self.acc), self.threshold_logit)
-                {
+                if let Some(outcome) = net_call(self.net.logits(&self.acc), self.threshold_logit) {
                     self.stats.net_cutoffs += 1;
                     return outcome;
                 }
@@ -304,7 +331,6 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
             let e = order[j] as usize;
             order[j] = order[i];
             edges |= 1u128 << e;
-            drawn += 1;
             let [a, b] = geo.edge_box_masks[e];
             let closed = [edges & a == a, edges & b == b];
             let count = closed[0] as i32 + closed[1] as i32;

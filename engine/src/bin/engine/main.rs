@@ -1,14 +1,17 @@
 //! The `engine` command: play against the engine, analyse a position, benchmark the search.
 
 use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use engine::bench::{self, BenchOptions};
 use engine::games::{DotsAndBoxes, TicTacToe};
-use engine::mcts::{Budget, CounterMode, Search, SearchConfig, Ucb, BYTES_PER_NODE};
+use engine::mcts::{Budget, CounterMode, RolloutPolicy, Search, SearchConfig, Ucb, BYTES_PER_NODE};
+use engine::nn::{load_dab_net, DabNet, NetGuide, NetRollout};
 use engine::{interactive, Game, Player};
 
 #[derive(Parser)]
@@ -112,6 +115,56 @@ impl SearchArgs {
     }
 }
 
+/// The value net that guides rollouts (the paper's Algorithm 5).
+#[derive(Args, Clone)]
+struct NetArgs {
+    /// A value net (model.safetensors from `train`): a rollout stops once the net is sure of
+    /// the outcome. Dots and Boxes only; the model must be for this board size.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// With --model: a rollout stops once the net's largest output (P1 wins, P2 wins, draw)
+    /// reaches this; at 1 the net is asked but never stops a rollout.
+    #[arg(long, default_value_t = NetGuide::DEFAULT_THRESHOLD)]
+    threshold: f64,
+    /// With --model: ask the net only in positions with at least this many edges drawn
+    /// (earlier rollout steps are plain random moves).
+    #[arg(long, default_value_t = 0)]
+    net_from_move: u32,
+}
+
+impl NetArgs {
+    /// The net laid out for `board`, checked before any search; none without --model.
+    fn load(&self, board: &DotsAndBoxes) -> Result<Option<(Arc<DabNet>, NetGuide)>, String> {
+        let Some(path) = &self.model else {
+            return Ok(None);
+        };
+        let guide = NetGuide {
+            threshold: self.threshold,
+            from_move: self.net_from_move,
+        };
+        guide.check().map_err(|e| format!("--threshold: {e}"))?;
+        let net = load_dab_net(path, board).map_err(|e| e.to_string())?;
+        Ok(Some((Arc::new(net), guide)))
+    }
+
+    /// Refuses --model for games without a value net.
+    fn refuse_for(&self, game: &str) -> Result<(), String> {
+        match &self.model {
+            Some(_) => Err(format!(
+                "--model: value nets guide Dots and Boxes only, not {game}"
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What a search needs besides its settings: the net, when there is one.
+fn rollout(net: &Option<(Arc<DabNet>, NetGuide)>) -> Option<NetRollout> {
+    net.as_ref().map(|(net, guide)| {
+        NetRollout::new(net.clone(), *guide).expect("the guide was checked when loaded")
+    })
+}
+
 #[derive(Args)]
 struct PlayArgs {
     #[command(flatten)]
@@ -121,6 +174,8 @@ struct PlayArgs {
     human: String,
     #[command(flatten)]
     search: SearchArgs,
+    #[command(flatten)]
+    net: NetArgs,
 }
 
 #[derive(Args)]
@@ -144,6 +199,8 @@ struct AnalyseArgs {
     owners: Option<String>,
     #[command(flatten)]
     search: SearchArgs,
+    #[command(flatten)]
+    net: NetArgs,
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
@@ -163,6 +220,10 @@ struct BenchArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// With --model: also measure the net (evaluation cost, net-guided search from the 40-edge
+    /// position). The model must be for 5x5.
+    #[command(flatten)]
+    net: NetArgs,
 }
 
 fn main() -> ExitCode {
@@ -187,6 +248,7 @@ fn play(args: PlayArgs) -> Result<(), String> {
         GameName::DotsAndBoxes => {
             let start =
                 DotsAndBoxes::new(args.board.rows, args.board.cols).map_err(|e| e.to_string())?;
+            let net = args.net.load(&start)?;
             if io::stdin().is_terminal() {
                 writeln!(
                     out,
@@ -194,10 +256,22 @@ fn play(args: PlayArgs) -> Result<(), String> {
                 )
                 .map_err(io_err)?;
             }
-            interactive::play(start, human, config, &mut input, &mut out).map_err(io_err)?;
+            let cp = config.cp;
+            match rollout(&net) {
+                Some(r) => {
+                    let search = Search::new(config, Ucb::new(cp), r);
+                    interactive::play(start, human, search, &mut input, &mut out)
+                }
+                None => {
+                    interactive::play(start, human, Search::plain(config), &mut input, &mut out)
+                }
+            }
+            .map_err(io_err)?;
         }
         GameName::Tictactoe => {
-            interactive::play(TicTacToe::new(), human, config, &mut input, &mut out)
+            args.net.refuse_for("tictactoe")?;
+            let search = Search::plain(config);
+            interactive::play(TicTacToe::new(), human, search, &mut input, &mut out)
                 .map_err(io_err)?;
         }
     }
@@ -229,9 +303,15 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
                 }
             }
             .map_err(|e| e.to_string())?;
-            analyse_state(&state, config, args.json)
+            let net = args.net.load(&state)?;
+            let cp = config.cp;
+            match rollout(&net) {
+                Some(r) => analyse_state(&state, Search::new(config, Ucb::new(cp), r), &args),
+                None => analyse_state(&state, Search::plain(config), &args),
+            }
         }
         GameName::Tictactoe => {
+            args.net.refuse_for("tictactoe")?;
             if args.edges.is_some() {
                 return Err(
                     "--edges is for Dots and Boxes; give tic-tac-toe positions with --moves".into(),
@@ -239,7 +319,7 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
             }
             let state = TicTacToe::from_move_text(args.moves.as_deref().unwrap_or(""))
                 .map_err(|(i, e)| format!("move {}: {e}", i + 1))?;
-            analyse_state(&state, config, args.json)
+            analyse_state(&state, Search::plain(config), &args)
         }
     }
 }
@@ -253,11 +333,21 @@ fn parse_scores(text: &str) -> Result<[u32; 2], String> {
     ])
 }
 
-fn analyse_state<G: Game>(state: &G, config: SearchConfig, json: bool) -> Result<(), String> {
-    let mut search: Search<G> = Search::plain(config);
+fn analyse_state<G: Game, R: RolloutPolicy<G>>(
+    state: &G,
+    mut search: Search<G, Ucb, R>,
+    args: &AnalyseArgs,
+) -> Result<(), String> {
     let result = search.run(state).map_err(|e| e.to_string())?;
     let mover = result.to_move;
-    if json {
+    let net = args.net.model.as_ref().map(|path| {
+        serde_json::json!({
+            "model": path.display().to_string(),
+            "threshold": args.net.threshold,
+            "from_move": args.net.net_from_move,
+        })
+    });
+    if args.json {
         let moves: Vec<serde_json::Value> = result
             .root_moves
             .iter()
@@ -283,6 +373,8 @@ fn analyse_state<G: Game>(state: &G, config: SearchConfig, json: bool) -> Result
             "threads": result.threads,
             "tree_nodes": result.tree_nodes,
             "tree_bytes": result.tree_bytes(),
+            "rollouts": result.rollouts,
+            "net": net,
             "root_moves": moves,
         });
         println!("{report}");
@@ -322,6 +414,19 @@ fn analyse_state<G: Game>(state: &G, config: SearchConfig, json: bool) -> Result
         result.tree_bytes() as f64 / 1e6,
         BYTES_PER_NODE
     );
+    if let Some(path) = &args.net.model {
+        let r = result.rollouts;
+        println!(
+            "net {} (threshold {}, from move {}): {} evaluations, {} of {} rollouts ended by the net ({:.1}%; the paper's good predictions)",
+            path.display(),
+            args.net.threshold,
+            args.net.net_from_move,
+            r.net_evaluations,
+            r.net_cutoffs,
+            r.rollouts,
+            100.0 * r.net_cutoffs as f64 / r.rollouts.max(1) as f64
+        );
+    }
     Ok(())
 }
 
@@ -330,10 +435,12 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
         return Err("--iterations and --repeats must be positive".into());
     }
     let defaults = BenchOptions::default();
+    let five = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
     let opts = BenchOptions {
         iterations: args.iterations,
         threads: args.threads.unwrap_or(defaults.threads).max(1),
         repeats: args.repeats,
+        net: args.net.load(&five)?,
         ..defaults
     };
     let quiet = args.json;
@@ -375,5 +482,33 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
         report.bytes_per_node,
         report.tree_bytes_100k as f64 / 1e6
     );
+    if let (Some(full), Some(inc), Some(reference), Some(rate), Some(r)) = (
+        report.nn_eval_full_ns,
+        report.nn_eval_incremental_ns,
+        report.nn_eval_reference_ns,
+        report.nn_edges40_1t,
+        report.nn_edges40_rollouts,
+    ) {
+        println!(
+            "value net {} (threshold {}, from move {}):",
+            args.net
+                .model
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string()),
+            args.net.threshold,
+            args.net.net_from_move
+        );
+        println!(
+            "  full evaluation        : {full:.0} ns (reference forward pass {reference:.0} ns)"
+        );
+        println!("  incremental evaluation : {inc:.0} ns a rollout step");
+        println!(
+            "  40-edge state, 1 thread, net-guided: {} ({:.0} ms for 50,000 iterations); {:.2} net calls a rollout, {:.1}% of rollouts ended by the net",
+            m(rate),
+            50_000.0 / rate * 1000.0,
+            r.net_evaluations as f64 / r.rollouts.max(1) as f64,
+            100.0 * r.net_cutoffs as f64 / r.rollouts.max(1) as f64
+        );
+    }
     Ok(())
 }
