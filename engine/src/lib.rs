@@ -1,8 +1,9 @@
 //! The engine: game rules behind one [`game::Game`] trait, Monte Carlo Tree Search with the
 //! Dots-and-Boxes paper's double counter ([`mcts`]), and exact solvers used as test oracles.
 //!
-//! The `engine` binary (play, analyse, bench) is a thin layer over this library. The engine never
-//! depends on a neural-network framework: value-net inference will be hand-written here.
+//! The `engine` binary (play, analyse, bench, protocol) is a thin layer over this library. The
+//! engine never depends on a neural-network framework: value-net inference is hand-written in
+//! [`nn`].
 
 pub mod bench;
 pub mod cli;
@@ -11,6 +12,7 @@ pub mod games;
 pub mod interactive;
 pub mod mcts;
 pub mod nn;
+pub mod protocol;
 pub mod record;
 pub mod rng;
 

@@ -42,6 +42,52 @@ impl TicTacToe {
         Ok(s)
     }
 
+    /// The position from its nine cells row by row (`a1 b1 c1 a2 ... c3`), each `X`, `O` or
+    /// `.` (either case; `-` also means empty). The player to move follows from the counts.
+    pub fn from_board_string(text: &str) -> Result<TicTacToe, String> {
+        let cells: Vec<char> = text.trim().chars().collect();
+        if cells.len() != 9 {
+            return Err(format!(
+                "a board is 9 cells of X, O or '.', got {} characters",
+                cells.len()
+            ));
+        }
+        let mut s = TicTacToe::new();
+        for (i, c) in cells.into_iter().enumerate() {
+            match c {
+                'x' | 'X' => s.marks[0] |= 1 << i,
+                'o' | 'O' => s.marks[1] |= 1 << i,
+                '.' | '-' => {}
+                other => return Err(format!("cell {} is '{other}', expected X, O or '.'", i + 1)),
+            }
+        }
+        let (x, o) = (s.marks[0].count_ones(), s.marks[1].count_ones());
+        if x != o && x != o + 1 {
+            return Err(format!(
+                "{x} X and {o} O cannot happen: X moves first, so X has as many marks as O or one more"
+            ));
+        }
+        if Self::has_line(s.marks[0]) && Self::has_line(s.marks[1]) {
+            return Err("both players have a line".into());
+        }
+        Ok(s)
+    }
+
+    /// The nine cells row by row, `X`, `O` or `.`: what [`from_board_string`](Self::from_board_string) reads.
+    pub fn board_string(&self) -> String {
+        (0..9)
+            .map(|i| {
+                if self.marks[0] >> i & 1 == 1 {
+                    'X'
+                } else if self.marks[1] >> i & 1 == 1 {
+                    'O'
+                } else {
+                    '.'
+                }
+            })
+            .collect()
+    }
+
     fn has_line(marks: u16) -> bool {
         let mut found = false;
         for line in LINES {

@@ -1,0 +1,112 @@
+//! Reading command lines: bounded in length whatever arrives, any bytes accepted, and GTP's
+//! preprocessing (control characters dropped, tabs to spaces, `#` comments cut).
+
+use std::io::{self, BufRead};
+
+/// The longest command line read; longer lines are answered with an error and skipped.
+pub const MAX_LINE: usize = 4096;
+
+/// One line as read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// The line, preprocessed (may be empty: such lines get no answer).
+    Text(String),
+    /// A line longer than [`MAX_LINE`] bytes; its bytes were discarded as they arrived.
+    TooLong(usize),
+}
+
+/// Reads the next line without ever holding more than `MAX_LINE` bytes of it. `None` at the
+/// end of input.
+pub fn read_line(input: &mut impl BufRead) -> io::Result<Option<Line>> {
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut length = 0usize;
+    let mut any = false;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        any = true;
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        length += chunk.len();
+        if bytes.len() < MAX_LINE {
+            let room = MAX_LINE - bytes.len();
+            bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        }
+        let used = done.unwrap_or(buf.len());
+        input.consume(used);
+        if done.is_some() {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if length > MAX_LINE {
+        return Ok(Some(Line::TooLong(length)));
+    }
+    Ok(Some(Line::Text(preprocess(&String::from_utf8_lossy(
+        &bytes,
+    )))))
+}
+
+/// GTP's preprocessing: drop control characters but tab, turn tabs into spaces, cut a `#`
+/// comment, trim.
+pub fn preprocess(line: &str) -> String {
+    let line = line.split('#').next().unwrap_or("");
+    line.chars()
+        .filter_map(|c| match c {
+            '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<Line> {
+        let mut reader = io::BufReader::with_capacity(7, input);
+        let mut out = Vec::new();
+        while let Some(line) = read_line(&mut reader).unwrap() {
+            out.push(line);
+        }
+        out
+    }
+
+    #[test]
+    fn lines_are_split_cleaned_and_bounded() {
+        let long = vec![b'a'; MAX_LINE + 1];
+        let mut input = b"1 name\r\n\tplay\th0,0 # a comment\n\x00\x07\n".to_vec();
+        input.extend_from_slice(&long);
+        input.extend_from_slice(b"\nquit");
+        assert_eq!(
+            lines(&input),
+            vec![
+                Line::Text("1 name".into()),
+                Line::Text("play h0,0".into()),
+                Line::Text(String::new()),
+                Line::TooLong(MAX_LINE + 1),
+                Line::Text("quit".into()),
+            ]
+        );
+        let exact = vec![b'b'; MAX_LINE];
+        assert_eq!(lines(&exact), vec![Line::Text("b".repeat(MAX_LINE))]);
+        assert_eq!(
+            lines(&[0xff, 0xfe, b'x']),
+            vec![Line::Text("\u{fffd}\u{fffd}x".into())]
+        );
+        assert!(lines(b"").is_empty());
+    }
+}

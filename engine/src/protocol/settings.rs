@@ -1,0 +1,220 @@
+//! The search settings `set_option` changes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::games::{DotsAndBoxes, GameSpec};
+use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
+use crate::nn::{load_dab_net, DabNet, NetGuide};
+use crate::rng::derive_seed;
+
+/// How moves are written in answers (`play` accepts both forms whatever this says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notation {
+    /// The game's readable notation (`h0,1`, `b2`).
+    Text,
+    /// The numeric action id (OpenSpiel's for Dots and Boxes).
+    Id,
+}
+
+/// Every option, with its current value.
+#[derive(Clone)]
+pub struct Settings {
+    pub iterations: Option<u64>,
+    pub time_ms: Option<u64>,
+    pub threads: usize,
+    pub seed: u64,
+    pub cp: f64,
+    pub counter: CounterMode,
+    pub model: Option<(PathBuf, Arc<DabNet>)>,
+    pub guide: NetGuide,
+    pub notation: Notation,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            iterations: Some(100_000),
+            time_ms: None,
+            threads: 1,
+            seed: 1,
+            cp: Ucb::DEFAULT_CP,
+            counter: CounterMode::Double,
+            model: None,
+            guide: NetGuide::default(),
+            notation: Notation::Text,
+        }
+    }
+}
+
+/// The option names, in the order `get_option` without a name lists them.
+pub const OPTION_NAMES: [&str; 10] = [
+    "iterations",
+    "time_ms",
+    "threads",
+    "seed",
+    "cp",
+    "counter",
+    "model",
+    "threshold",
+    "net_from_move",
+    "notation",
+];
+
+fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
+    value
+        .parse()
+        .map_err(|_| format!("{name} must be a whole number, got '{value}'"))
+}
+
+impl Settings {
+    /// Sets one option; `game` is the current game (a model must fit it).
+    pub fn set(&mut self, name: &str, value: &str, game: GameSpec) -> Result<(), String> {
+        match name {
+            "iterations" => {
+                let n: u64 = number(name, value)?;
+                self.iterations = (n > 0).then_some(n);
+            }
+            "time_ms" => {
+                let n: u64 = number(name, value)?;
+                self.time_ms = (n > 0).then_some(n);
+            }
+            "threads" => {
+                let n: usize = number(name, value)?;
+                if !(1..=1024).contains(&n) {
+                    return Err(format!("threads must be 1 to 1024, got {n}"));
+                }
+                self.threads = n;
+            }
+            "seed" => self.seed = number(name, value)?,
+            "cp" => {
+                let cp: f64 = value
+                    .parse()
+                    .map_err(|_| format!("cp must be a number, got '{value}'"))?;
+                if !(cp.is_finite() && cp >= 0.0) {
+                    return Err(format!("cp must be a non-negative number, got {value}"));
+                }
+                self.cp = cp;
+            }
+            "counter" => {
+                self.counter = match value {
+                    "double" => CounterMode::Double,
+                    "single" => CounterMode::Single,
+                    _ => return Err(format!("counter is 'double' or 'single', got '{value}'")),
+                }
+            }
+            "model" => {
+                if value == "none" {
+                    self.model = None;
+                    return Ok(());
+                }
+                let path = PathBuf::from(value);
+                let board = match game {
+                    GameSpec::DotsAndBoxes { .. } => game.dots_and_boxes()?,
+                    other => {
+                        return Err(format!("value nets guide Dots and Boxes only, not {other}"))
+                    }
+                };
+                let net = load_dab_net(&path, &board).map_err(|e| e.to_string())?;
+                self.model = Some((path, Arc::new(net)));
+            }
+            "threshold" => {
+                let t: f64 = value
+                    .parse()
+                    .map_err(|_| format!("threshold must be a number, got '{value}'"))?;
+                let guide = NetGuide {
+                    threshold: t,
+                    ..self.guide
+                };
+                guide.check()?;
+                self.guide = guide;
+            }
+            "net_from_move" => self.guide.from_move = number(name, value)?,
+            "notation" => {
+                self.notation = match value {
+                    "text" => Notation::Text,
+                    "id" => Notation::Id,
+                    _ => return Err(format!("notation is 'text' or 'id', got '{value}'")),
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "unknown option '{name}' (known: {})",
+                    OPTION_NAMES.join(", ")
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The current value of an option, as `set` reads it.
+    pub fn get(&self, name: &str) -> Result<String, String> {
+        Ok(match name {
+            "iterations" => self.iterations.unwrap_or(0).to_string(),
+            "time_ms" => self.time_ms.unwrap_or(0).to_string(),
+            "threads" => self.threads.to_string(),
+            "seed" => self.seed.to_string(),
+            "cp" => self.cp.to_string(),
+            "counter" => match self.counter {
+                CounterMode::Double => "double".into(),
+                CounterMode::Single => "single".into(),
+            },
+            "model" => self
+                .model
+                .as_ref()
+                .map_or("none".into(), |(p, _)| p.display().to_string()),
+            "threshold" => self.guide.threshold.to_string(),
+            "net_from_move" => self.guide.from_move.to_string(),
+            "notation" => match self.notation {
+                Notation::Text => "text".into(),
+                Notation::Id => "id".into(),
+            },
+            _ => {
+                return Err(format!(
+                    "unknown option '{name}' (known: {})",
+                    OPTION_NAMES.join(", ")
+                ))
+            }
+        })
+    }
+
+    /// Whether the loaded model (if any) fits `game`.
+    pub fn model_fits(&self, game: GameSpec) -> Result<(), String> {
+        let Some((path, net)) = &self.model else {
+            return Ok(());
+        };
+        let fits = match game {
+            GameSpec::DotsAndBoxes { .. } => {
+                let board: DotsAndBoxes = game.dots_and_boxes()?;
+                net.value_net()
+                    .check_fits(game, crate::Game::feature_len(&board))
+            }
+            other => Err(format!("value nets guide Dots and Boxes only, not {other}")),
+        };
+        fits.map_err(|e| {
+            format!(
+                "the model {} does not fit {game} ({e}); set_option model none first",
+                path.display()
+            )
+        })
+    }
+
+    /// The search configuration for the move after `moves_played` moves of a game.
+    pub fn search_config(&self, moves_played: u64) -> Result<SearchConfig, String> {
+        if self.iterations.is_none() && self.time_ms.is_none() {
+            return Err("no budget: set_option iterations or time_ms to a positive value".into());
+        }
+        Ok(SearchConfig {
+            cp: self.cp,
+            counter: self.counter,
+            budget: Budget {
+                iterations: self.iterations,
+                time: self.time_ms.map(Duration::from_millis),
+            },
+            threads: self.threads,
+            seed: derive_seed(self.seed, moves_played),
+            ..SearchConfig::default()
+        })
+    }
+}

@@ -1,0 +1,340 @@
+use super::*;
+
+/// Runs a script through `serve` and returns the answers, one string each (without the final
+/// empty line).
+fn session(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    serve(&mut script.as_bytes(), &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.is_empty() || text.ends_with("\n\n"), "{text:?}");
+    text.split_terminator("\n\n").map(str::to_string).collect()
+}
+
+#[test]
+fn the_basic_commands_answer_as_documented() {
+    let answers = session(
+        "protocol_version\n1 name\nversion\nknown_command genmove\nknown_command fly\n\
+         # a comment line gets no answer\n\n7 list_commands\nquit\nname\n",
+    );
+    assert_eq!(answers[0], "= 2");
+    assert_eq!(answers[1], "=1 selfplay-mcts");
+    assert_eq!(answers[2], format!("= {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(answers[3], "= true");
+    assert_eq!(answers[4], "= false");
+    assert!(
+        answers[5].starts_with("=7 protocol_version\nname\n"),
+        "{}",
+        answers[5]
+    );
+    assert_eq!(answers[5].lines().count(), COMMANDS.len());
+    assert_eq!(answers[6], "=");
+    // Nothing is read after quit.
+    assert_eq!(answers.len(), 7);
+}
+
+#[test]
+fn a_dots_and_boxes_game_through_the_protocol() {
+    let answers = session(
+        "game dots_and_boxes rows=1 cols=2\n\
+         legal_moves\nto_move\nplay h0,0\nplay 0\nplay 1\nplay v0,0\nto_move\nscore\n\
+         set_option notation id\nlegal_moves\nplay 3\nscore\nto_move\nis_over\nresult\n\
+         undo\nscore\nget_position\nplay 3\nplay 4\nplay v0,2\nplay 5\nplay 2\nplay 6\nis_over\n\
+         result\nscore\nto_move\ngenmove\n",
+    );
+    let expected = [
+        "= dots_and_boxes rows=1 cols=2",
+        "= h0,0 h0,1 h1,0 h1,1 v0,0 v0,1 v0,2",
+        "= 1",
+        "=",
+        "? move '0' is illegal here: h0,0 is already drawn",
+        "=",
+        "=",
+        "= 2",
+        "= 0 0",
+        "=",
+        "= 2 3 5 6",
+        "=",
+        "= 0 0",
+        "= 1",
+        "= false",
+        "= none",
+        "=",
+        "= 0 0",
+        "= 1100100 0 0 2 ..",
+        "=",
+        "? move '4' is illegal here: v0,0 is already drawn",
+        "=",
+        "=",
+        "=",
+        "? move '6' is illegal here: the game is over",
+        "= true",
+        "= 2",
+        "= 0 2",
+        "? the game is over",
+        "? the game is over",
+    ];
+    assert_eq!(answers, expected);
+}
+
+#[test]
+fn genmove_searches_plays_and_answers_in_the_notation() {
+    let answers = session(
+        "game dots_and_boxes rows=2 cols=2\nset_option iterations 2000\nset_option seed 3\n\
+         genmove\nget_position\nundo\nget_position\nset_option notation id\ngenmove 2\ngenmove 1\n\
+         set_option iterations 0\ngenmove\nset_option time_ms 20\ngenmove\n",
+    );
+    let mv = answers[3].strip_prefix("= ").unwrap();
+    assert!(mv.starts_with('h') || mv.starts_with('v'), "{mv}");
+    assert!(answers[4].contains('1'), "one edge drawn: {}", answers[4]);
+    assert_eq!(answers[6], "= 000000000000 0 0 1 ....");
+    assert_eq!(answers[8], "? player 1 is to move, not 2");
+    let id: u32 = answers[9].strip_prefix("= ").unwrap().parse().unwrap();
+    assert!(id < 12);
+    assert!(answers[11].starts_with("? no budget"), "{}", answers[11]);
+    assert!(answers[13].starts_with("= "), "{}", answers[13]);
+}
+
+#[test]
+fn positions_games_and_options_are_checked() {
+    let answers = session(
+        "set_position 0101 0 0 1\nset_position 111100000000000000000000000000000000000000000000000000000000 1 0 1\n\
+         game tictactoe\nset_position XXO.O....\nto_move\nshowboard\nscore\nset_position XXX......\n\
+         game chess\ngame dots_and_boxes rows=9\ngame dots_and_boxes depth=3\ngame tictactoe rows=3\n\
+         set_option model models/dab-5x5/model.safetensors\nget_option model\nset_option colour red\n\
+         set_option threads 0\nset_option threshold 2\nset_option counter triple\nlist_options\n\
+         get_option threshold\n",
+    );
+    assert!(
+        answers[0].starts_with("? bad edge string: a 5x5 board has 60 edges"),
+        "{}",
+        answers[0]
+    );
+    assert!(
+        answers[1].starts_with(
+            "? inconsistent position: scores 1 + 0 do not add up to the 0 closed boxes"
+        ),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(answers[2], "= tictactoe");
+    assert_eq!(answers[3], "=");
+    assert_eq!(answers[4], "= 1");
+    assert!(
+        answers[5].starts_with("=\n  a b c\n1 X X O\n2 . O ."),
+        "{}",
+        answers[5]
+    );
+    assert_eq!(answers[6], "? tictactoe keeps no score");
+    assert!(answers[7].contains("3 X and 0 O"), "{}", answers[7]);
+    assert!(
+        answers[8].contains("unknown game 'chess'"),
+        "{}",
+        answers[8]
+    );
+    assert!(
+        answers[9].contains("9x5 is not supported"),
+        "{}",
+        answers[9]
+    );
+    assert!(answers[10].contains("not 'depth'"), "{}", answers[10]);
+    assert!(
+        answers[11].contains("takes no parameter 'rows'"),
+        "{}",
+        answers[11]
+    );
+    assert!(
+        answers[12].contains("Dots and Boxes only"),
+        "{}",
+        answers[12]
+    );
+    assert_eq!(answers[13], "= none");
+    assert!(
+        answers[14].contains("unknown option 'colour'"),
+        "{}",
+        answers[14]
+    );
+    assert!(
+        answers[15].contains("threads must be 1 to 1024"),
+        "{}",
+        answers[15]
+    );
+    assert!(
+        answers[16].contains("threshold must be above 0"),
+        "{}",
+        answers[16]
+    );
+    assert!(
+        answers[17].contains("'double' or 'single'"),
+        "{}",
+        answers[17]
+    );
+    assert!(
+        answers[18].starts_with("= iterations 100000\ntime_ms 0\nthreads 1\n"),
+        "{}",
+        answers[18]
+    );
+    assert_eq!(answers[19], "= 0.9");
+}
+
+#[test]
+fn a_model_is_loaded_checked_and_kept_only_for_games_it_fits() {
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../models/dab-5x5/model.safetensors"
+    );
+    let script = format!(
+        "set_option model {model}\nget_option model\ngame dots_and_boxes rows=4 cols=4\n\
+         game dots_and_boxes rows=5 cols=5\nset_option model none\ngame dots_and_boxes rows=4 cols=4\n\
+         set_option model {model}\nset_option model /no/such/file.safetensors\n"
+    );
+    let answers = session(&script);
+    assert_eq!(answers[0], "=");
+    assert_eq!(answers[1], format!("= {model}"));
+    assert!(
+        answers[2].contains("does not fit dots_and_boxes 4x4"),
+        "{}",
+        answers[2]
+    );
+    assert_eq!(answers[3], "= dots_and_boxes rows=5 cols=5");
+    assert_eq!(answers[4], "=");
+    assert_eq!(answers[5], "= dots_and_boxes rows=4 cols=4");
+    assert!(
+        answers[6].contains("trained for dots_and_boxes 5x5, not dots_and_boxes 4x4"),
+        "{}",
+        answers[6]
+    );
+    assert!(
+        answers[7].contains("/no/such/file.safetensors"),
+        "{}",
+        answers[7]
+    );
+}
+
+#[test]
+fn garbage_gets_error_answers_and_the_session_goes_on() {
+    let mut script = Vec::new();
+    script.extend_from_slice(b"\xff\xfe\x00garbage\n");
+    script.extend_from_slice(&vec![b'x'; MAX_LINE * 3]);
+    script.extend_from_slice(
+        b"\n99999999999999999999999 name\n12\nplay\nplay a b\nundo\n\
+        known_command\nset_option\nPLAY h0,0\n3 name extra\nname\n",
+    );
+    let mut out = Vec::new();
+    serve(&mut script.as_slice(), &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let answers: Vec<&str> = text.split_terminator("\n\n").collect();
+    assert_eq!(answers.len(), 12, "{text}");
+    assert!(answers[..11].iter().all(|a| a.starts_with('?')), "{text}");
+    assert!(answers[1].contains("longer than"), "{}", answers[1]);
+    assert!(answers[2].contains("too large"), "{}", answers[2]);
+    assert_eq!(answers[3], "?12 no command after the id");
+    assert!(
+        answers[10].starts_with("?3 name takes no arguments"),
+        "{}",
+        answers[10]
+    );
+    assert_eq!(answers[11], "= selfplay-mcts");
+}
+
+#[test]
+fn replies_never_hold_an_empty_line_inside() {
+    let r = Reply {
+        id: Some(4),
+        ok: true,
+        text: "\nline one\n\nline three\r".into(),
+    };
+    assert_eq!(r.render(), "=4\nline one\n \nline three\n\n");
+}
+
+mod fuzz {
+    //! Random bytes and random command sequences: every non-empty line gets exactly one
+    //! answer, the session never panics and stays usable.
+    use super::*;
+    use proptest::prelude::*;
+
+    fn word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            proptest::sample::select(COMMANDS.to_vec()).prop_map(str::to_string),
+            proptest::sample::select(vec![
+                "dots_and_boxes",
+                "tictactoe",
+                "rows=1",
+                "cols=2",
+                "rows=0",
+                "cols=99",
+                "h0,0",
+                "v0,0",
+                "0",
+                "3",
+                "59",
+                "60",
+                "a1",
+                "b2",
+                "1",
+                "2",
+                "iterations",
+                "time_ms",
+                "threads",
+                "seed",
+                "notation",
+                "id",
+                "text",
+                "threshold",
+                "0.5",
+                "model",
+                "none",
+                "XXO.O....",
+                "1111000",
+                "..",
+                "-1",
+                "18446744073709551616",
+                "=",
+                "#",
+                "\t",
+            ])
+            .prop_map(str::to_string),
+            "[ -~]{0,12}",
+            any::<String>(),
+        ]
+    }
+
+    fn command_line() -> impl Strategy<Value = String> {
+        proptest::collection::vec(word(), 0..6).prop_map(|w| w.join(" "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_bytes_get_answers_and_no_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let mut out = Vec::new();
+            serve(&mut bytes.as_slice(), &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            prop_assert!(text.is_empty() || text.ends_with("\n\n"));
+        }
+
+        #[test]
+        fn command_sequences_get_one_answer_each(lines in proptest::collection::vec(command_line(), 1..40)) {
+            let mut session = Session::new();
+            // Keep searches short: the fuzzer may ask for genmove often.
+            let _ = session.handle_line("set_option iterations 50");
+            for line in &lines {
+                if line.contains("iterations") || line.contains("time_ms") || line.contains("threads") {
+                    continue;
+                }
+                match session.handle_line(line) {
+                    Answer::Nothing => prop_assert!(reader::preprocess(line).is_empty()),
+                    Answer::Reply(r) | Answer::Quit(r) => {
+                        let rendered = r.render();
+                        let mark = if r.ok { '=' } else { '?' };
+                        prop_assert!(rendered.starts_with(mark), "{}", rendered);
+                        prop_assert!(rendered.ends_with("\n\n"));
+                        prop_assert_eq!(rendered.matches("\n\n").count(), 1);
+                    }
+                }
+            }
+            // Still answering.
+            prop_assert_eq!(session.handle_line("name"), Answer::Reply(Reply { id: None, ok: true, text: ENGINE_NAME.into() }));
+        }
+    }
+}
