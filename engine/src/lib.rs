@@ -5,6 +5,7 @@
 //! engine never depends on a neural-network framework: value-net inference is hand-written in
 //! [`nn`].
 
+pub mod agents;
 pub mod bench;
 pub mod cli;
 pub mod game;

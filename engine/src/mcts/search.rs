@@ -43,7 +43,7 @@ impl Budget {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
     /// The UCB exploration constant (see [`Ucb`] for the default and why).
     pub cp: f64,
@@ -198,6 +198,12 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
 
     pub fn config(&self) -> &SearchConfig {
         &self.config
+    }
+
+    /// Sets the base seed; the next search is seeded as the first search of a fresh `Search`.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.config.seed = seed;
+        self.searches = 0;
     }
 
     /// The rollout policies of the workers (for policies that count things).

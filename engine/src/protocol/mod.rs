@@ -305,10 +305,18 @@ pub fn canonical_name(spec: GameSpec) -> String {
     }
 }
 
-/// Serves the protocol: reads commands from `input` until `quit` or its end, writes each answer
-/// to `output` and flushes it.
+/// Serves the protocol from a new session: reads commands from `input` until `quit` or its end,
+/// writes each answer to `output` and flushes it.
 pub fn serve(input: &mut impl BufRead, output: &mut impl Write) -> io::Result<()> {
-    let mut session = Session::new();
+    serve_session(&mut Session::new(), input, output)
+}
+
+/// [`serve`] with a session set up by the caller.
+pub fn serve_session(
+    session: &mut Session,
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+) -> io::Result<()> {
     while let Some(line) = read_line(input)? {
         let answer = match line {
             Line::TooLong(length) => Answer::Reply(Session::too_long(length)),

@@ -33,6 +33,8 @@ enum Command {
     Analyse(AnalyseArgs),
     /// Measure MCTS iterations per second on 5x5 Dots and Boxes.
     Bench(BenchArgs),
+    /// Speak the text protocol on stdin/stdout (GTP-shaped; see docs/PROTOCOL.md).
+    Protocol,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -232,6 +234,10 @@ fn main() -> ExitCode {
         Command::Play(args) => play(args),
         Command::Analyse(args) => analyse(args),
         Command::Bench(args) => run_bench(args),
+        Command::Protocol => {
+            engine::protocol::serve(&mut io::stdin().lock(), &mut io::stdout().lock())
+                .map_err(|e| format!("protocol: {e}"))
+        }
     };
     engine::cli::finish("engine", result)
 }

@@ -1,0 +1,59 @@
+//! The engine's own MCTS as a player (plain or net-guided, by its rollout policy).
+
+use super::{Agent, AgentError, Choice};
+use crate::game::{Action, Game};
+use crate::mcts::{RandomRollout, RolloutPolicy, Search, SearchConfig, Ucb};
+use crate::rng::derive_seed;
+
+/// MCTS with a fixed budget a move. Its searches are seeded from its base seed, the game number
+/// and the move number, so a game replays exactly for iteration budgets.
+pub struct MctsAgent<G: Game, R: RolloutPolicy<G> = RandomRollout> {
+    name: String,
+    seed: u64,
+    games: u64,
+    search: Search<G, Ucb, R>,
+}
+
+impl<G: Game> MctsAgent<G> {
+    /// Plain MCTS (random rollouts).
+    pub fn plain(name: impl Into<String>, config: SearchConfig) -> MctsAgent<G> {
+        let cp = config.cp;
+        MctsAgent::new(name, config, Ucb::new(cp), RandomRollout)
+    }
+}
+
+impl<G: Game, R: RolloutPolicy<G>> MctsAgent<G, R> {
+    pub fn new(name: impl Into<String>, config: SearchConfig, ucb: Ucb, rollout: R) -> Self {
+        MctsAgent {
+            name: name.into(),
+            seed: config.seed,
+            games: 0,
+            search: Search::new(config, ucb, rollout),
+        }
+    }
+}
+
+impl<G: Game, R: RolloutPolicy<G>> Agent<G> for MctsAgent<G, R> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, _start: &G, _moves: &[Action]) -> Result<(), AgentError> {
+        self.games += 1;
+        Ok(())
+    }
+
+    fn choose(&mut self, state: &G, moves: &[Action]) -> Result<Choice, AgentError> {
+        let seed = derive_seed(derive_seed(self.seed, self.games), moves.len() as u64);
+        self.search.set_seed(seed);
+        let result = self
+            .search
+            .run(state)
+            .map_err(|e| AgentError::new(format!("search failed: {e}")))?;
+        Ok(Choice {
+            action: result.best,
+            iterations: result.iterations,
+            rollouts: result.rollouts,
+        })
+    }
+}

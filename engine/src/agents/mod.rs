@@ -1,0 +1,69 @@
+//! Players of a game, behind one trait: the engine's own searches and external programs that
+//! speak the text protocol. A player is named by a spec string (`mcts:iterations=20000`,
+//! `external:cmd=./engine protocol`), so match runners and command lines can build any of them.
+
+mod external;
+mod game;
+mod mcts;
+mod spec;
+
+pub use external::{ExternalAgent, ExternalConfig};
+pub use game::{play_game, Forfeit, GameReport};
+pub use mcts::MctsAgent;
+pub use spec::{parse_spec, AgentSpec};
+
+use crate::game::{Action, Game};
+use crate::mcts::RolloutStats;
+
+/// A move chosen, with what the search behind it did (when there was one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub action: Action,
+    pub iterations: u64,
+    pub rollouts: RolloutStats,
+}
+
+impl Choice {
+    pub fn plain(action: Action) -> Choice {
+        Choice {
+            action,
+            iterations: 0,
+            rollouts: RolloutStats::default(),
+        }
+    }
+}
+
+/// Why a player could not give a legal move: it loses the game for that reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentError {
+    pub reason: String,
+}
+
+impl AgentError {
+    pub fn new(reason: impl Into<String>) -> AgentError {
+        AgentError {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for AgentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for AgentError {}
+
+/// Anything that plays a game: given the position and the moves that led to it, a move.
+pub trait Agent<G: Game>: Send {
+    /// A short description for tables and logs.
+    fn name(&self) -> String;
+
+    /// A game begins at `start`, reached from the game's empty board by `moves`.
+    fn new_game(&mut self, start: &G, moves: &[Action]) -> Result<(), AgentError>;
+
+    /// The move for the player to move in `state`, reached from the empty board by `moves`
+    /// (every move of the game so far, both players'). The caller checks legality.
+    fn choose(&mut self, state: &G, moves: &[Action]) -> Result<Choice, AgentError>;
+}

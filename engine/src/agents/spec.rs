@@ -1,0 +1,279 @@
+//! Player spec strings: `KIND[:key=value,key=value...]`.
+//!
+//! * `mcts` — plain MCTS. Keys: `iterations` (default 100000), `time_ms`, `threads` (1), `cp`,
+//!   `counter` (`double` or `single`), `seed` (1).
+//! * `nn` — net-guided MCTS (Dots and Boxes). The `mcts` keys and `model` (default
+//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0).
+//! * `external` — a program speaking the text protocol. Keys: `cmd` (required), `name`,
+//!   `time_ms` (sent as its `time_ms` option), `timeout_ms` (how long `genmove` may take; by
+//!   default twice `time_ms` and at least a second more, else 60 s), and `opt.NAME=VALUE` for any
+//!   other option. A comma inside `cmd` is kept when what follows it is not one of these keys.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent};
+use crate::game::Game;
+use crate::games::{DotsAndBoxes, GameSpec};
+use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
+use crate::nn::{load_dab_net, NetGuide, NetRollout};
+
+/// The model `nn` uses unless told otherwise.
+pub const DEFAULT_MODEL: &str = "models/dab-5x5/model.safetensors";
+
+/// A parsed player spec.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentSpec {
+    Mcts {
+        text: String,
+        config: SearchConfig,
+    },
+    Nn {
+        text: String,
+        config: SearchConfig,
+        model: PathBuf,
+        guide: NetGuide,
+    },
+    External(ExternalConfig),
+}
+
+const SEARCH_KEYS: [&str; 6] = ["iterations", "time_ms", "threads", "cp", "counter", "seed"];
+const NET_KEYS: [&str; 3] = ["model", "threshold", "from_move"];
+const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
+
+/// Splits `key=value,key=value`, keeping commas inside values when what follows is not a key.
+fn pairs(body: &str, known: &dyn Fn(&str) -> bool) -> Result<Vec<(String, String)>, String> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for piece in body.split(',') {
+        let key = piece.split_once('=').map(|(k, _)| k.trim());
+        match key {
+            Some(k) if known(k) => {
+                let (k, v) = piece.split_once('=').expect("has '='");
+                out.push((k.trim().to_string(), v.trim().to_string()));
+            }
+            _ => match out.last_mut() {
+                Some((k, v)) if k == "cmd" => {
+                    v.push(',');
+                    v.push_str(piece);
+                }
+                _ => {
+                    let name = key.unwrap_or(piece.trim());
+                    return Err(format!("unknown key '{name}'"));
+                }
+            },
+        }
+    }
+    Ok(out)
+}
+
+fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+    value
+        .parse()
+        .map_err(|_| format!("{key} must be a number, got '{value}'"))
+}
+
+/// Reads a spec string.
+pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
+    let text = text.trim();
+    let err = |e: String| format!("player '{text}': {e}");
+    let (kind, body) = text.split_once(':').unwrap_or((text, ""));
+    let body = body.trim();
+    match kind {
+        "mcts" | "nn" => {
+            let net = kind == "nn";
+            let known = |k: &str| SEARCH_KEYS.contains(&k) || (net && NET_KEYS.contains(&k));
+            let list = if body.is_empty() {
+                Vec::new()
+            } else {
+                pairs(body, &known).map_err(err)?
+            };
+            let mut config = SearchConfig {
+                seed: 1,
+                ..SearchConfig::default()
+            };
+            let mut iterations = Some(100_000u64);
+            let mut time_ms = None;
+            let mut model = PathBuf::from(DEFAULT_MODEL);
+            let mut guide = NetGuide::default();
+            for (key, value) in &list {
+                match key.as_str() {
+                    "iterations" => iterations = Some(number(key, value).map_err(err)?),
+                    "time_ms" => {
+                        time_ms = Some(number::<u64>(key, value).map_err(err)?);
+                        if !list.iter().any(|(k, _)| k == "iterations") {
+                            iterations = None;
+                        }
+                    }
+                    "threads" => config.threads = number(key, value).map_err(err)?,
+                    "cp" => config.cp = number(key, value).map_err(err)?,
+                    "seed" => config.seed = number(key, value).map_err(err)?,
+                    "counter" => {
+                        config.counter = match value.as_str() {
+                            "double" => CounterMode::Double,
+                            "single" => CounterMode::Single,
+                            _ => {
+                                return Err(err(format!(
+                                    "counter is double or single, not '{value}'"
+                                )))
+                            }
+                        }
+                    }
+                    "model" => model = PathBuf::from(value),
+                    "threshold" => guide.threshold = number(key, value).map_err(err)?,
+                    "from_move" => guide.from_move = number(key, value).map_err(err)?,
+                    _ => unreachable!("keys were checked"),
+                }
+            }
+            if iterations == Some(0) || time_ms == Some(0) || config.threads == 0 {
+                return Err(err(
+                    "iterations, time_ms and threads must be positive".into()
+                ));
+            }
+            if !(config.cp.is_finite() && config.cp >= 0.0) {
+                return Err(err(format!(
+                    "cp must be a non-negative number, got {}",
+                    config.cp
+                )));
+            }
+            config.budget = Budget {
+                iterations,
+                time: time_ms.map(Duration::from_millis),
+            };
+            guide.check().map_err(err)?;
+            let text = text.to_string();
+            Ok(if net {
+                AgentSpec::Nn {
+                    text,
+                    config,
+                    model,
+                    guide,
+                }
+            } else {
+                AgentSpec::Mcts { text, config }
+            })
+        }
+        "external" => {
+            let known = |k: &str| EXTERNAL_KEYS.contains(&k) || k.starts_with("opt.");
+            let list = pairs(body, &known).map_err(err)?;
+            let mut config = ExternalConfig::new("");
+            let mut timeout = None;
+            for (key, value) in list {
+                match key.as_str() {
+                    "cmd" => config.command = value,
+                    "name" => config.name = Some(value),
+                    "time_ms" => config.time_ms = Some(number(&key, &value).map_err(err)?),
+                    "timeout_ms" => timeout = Some(number::<u64>(&key, &value).map_err(err)?),
+                    _ => {
+                        let name = key.trim_start_matches("opt.").to_string();
+                        config.options.push((name, value));
+                    }
+                }
+            }
+            if config.command.trim().is_empty() {
+                return Err(err("external needs cmd=COMMAND".into()));
+            }
+            config.move_timeout = match (timeout, config.time_ms) {
+                (Some(t), _) => Duration::from_millis(t),
+                (None, Some(t)) => ExternalConfig::default_move_timeout(t),
+                (None, None) => Duration::from_secs(60),
+            };
+            Ok(AgentSpec::External(config))
+        }
+        other => Err(err(format!(
+            "unknown player kind '{other}' (known: mcts, nn, external)"
+        ))),
+    }
+}
+
+impl AgentSpec {
+    /// A player of Dots and Boxes on `board`'s size.
+    pub fn build_dots(&self, board: &DotsAndBoxes) -> Result<Box<dyn Agent<DotsAndBoxes>>, String> {
+        match self {
+            AgentSpec::Nn {
+                text,
+                config,
+                model,
+                guide,
+            } => {
+                let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
+                let rollout = NetRollout::new(Arc::new(net), *guide)?;
+                Ok(Box::new(MctsAgent::new(
+                    text.clone(),
+                    config.clone(),
+                    Ucb::new(config.cp),
+                    rollout,
+                )))
+            }
+            other => other.build(GameSpec::DotsAndBoxes {
+                rows: board.rows() as u8,
+                cols: board.cols() as u8,
+            }),
+        }
+    }
+
+    /// A player of any game without a value net (`nn` is refused).
+    pub fn build<G: Game>(&self, spec: GameSpec) -> Result<Box<dyn Agent<G>>, String> {
+        match self {
+            AgentSpec::Mcts { text, config } => {
+                Ok(Box::new(MctsAgent::plain(text.clone(), config.clone())))
+            }
+            AgentSpec::Nn { text, .. } => Err(format!(
+                "player '{text}': value nets guide Dots and Boxes only, not {spec}"
+            )),
+            AgentSpec::External(config) => Ok(Box::new(ExternalAgent::new(config.clone(), spec))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_are_read_with_defaults_and_errors_named() {
+        match parse_spec("mcts").unwrap() {
+            AgentSpec::Mcts { config, .. } => {
+                assert_eq!(config.budget, Budget::iterations(100_000));
+                assert_eq!(config.counter, CounterMode::Double);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("mcts:time_ms=50,counter=single,threads=2").unwrap() {
+            AgentSpec::Mcts { config, .. } => {
+                assert_eq!(config.budget, Budget::time(Duration::from_millis(50)));
+                assert_eq!(config.counter, CounterMode::Single);
+                assert_eq!(config.threads, 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("nn:threshold=0.8,iterations=5000").unwrap() {
+            AgentSpec::Nn { model, guide, .. } => {
+                assert_eq!(model, PathBuf::from(DEFAULT_MODEL));
+                assert_eq!(guide.threshold, 0.8);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("external:cmd=prog --x a,b --y,time_ms=500,opt.seed=3").unwrap() {
+            AgentSpec::External(c) => {
+                assert_eq!(c.command, "prog --x a,b --y");
+                assert_eq!(c.time_ms, Some(500));
+                assert_eq!(c.move_timeout, Duration::from_millis(1500));
+                assert_eq!(c.options, vec![("seed".to_string(), "3".to_string())]);
+            }
+            other => panic!("{other:?}"),
+        }
+        for (bad, says) in [
+            ("chess", "unknown player kind"),
+            ("mcts:depth=3", "unknown key 'depth'"),
+            ("mcts:iterations=x", "iterations must be a number"),
+            ("mcts:model=a", "unknown key 'model'"),
+            ("nn:threshold=3", "threshold"),
+            ("external:name=x", "needs cmd"),
+            ("mcts:counter=triple", "double or single"),
+        ] {
+            let e = parse_spec(bad).unwrap_err();
+            assert!(e.contains(bad) && e.contains(says), "{bad}: {e}");
+        }
+    }
+}
