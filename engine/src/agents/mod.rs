@@ -2,11 +2,13 @@
 //! speak the text protocol. A player is named by a spec string (`mcts:iterations=20000`,
 //! `external:cmd=./engine protocol`), so match runners and command lines can build any of them.
 
+mod dots;
 mod external;
 mod game;
 mod mcts;
 mod spec;
 
+pub use dots::{GreedyAgent, RandomAgent, RivalAgent, RivalConfig, RivalReason};
 pub use external::{ExternalAgent, ExternalConfig};
 pub use game::{play_game, Forfeit, GameReport};
 pub use mcts::MctsAgent;

@@ -1,5 +1,9 @@
 //! Player spec strings: `KIND[:key=value,key=value...]`.
 //!
+//! * `random`, `greedy` — key `seed` (1).
+//! * `rival` — the QDab-style rival (Dots and Boxes). Keys: `iterations` (20000, its search
+//!   over safe edges), `time_ms`, `threads`, `cp`, `seed`, `solver_edges` (30: the exact
+//!   solver answers from this many free edges on), `solver_nodes` (4000000: its limit).
 //! * `mcts` — plain MCTS. Keys: `iterations` (default 100000), `time_ms`, `threads` (1), `cp`,
 //!   `counter` (`double` or `single`), `seed` (1).
 //! * `nn` — net-guided MCTS (Dots and Boxes). The `mcts` keys and `model` (default
@@ -13,7 +17,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent};
+use super::{
+    Agent, ExternalAgent, ExternalConfig, GreedyAgent, MctsAgent, RandomAgent, RivalAgent,
+    RivalConfig,
+};
 use crate::game::Game;
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
@@ -36,9 +43,20 @@ pub enum AgentSpec {
         guide: NetGuide,
     },
     External(ExternalConfig),
+    Random {
+        seed: u64,
+    },
+    Greedy {
+        seed: u64,
+    },
+    Rival {
+        text: String,
+        config: RivalConfig,
+    },
 }
 
 const SEARCH_KEYS: [&str; 6] = ["iterations", "time_ms", "threads", "cp", "counter", "seed"];
+const RIVAL_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
 const NET_KEYS: [&str; 3] = ["model", "threshold", "from_move"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
@@ -80,9 +98,31 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
     let (kind, body) = text.split_once(':').unwrap_or((text, ""));
     let body = body.trim();
     match kind {
-        "mcts" | "nn" => {
+        "random" | "greedy" => {
+            let known = |k: &str| k == "seed";
+            let list = if body.is_empty() {
+                Vec::new()
+            } else {
+                pairs(body, &known).map_err(err)?
+            };
+            let mut seed = 1;
+            for (key, value) in &list {
+                seed = number(key, value).map_err(err)?;
+            }
+            Ok(if kind == "random" {
+                AgentSpec::Random { seed }
+            } else {
+                AgentSpec::Greedy { seed }
+            })
+        }
+        "mcts" | "nn" | "rival" => {
             let net = kind == "nn";
-            let known = |k: &str| SEARCH_KEYS.contains(&k) || (net && NET_KEYS.contains(&k));
+            let rival = kind == "rival";
+            let known = |k: &str| {
+                (SEARCH_KEYS.contains(&k) && !(rival && k == "counter"))
+                    || (net && NET_KEYS.contains(&k))
+                    || (rival && RIVAL_KEYS.contains(&k))
+            };
             let list = if body.is_empty() {
                 Vec::new()
             } else {
@@ -92,8 +132,9 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 seed: 1,
                 ..SearchConfig::default()
             };
-            let mut iterations = Some(100_000u64);
+            let mut iterations = Some(if rival { 20_000u64 } else { 100_000 });
             let mut time_ms = None;
+            let mut rival_config = RivalConfig::default();
             let mut model = PathBuf::from(DEFAULT_MODEL);
             let mut guide = NetGuide::default();
             for (key, value) in &list {
@@ -122,6 +163,12 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "model" => model = PathBuf::from(value),
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
+                    "solver_edges" => {
+                        rival_config.solver_edges = number(key, value).map_err(err)?
+                    }
+                    "solver_nodes" => {
+                        rival_config.solver_nodes = number(key, value).map_err(err)?
+                    }
                     _ => unreachable!("keys were checked"),
                 }
             }
@@ -142,6 +189,13 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             };
             guide.check().map_err(err)?;
             let text = text.to_string();
+            if rival {
+                rival_config.search = config;
+                return Ok(AgentSpec::Rival {
+                    text,
+                    config: rival_config,
+                });
+            }
             Ok(if net {
                 AgentSpec::Nn {
                     text,
@@ -181,7 +235,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             Ok(AgentSpec::External(config))
         }
         other => Err(err(format!(
-            "unknown player kind '{other}' (known: mcts, nn, external)"
+            "unknown player kind '{other}' (known: random, greedy, rival, mcts, nn, external)"
         ))),
     }
 }
@@ -205,6 +259,10 @@ impl AgentSpec {
                     rollout,
                 )))
             }
+            AgentSpec::Greedy { seed } => Ok(Box::new(GreedyAgent::new(*seed))),
+            AgentSpec::Rival { text, config } => {
+                Ok(Box::new(RivalAgent::new(text.clone(), config.clone())))
+            }
             other => other.build(GameSpec::DotsAndBoxes {
                 rows: board.rows() as u8,
                 cols: board.cols() as u8,
@@ -212,7 +270,8 @@ impl AgentSpec {
         }
     }
 
-    /// A player of any game without a value net (`nn` is refused).
+    /// A player of any game without Dots-and-Boxes knowledge (`nn`, `greedy` and `rival` are
+    /// refused).
     pub fn build<G: Game>(&self, spec: GameSpec) -> Result<Box<dyn Agent<G>>, String> {
         match self {
             AgentSpec::Mcts { text, config } => {
@@ -222,6 +281,10 @@ impl AgentSpec {
                 "player '{text}': value nets guide Dots and Boxes only, not {spec}"
             )),
             AgentSpec::External(config) => Ok(Box::new(ExternalAgent::new(config.clone(), spec))),
+            AgentSpec::Random { seed } => Ok(Box::new(RandomAgent::new(*seed))),
+            AgentSpec::Greedy { .. } | AgentSpec::Rival { .. } => Err(format!(
+                "players greedy and rival know Dots and Boxes only, not {spec}"
+            )),
         }
     }
 }

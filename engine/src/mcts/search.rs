@@ -187,6 +187,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 actions: Vec::new(),
                 rng: Rng::new(0),
                 rollouts: 0,
+                root_actions: Vec::new(),
             })
             .collect();
         Search {
@@ -213,6 +214,16 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
 
     /// Searches `root` and returns the merged root statistics and the chosen move.
     pub fn run(&mut self, root: &G) -> Result<SearchResult, SearchError> {
+        self.run_among(root, &[])
+    }
+
+    /// [`run`](Self::run) with the root's moves restricted to `allowed` (all legal moves when
+    /// empty): for players that search only the moves their knowledge leaves.
+    pub fn run_among(&mut self, root: &G, allowed: &[Action]) -> Result<SearchResult, SearchError> {
+        for w in &mut self.workers {
+            w.root_actions.clear();
+            w.root_actions.extend_from_slice(allowed);
+        }
         if root.is_terminal() {
             return Err(SearchError::GameOver);
         }
@@ -337,6 +348,8 @@ struct Worker<G: Game, T, R> {
     rng: Rng,
     /// Rollouts played in the current search.
     rollouts: u64,
+    /// The root's moves when restricted (empty: all legal moves).
+    root_actions: Vec<Action>,
 }
 
 /// Iterations between two looks at the clock.
@@ -389,6 +402,9 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             // A search too short to expand the root still reports every move, unvisited.
             let mut actions = Vec::new();
             root.legal_actions(&mut actions);
+            if !self.root_actions.is_empty() {
+                actions.clone_from(&self.root_actions);
+            }
             actions.into_iter().map(Node::leaf).collect()
         };
         let mut rollouts = self.rollout.take_stats();
@@ -444,7 +460,11 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             terminal_outcome(&state)
         } else {
             if self.tree.nodes[index].visits > 0 && self.tree.len() < max_nodes {
-                state.legal_actions(&mut self.actions);
+                if index == 0 && !self.root_actions.is_empty() {
+                    self.actions.clone_from(&self.root_actions);
+                } else {
+                    state.legal_actions(&mut self.actions);
+                }
                 self.rng.shuffle(&mut self.actions);
                 let first = self.tree.len();
                 for &a in &self.actions {

@@ -10,6 +10,7 @@
 //!   its dots, row by row; a drawn edge is 0.25 and a free one 0.0 (whoever drew it); a box is 1.0
 //!   when free, 0.5 when closed by P1 and 0.75 when closed by P2. 5x5 gives 85 floats.
 
+pub mod analysis;
 pub mod endgame;
 mod geometry;
 pub mod solver;

@@ -1,0 +1,212 @@
+//! Position facts that Dots-and-Boxes knowledge rests on (the strings-and-coins view): box
+//! valences, capturing edges, safe edges, what a sacrifice hands over, and the long-chain count.
+
+use super::{DotsAndBoxes, Geometry};
+
+/// Undrawn sides of box `b` (0 for a closed box).
+#[inline]
+pub fn valence(geo: &Geometry, edges: u128, b: usize) -> u32 {
+    4 - (edges & geo.box_masks[b]).count_ones()
+}
+
+/// The box on the other side of edge `e` from box `b`, if any.
+#[inline]
+pub fn across(geo: &Geometry, e: usize, b: usize) -> Option<usize> {
+    let [x, y] = geo.edge_boxes[e];
+    let other = if x as usize == b { y } else { x };
+    (other != u8::MAX).then_some(other as usize)
+}
+
+/// The free edges that close a box now.
+pub fn capture_edges(geo: &Geometry, edges: u128) -> u128 {
+    let free = !edges & geo.all_edges;
+    let mut out = 0u128;
+    for b in 0..geo.num_boxes {
+        if valence(geo, edges, b) == 1 {
+            out |= free & geo.box_masks[b];
+        }
+    }
+    out
+}
+
+/// The free edges that neither close a box nor leave one capturable: no box they border has
+/// two free sides (or one).
+pub fn safe_edges(geo: &Geometry, edges: u128) -> u128 {
+    let free = !edges & geo.all_edges;
+    let mut unsafe_edges = 0u128;
+    for b in 0..geo.num_boxes {
+        if valence(geo, edges, b) <= 2 {
+            unsafe_edges |= geo.box_masks[b];
+        }
+    }
+    free & !unsafe_edges
+}
+
+/// A capturable box whose last edge leads into a box of valence 2: the position where the
+/// player to move can double-deal. Returns (capturing edge, the double-dealing edge).
+pub fn double_deal(geo: &Geometry, edges: u128) -> Option<(usize, usize)> {
+    let free = !edges & geo.all_edges;
+    for b in 0..geo.num_boxes {
+        if valence(geo, edges, b) != 1 {
+            continue;
+        }
+        let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
+        if let Some(n) = across(geo, e, b) {
+            if valence(geo, edges, n) == 2 {
+                let f = (free & geo.box_masks[n] & !(1u128 << e)).trailing_zeros() as usize;
+                return Some((e, f));
+            }
+        }
+    }
+    None
+}
+
+/// Takes every capturable box, one at a time, as long as any is left: the boxes taken and
+/// the edges after.
+pub fn take_all(geo: &Geometry, mut edges: u128) -> (u32, u128) {
+    let mut taken = 0;
+    loop {
+        let captures = capture_edges(geo, edges);
+        if captures == 0 {
+            return (taken, edges);
+        }
+        let e = captures.trailing_zeros() as usize;
+        taken += geo.boxes_closed_by(edges, e);
+        edges |= 1u128 << e;
+    }
+}
+
+/// What drawing the non-capturing edge `e` hands over: the boxes the opponent can then take in
+/// a row, and whether the opponent could decline the last two by a double-deal (a half-hearted
+/// handout, an opened long chain or loop) rather than being forced to take them all.
+pub fn sacrifice(geo: &Geometry, edges: u128, e: usize) -> (u32, bool) {
+    let after = edges | 1u128 << e;
+    let declinable = double_deal(geo, after).is_some();
+    (take_all(geo, after).0, declinable)
+}
+
+/// The chains and loops of a position with no safe edge left (each free edge then borders a
+/// box of valence 2, or the component is about to be opened): the sizes of the components of
+/// boxes joined through shared free edges, split into chains and loops.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Components {
+    pub chains: Vec<u32>,
+    pub loops: Vec<u32>,
+}
+
+impl Components {
+    /// Long chains (3 boxes or more).
+    pub fn long_chains(&self) -> usize {
+        self.chains.iter().filter(|&&n| n >= 3).count()
+    }
+
+    /// What controlling the rest is worth, by the notes' estimate: boxes in long chains and
+    /// loops, minus 4 for every long chain after the first and 8 for every loop.
+    pub fn control_value(&self) -> i32 {
+        let long: Vec<u32> = self.chains.iter().copied().filter(|&n| n >= 3).collect();
+        let boxes: u32 = long.iter().sum::<u32>() + self.loops.iter().sum::<u32>();
+        boxes as i32 - 4 * (long.len() as i32 - 1).max(0) - 8 * self.loops.len() as i32
+    }
+}
+
+/// The components of valence-2 boxes (boxes with exactly two free sides), joined through the
+/// free edges they share: a component whose every box has both free sides inside it is a loop.
+pub fn components(geo: &Geometry, edges: u128) -> Components {
+    let n = geo.num_boxes;
+    let mut seen = vec![false; n];
+    let mut out = Components::default();
+    let free = !edges & geo.all_edges;
+    for start in 0..n {
+        if seen[start] || valence(geo, edges, start) != 2 {
+            continue;
+        }
+        let mut stack = vec![start];
+        seen[start] = true;
+        let mut size = 0;
+        let mut closed_loop = true;
+        while let Some(b) = stack.pop() {
+            size += 1;
+            let mut sides = free & geo.box_masks[b];
+            while sides != 0 {
+                let e = sides.trailing_zeros() as usize;
+                sides &= sides - 1;
+                match across(geo, e, b) {
+                    Some(m) if valence(geo, edges, m) == 2 => {
+                        if !seen[m] {
+                            seen[m] = true;
+                            stack.push(m);
+                        }
+                    }
+                    _ => closed_loop = false,
+                }
+            }
+        }
+        if closed_loop {
+            out.loops.push(size);
+        } else {
+            out.chains.push(size);
+        }
+    }
+    out
+}
+
+/// Whether `state` has a safe edge left.
+pub fn has_safe_edge(state: &DotsAndBoxes) -> bool {
+    safe_edges(state.geometry(), state.edges()) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(rows: usize, cols: usize, moves: &str) -> DotsAndBoxes {
+        DotsAndBoxes::from_move_text(rows, cols, moves).unwrap()
+    }
+
+    #[test]
+    fn captures_safe_edges_and_sacrifices_on_a_known_position() {
+        // 1x3: the top and bottom of all three boxes drawn, then the left end: a 3-chain whose
+        // left box is capturable by its right side.
+        let s = board(1, 3, "h0,0 h0,1 h0,2 h1,0 h1,1 h1,2 v0,0");
+        let geo = s.geometry();
+        assert_eq!(capture_edges(geo, s.edges()), 1 << geo.vertical(0, 1));
+        assert_eq!(safe_edges(geo, s.edges()), 0);
+        // Capturing leads into the middle box (valence 2): a double-deal is possible, by the
+        // far side of the middle box.
+        assert_eq!(
+            double_deal(geo, s.edges()),
+            Some((geo.vertical(0, 1), geo.vertical(0, 2)))
+        );
+        assert_eq!(take_all(geo, s.edges()).0, 3);
+        // Before the end was opened: one long chain of 3.
+        let closed = board(1, 3, "h0,0 h0,1 h0,2 h1,0 h1,1 h1,2");
+        let c = components(geo, closed.edges());
+        assert_eq!(c.chains, vec![3]);
+        assert_eq!(c.long_chains(), 1);
+        // Opening it at an end hands over all three and lets the taker double-deal; opening it
+        // in the middle hands over all three too.
+        assert_eq!(
+            sacrifice(geo, closed.edges(), geo.vertical(0, 0)),
+            (3, true)
+        );
+        assert_eq!(sacrifice(geo, closed.edges(), geo.vertical(0, 1)).0, 3);
+    }
+
+    #[test]
+    fn a_two_chain_by_its_middle_line_cannot_be_declined() {
+        // 1x2 with top and bottom drawn: a 2-chain. The middle line is the hard-hearted handout.
+        let s = board(1, 2, "h0,0 h0,1 h1,0 h1,1");
+        let geo = s.geometry();
+        assert_eq!(sacrifice(geo, s.edges(), geo.vertical(0, 1)), (2, false));
+        assert_eq!(sacrifice(geo, s.edges(), geo.vertical(0, 0)), (2, true));
+    }
+
+    #[test]
+    fn a_loop_is_found() {
+        // 2x2 with the outer border drawn: the four boxes form a loop through the inner edges.
+        let s = board(2, 2, "h0,0 h0,1 h2,0 h2,1 v0,0 v1,0 v0,2 v1,2");
+        let c = components(s.geometry(), s.edges());
+        assert_eq!(c.loops, vec![4]);
+        assert!(c.chains.is_empty());
+    }
+}
