@@ -6,6 +6,7 @@
 //! [`nn`].
 
 pub mod agents;
+pub mod arena;
 pub mod bench;
 pub mod cli;
 pub mod game;

@@ -32,6 +32,10 @@ impl<G: Game> Agent<G> for RandomAgent {
         "random".into()
     }
 
+    fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::new(seed);
+    }
+
     fn new_game(&mut self, _start: &G, _moves: &[Action]) -> Result<(), AgentError> {
         Ok(())
     }
@@ -74,6 +78,10 @@ impl GreedyAgent {
 impl Agent<DotsAndBoxes> for GreedyAgent {
     fn name(&self) -> String {
         "greedy".into()
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::new(seed);
     }
 
     fn new_game(&mut self, _: &DotsAndBoxes, _: &[Action]) -> Result<(), AgentError> {
@@ -240,6 +248,11 @@ impl RivalAgent {
 impl Agent<DotsAndBoxes> for RivalAgent {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        self.config.search.seed = seed;
+        self.games = 0;
     }
 
     fn new_game(&mut self, _: &DotsAndBoxes, _: &[Action]) -> Result<(), AgentError> {

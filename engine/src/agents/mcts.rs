@@ -38,6 +38,11 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for MctsAgent<G, R> {
         self.name.clone()
     }
 
+    fn reseed(&mut self, seed: u64) {
+        self.seed = seed;
+        self.games = 0;
+    }
+
     fn new_game(&mut self, _start: &G, _moves: &[Action]) -> Result<(), AgentError> {
         self.games += 1;
         Ok(())

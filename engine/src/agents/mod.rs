@@ -62,6 +62,11 @@ pub trait Agent<G: Game>: Send {
     /// A short description for tables and logs.
     fn name(&self) -> String;
 
+    /// Seeds the player's random choices for the next game (match runners call it before
+    /// each game so that a game replays whatever thread plays it). Players without random
+    /// choices, or that cannot be seeded (external programs), ignore it.
+    fn reseed(&mut self, _seed: u64) {}
+
     /// A game begins at `start`, reached from the game's empty board by `moves`.
     fn new_game(&mut self, start: &G, moves: &[Action]) -> Result<(), AgentError>;
 

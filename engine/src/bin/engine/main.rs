@@ -14,6 +14,9 @@ use engine::mcts::{Budget, CounterMode, RolloutPolicy, Search, SearchConfig, Ucb
 use engine::nn::{load_dab_net, DabNet, NetGuide, NetRollout};
 use engine::{interactive, Game, Player};
 
+mod match_cmd;
+mod paper_cmd;
+
 #[derive(Parser)]
 #[command(
     name = "engine",
@@ -35,6 +38,12 @@ enum Command {
     Bench(BenchArgs),
     /// Speak the text protocol on stdin/stdout (GTP-shaped; see docs/PROTOCOL.md).
     Protocol,
+    /// Play a match between two players and report the statistics.
+    Match(match_cmd::MatchArgs),
+    /// Write a file of State-S-like start positions (with their perfect-play winners).
+    Positions(match_cmd::PositionsArgs),
+    /// Play the paper's Tables 3, 4 and 5 again against the rival and write them as markdown.
+    Paper(paper_cmd::PaperArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -234,6 +243,9 @@ fn main() -> ExitCode {
         Command::Play(args) => play(args),
         Command::Analyse(args) => analyse(args),
         Command::Bench(args) => run_bench(args),
+        Command::Match(args) => match_cmd::run(args),
+        Command::Positions(args) => match_cmd::positions(args),
+        Command::Paper(args) => paper_cmd::run(args),
         Command::Protocol => {
             engine::protocol::serve(&mut io::stdin().lock(), &mut io::stdout().lock())
                 .map_err(|e| format!("protocol: {e}"))

@@ -1,0 +1,378 @@
+//! Matches between two players: games in parallel, each start position played twice with the
+//! seats swapped, honest statistics (cutechess's formulas, see [`stats`]), an optional SPRT
+//! that stops early, and every game kept as a record in the dataset format.
+
+pub mod positions;
+pub mod stats;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::agents::{play_game, Agent, GameReport};
+use crate::game::{Game, Outcome, Player};
+use crate::games::GameSpec;
+use crate::mcts::RolloutStats;
+use crate::record::{GameRecord, Manifest, MoveKind, MoveRecord, RecordWriter};
+use crate::rng::derive_seed;
+use positions::StartPosition;
+use stats::{PairStats, Sprt, SprtState, Tally};
+
+/// What a match is.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub game: GameSpec,
+    /// The two players' spec strings: A and B.
+    pub players: [String; 2],
+    /// Games to play (each start position twice, seats swapped; so rounded up to even when
+    /// positions are given).
+    pub games: usize,
+    /// Start positions (none: the empty board).
+    pub positions: Vec<StartPosition>,
+    pub threads: usize,
+    pub seed: u64,
+    pub sprt: Option<Sprt>,
+    /// A folder to write every game to (`games.rec` and `manifest.json`).
+    pub records: Option<PathBuf>,
+}
+
+/// One finished game of a match.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchGame {
+    pub index: usize,
+    /// Index into the start positions (0 for the empty board).
+    pub position: usize,
+    /// The seat player A had.
+    pub a_seat: Player,
+    pub report: GameReport,
+    /// The start position's winner under perfect play, when the positions file says.
+    pub perfect: Option<Outcome>,
+}
+
+impl MatchGame {
+    /// +1, 0, -1 for player A.
+    pub fn a_result(&self) -> i32 {
+        self.report.outcome.value_for(self.a_seat)
+    }
+}
+
+/// Per player: results and costs.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PlayerStats {
+    pub spec: String,
+    pub name: String,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub forfeits: u32,
+    pub moves: u64,
+    pub seconds: f64,
+    pub iterations: u64,
+    pub rollouts: RolloutStats,
+    /// Games from positions that perfect play wins for this player's seat, and how many of
+    /// those it won.
+    pub winnable_seats: u32,
+    pub converted: u32,
+}
+
+impl PlayerStats {
+    pub fn ms_per_move(&self) -> f64 {
+        1000.0 * self.seconds / self.moves.max(1) as f64
+    }
+
+    /// The paper's "good predictions": rollouts the net ended, a move on average.
+    pub fn good_predictions_per_move(&self) -> f64 {
+        self.rollouts.net_cutoffs as f64 / self.moves.max(1) as f64
+    }
+
+    /// Share of the winnable seats converted.
+    pub fn conversion(&self) -> Option<f64> {
+        (self.winnable_seats > 0).then(|| self.converted as f64 / self.winnable_seats as f64)
+    }
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchReport {
+    pub game: GameSpec,
+    pub seed: u64,
+    pub threads: usize,
+    pub games_planned: usize,
+    pub players: [PlayerStats; 2],
+    /// A against B.
+    pub pair: PairStats,
+    pub sprt: Option<(Sprt, SprtState)>,
+    pub stopped_early: bool,
+    pub seconds: f64,
+    pub games: Vec<MatchGame>,
+}
+
+/// Builds a fresh pair of players (A, B) for one worker thread.
+pub type PlayerFactory<'a, G> = dyn Fn() -> Result<[Box<dyn Agent<G>>; 2], String> + Sync + 'a;
+
+/// Plays a match; `progress` hears of every finished game with the report so far.
+pub fn run_match<G: Game>(
+    initial: &G,
+    config: &MatchConfig,
+    build: &PlayerFactory<'_, G>,
+    mut progress: impl FnMut(&MatchGame, &MatchReport),
+) -> Result<MatchReport, String> {
+    if let Some(s) = &config.sprt {
+        s.check()?;
+    }
+    let starts: Vec<StartPosition> = if config.positions.is_empty() {
+        vec![StartPosition::default()]
+    } else {
+        config.positions.clone()
+    };
+    let games = if config.positions.is_empty() {
+        config.games
+    } else {
+        config.games.div_ceil(2) * 2
+    };
+    let threads = config.threads.clamp(1, games.max(1));
+    // Build once up front so that a bad spec or model fails before any game.
+    let [a, b] = build()?;
+    let names = [a.name(), b.name()];
+    drop((a, b));
+    let mut writer = match &config.records {
+        Some(dir) => Some(open_records(dir, config)?),
+        None => None,
+    };
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let started = Instant::now();
+    let mut report = MatchReport {
+        game: config.game,
+        seed: config.seed,
+        threads,
+        games_planned: games,
+        players: [0, 1].map(|i| PlayerStats {
+            spec: config.players[i].clone(),
+            name: names[i].clone(),
+            ..PlayerStats::default()
+        }),
+        pair: PairStats::from_tally(Tally::default()),
+        sprt: None,
+        stopped_early: false,
+        seconds: 0.0,
+        games: Vec::new(),
+    };
+    let (send, receive) = mpsc::channel::<Result<MatchGame, String>>();
+    let outcome: Result<(), String> = std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let send = send.clone();
+            let (next, stop, starts) = (&next, &stop, &starts);
+            scope.spawn(move || {
+                let players = match build() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = send.send(Err(e));
+                        return;
+                    }
+                };
+                let [mut a, mut b] = players;
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= games {
+                        return;
+                    }
+                    let position = (index / 2) % starts.len();
+                    let start = &starts[position];
+                    let a_seat = if index % 2 == 0 {
+                        Player::P1
+                    } else {
+                        Player::P2
+                    };
+                    let seed = derive_seed(config.seed, index as u64);
+                    a.reseed(derive_seed(seed, 0));
+                    b.reseed(derive_seed(seed, 1));
+                    let seats: [&mut dyn Agent<G>; 2] = match a_seat {
+                        Player::P1 => [a.as_mut(), b.as_mut()],
+                        Player::P2 => [b.as_mut(), a.as_mut()],
+                    };
+                    let result = play_game(initial, &start.moves, seats).map(|r| MatchGame {
+                        index,
+                        position,
+                        a_seat,
+                        report: r,
+                        perfect: start.perfect,
+                    });
+                    if send.send(result).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(send);
+        let mut tally = Tally::default();
+        let mut written = (0u64, 0u64);
+        for result in receive.iter() {
+            let game = match result {
+                Ok(g) => g,
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            };
+            if let (Some(w), Some(dir)) = (writer.as_mut(), &config.records) {
+                if write_record(w, initial, &game, config)? {
+                    written.0 += 1;
+                    written.1 += game.report.moves.len() as u64;
+                    // The manifest follows every game, so a killed match keeps its count.
+                    let mut manifest = Manifest::read(dir).map_err(|e| e.to_string())?;
+                    manifest.games = written.0;
+                    manifest.positions = written.1;
+                    manifest.files[0].games = written.0;
+                    manifest.files[0].positions = written.1;
+                    manifest.write(dir).map_err(|e| e.to_string())?;
+                }
+            }
+            match game.a_result() {
+                1 => tally.wins += 1,
+                0 => tally.draws += 1,
+                _ => tally.losses += 1,
+            }
+            add_game(&mut report.players, &game);
+            report.pair = PairStats::from_tally(tally);
+            if let Some(sprt) = config.sprt {
+                let state = sprt.state(tally);
+                report.sprt = Some((sprt, state));
+                if state.verdict != "continue" && !stop.load(Ordering::Relaxed) {
+                    stop.store(true, Ordering::Relaxed);
+                    report.stopped_early = true;
+                }
+            }
+            report.seconds = started.elapsed().as_secs_f64();
+            progress(&game, &report);
+            report.games.push(game);
+        }
+        Ok(())
+    });
+    outcome?;
+    report.games.sort_by_key(|g| g.index);
+    if let (Some(w), Some(dir)) = (writer.as_mut(), &config.records) {
+        w.sync().map_err(|e| e.to_string())?;
+        let mut manifest = Manifest::read(dir).map_err(|e| e.to_string())?;
+        manifest.complete = !report.stopped_early;
+        manifest.write(dir).map_err(|e| e.to_string())?;
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+fn add_game(players: &mut [PlayerStats; 2], game: &MatchGame) {
+    let seats = match game.a_seat {
+        Player::P1 => [0, 1],
+        Player::P2 => [1, 0],
+    };
+    let r = &game.report;
+    for (who, &seat) in seats.iter().enumerate() {
+        let p = &mut players[who];
+        let player = [Player::P1, Player::P2][seat];
+        match r.outcome.value_for(player) {
+            1 => p.wins += 1,
+            0 => p.draws += 1,
+            _ => p.losses += 1,
+        }
+        if r.forfeit.as_ref().is_some_and(|f| f.player == player) {
+            p.forfeits += 1;
+        }
+        p.moves += r.moves_made[seat] as u64;
+        p.seconds += r.seconds[seat];
+        p.iterations += r.iterations[seat];
+        p.rollouts.add(r.rollouts[seat]);
+        if game.perfect == Some(Outcome::win_for(player)) {
+            p.winnable_seats += 1;
+            if r.outcome == Outcome::win_for(player) {
+                p.converted += 1;
+            }
+        }
+    }
+}
+
+fn open_records(dir: &std::path::Path, config: &MatchConfig) -> Result<RecordWriter, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = dir.join("games.rec");
+    if file.exists() {
+        return Err(format!(
+            "{} exists: give the match's records a new folder",
+            file.display()
+        ));
+    }
+    let writer = RecordWriter::create(&file, &config.game).map_err(|e| e.to_string())?;
+    let manifest = Manifest {
+        format: Manifest::FORMAT.into(),
+        format_version: crate::record::FORMAT_VERSION,
+        game: config.game,
+        generator: format!("engine match {}", env!("CARGO_PKG_VERSION")),
+        config: serde_json::json!({
+            "players": config.players,
+            "games": config.games,
+            "positions": config.positions.len(),
+            "seed": config.seed,
+        }),
+        seeds:
+            "game k: derive_seed(seed, k); player A derive_seed(that, 0), B derive_seed(that, 1)"
+                .into(),
+        shard: None,
+        games_planned: config.games as u64,
+        games: 0,
+        positions: 0,
+        complete: false,
+        files: vec![crate::record::FileEntry {
+            name: "games.rec".into(),
+            games: 0,
+            positions: 0,
+        }],
+        sources: Vec::new(),
+    };
+    manifest.write(dir).map_err(|e| e.to_string())?;
+    Ok(writer)
+}
+
+/// A game as a record: the start position's moves as given, the players' as searched. Games
+/// lost by forfeit end before the end of the game, so they are left out of the records (the
+/// JSON report has them). Whether it was written.
+fn write_record<G: Game>(
+    writer: &mut RecordWriter,
+    initial: &G,
+    game: &MatchGame,
+    config: &MatchConfig,
+) -> Result<bool, String> {
+    if game.report.forfeit.is_some() {
+        return Ok(false);
+    }
+    let mut state = initial.clone();
+    let mut moves = Vec::with_capacity(game.report.moves.len());
+    for (i, &a) in game.report.moves.iter().enumerate() {
+        moves.push(MoveRecord {
+            action: a,
+            player: state.to_move(),
+            kind: if i < game.report.start_moves {
+                MoveKind::Given
+            } else {
+                MoveKind::Searched
+            },
+            iterations: 0,
+            root: Vec::new(),
+        });
+        state.apply(a);
+    }
+    let record = GameRecord {
+        index: game.index as u64,
+        seed: derive_seed(config.seed, game.index as u64),
+        outcome: game.report.outcome,
+        scores: crate::record::recorded_scores(&state, game.report.outcome),
+        moves,
+    };
+    writer.append(&record).map_err(|e| e.to_string())?;
+    writer.sync().map_err(|e| e.to_string())?;
+    Ok(true)
+}

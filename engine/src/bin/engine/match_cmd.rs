@@ -1,0 +1,330 @@
+//! `engine match` and `engine positions`.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use engine::agents::parse_spec;
+use engine::arena::positions::{positions_file, read_positions, state_s_like};
+use engine::arena::stats::Sprt;
+use engine::arena::{run_match, MatchConfig, MatchGame, MatchReport};
+use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
+
+#[derive(Args)]
+pub struct MatchArgs {
+    /// Player A (plays P1 in the even games): random, greedy, rival, mcts, nn or external, with
+    /// key=value settings, e.g. `rival:iterations=20000` or `nn:threshold=0.9,iterations=50000`.
+    #[arg(long)]
+    p1: String,
+    /// Player B.
+    #[arg(long)]
+    p2: String,
+    /// Games to play (each start position twice, seats swapped).
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Start positions: one a line, the OpenSpiel ids of the moves from the empty board
+    /// (`# winner=1` comments give the perfect-play winner). Default: the empty board.
+    #[arg(long)]
+    positions: Option<PathBuf>,
+    /// Games played at once (each thread has its own players).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seed of the match: game k's players are seeded from it and k.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the report (every figure and every game) as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write every game as a record (dataset format) into this new folder.
+    #[arg(long)]
+    records: Option<PathBuf>,
+    /// Sequential probability ratio test: ELO0,ELO1,ALPHA,BETA (e.g. 0,50,0.05,0.05); the match
+    /// stops once it accepts either hypothesis.
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Which game.
+    #[arg(long, default_value = "dots_and_boxes")]
+    game: String,
+    /// Rows of boxes (Dots and Boxes).
+    #[arg(long, default_value_t = 5)]
+    rows: usize,
+    /// Columns of boxes (Dots and Boxes).
+    #[arg(long, default_value_t = 5)]
+    cols: usize,
+    /// No progress display.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn parse_sprt(text: &str) -> Result<Sprt, String> {
+    let parts: Vec<f64> = text
+        .split(',')
+        .map(|p| p.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("--sprt takes ELO0,ELO1,ALPHA,BETA, got '{text}'"))?;
+    let [elo0, elo1, alpha, beta] = parts[..] else {
+        return Err(format!(
+            "--sprt takes four numbers ELO0,ELO1,ALPHA,BETA, got '{text}'"
+        ));
+    };
+    let sprt = Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    };
+    sprt.check().map_err(|e| format!("--sprt: {e}"))?;
+    Ok(sprt)
+}
+
+/// Progress: a bar on a terminal, a line every tenth of the match otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    planned: usize,
+    next_line: usize,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(planned: usize, quiet: bool) -> Progress {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(planned as u64);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} games {elapsed} (eta {eta}) {msg}",
+                )
+                .expect("a valid template"),
+            );
+            bar.enable_steady_tick(Duration::from_millis(500));
+            bar
+        });
+        Progress {
+            bar,
+            planned,
+            next_line: planned.div_ceil(10).max(1),
+            quiet,
+        }
+    }
+
+    fn update(&mut self, report: &MatchReport) {
+        let done = report.players[0].wins + report.players[0].draws + report.players[0].losses;
+        let p = &report.pair;
+        let msg = format!(
+            "A {}-{}-{} score {:.3} Elo {:+.0}",
+            p.wins, p.draws, p.losses, p.score, p.elo
+        );
+        if let Some(bar) = &self.bar {
+            bar.set_position(done as u64);
+            bar.set_message(msg);
+        } else if !self.quiet && done as usize >= self.next_line {
+            eprintln!("{done}/{} games: {msg}", self.planned);
+            self.next_line += self.planned.div_ceil(10).max(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+pub fn run(args: MatchArgs) -> Result<(), String> {
+    let spec = GameSpec::new(&args.game.replace('-', "_"), args.rows, args.cols)?;
+    let specs = [parse_spec(&args.p1)?, parse_spec(&args.p2)?];
+    if args.games == 0 || args.threads == 0 {
+        return Err("--games and --threads must be positive".into());
+    }
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    let started = Instant::now();
+    let report = match spec {
+        GameSpec::DotsAndBoxes { .. } => {
+            let board = spec.dots_and_boxes()?;
+            let positions = match &args.positions {
+                Some(path) => read_positions(path, &board)?,
+                None => Vec::new(),
+            };
+            let config = config(&args, spec, positions, sprt);
+            let build = || -> Result<_, String> {
+                Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
+            };
+            let mut progress = Progress::new(config.games, args.quiet);
+            let report = run_match(&board, &config, &build, |_: &MatchGame, r: &MatchReport| {
+                progress.update(r)
+            });
+            progress.finish();
+            report?
+        }
+        GameSpec::TicTacToe => {
+            if args.positions.is_some() {
+                return Err("--positions is for Dots and Boxes".into());
+            }
+            let config = config(&args, spec, Vec::new(), sprt);
+            let build = || -> Result<_, String> {
+                Ok([
+                    specs[0].build::<TicTacToe>(spec)?,
+                    specs[1].build::<TicTacToe>(spec)?,
+                ])
+            };
+            let mut progress = Progress::new(config.games, args.quiet);
+            let report = run_match(&TicTacToe::new(), &config, &build, |_, r| {
+                progress.update(r)
+            });
+            progress.finish();
+            report?
+        }
+    };
+    print!("{}", table(&report, started.elapsed().as_secs_f64()));
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn config(
+    args: &MatchArgs,
+    game: GameSpec,
+    positions: Vec<engine::arena::positions::StartPosition>,
+    sprt: Option<Sprt>,
+) -> MatchConfig {
+    MatchConfig {
+        game,
+        players: [args.p1.clone(), args.p2.clone()],
+        games: args.games,
+        positions,
+        threads: args.threads,
+        seed: args.seed,
+        sprt,
+        records: args.records.clone(),
+    }
+}
+
+/// The report as a table.
+pub fn table(report: &MatchReport, seconds: f64) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let games: u32 = report.pair.games;
+    let _ = writeln!(
+        out,
+        "{} games of {} in {:.1} s on {} thread{}{}",
+        games,
+        report.game,
+        seconds,
+        report.threads,
+        if report.threads == 1 { "" } else { "s" },
+        if report.stopped_early {
+            " (stopped early by the SPRT)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  {:<40} {:>4} {:>4} {:>4} {:>8} {:>10} {:>12} {:>9} {:>9}",
+        "player", "W", "D", "L", "ms/move", "iter/move", "good pred.", "forfeits", "converted"
+    );
+    for (label, p) in ["A", "B"].iter().zip(&report.players) {
+        let conversion = p.conversion().map_or("-".to_string(), |c| {
+            format!("{}/{} {:.0}%", p.converted, p.winnable_seats, 100.0 * c)
+        });
+        let good = if p.rollouts.net_evaluations > 0 {
+            format!("{:.0}", p.good_predictions_per_move())
+        } else {
+            "-".into()
+        };
+        let name: String = format!("{label} {}", p.spec).chars().take(40).collect();
+        let _ = writeln!(
+            out,
+            "  {:<40} {:>4} {:>4} {:>4} {:>8.1} {:>10.0} {:>12} {:>9} {:>9}",
+            name,
+            p.wins,
+            p.draws,
+            p.losses,
+            p.ms_per_move(),
+            p.iterations as f64 / p.moves.max(1) as f64,
+            good,
+            p.forfeits,
+            conversion
+        );
+    }
+    let pair = &report.pair;
+    let _ = writeln!(
+        out,
+        "  A vs B: score {:.3} (95% {:.3} to {:.3}), Elo {:+.1} +/- {:.1}, LOS {:.1}%",
+        pair.score,
+        pair.score_low,
+        pair.score_high,
+        pair.elo,
+        pair.elo_error,
+        100.0 * pair.los
+    );
+    if let Some((s, state)) = &report.sprt {
+        let _ = writeln!(
+            out,
+            "  SPRT elo0={} elo1={} alpha={} beta={}: LLR {:.2} (bounds {:.2}, {:.2}): {}",
+            s.elo0, s.elo1, s.alpha, s.beta, state.llr, state.lower, state.upper, state.verdict
+        );
+    }
+    for g in report.games.iter().filter(|g| g.report.forfeit.is_some()) {
+        let f = g.report.forfeit.as_ref().expect("filtered");
+        let who = if f.player == g.a_seat { "A" } else { "B" };
+        let _ = writeln!(out, "  game {}: {who} forfeited: {}", g.index, f.reason);
+    }
+    out
+}
+
+#[derive(Args)]
+pub struct PositionsArgs {
+    /// Edges drawn in every position.
+    #[arg(long, default_value_t = 40)]
+    edges: u32,
+    /// How many positions.
+    #[arg(long, default_value_t = 50)]
+    count: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value_t = 5)]
+    rows: usize,
+    #[arg(long, default_value_t = 5)]
+    cols: usize,
+    /// Annotate each position with its winner under perfect play (the exact solver; practical
+    /// from about 30 free edges down).
+    #[arg(long)]
+    solve: bool,
+    /// Write here instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn positions(args: PositionsArgs) -> Result<(), String> {
+    let found = state_s_like(args.rows, args.cols, args.edges, args.count, args.seed)?;
+    let _ = DotsAndBoxes::new(args.rows, args.cols).map_err(|e| e.to_string())?;
+    let header = format!(
+        "{} State-S-like positions of {}x{} Dots and Boxes: {} edges drawn, equal scores, no box capturable at once.\n\
+         Made by `engine positions --edges {} --count {} --seed {} --rows {} --cols {}{}`: attempt k plays seeded random\n\
+         moves (derive_seed(seed, k)) that take a capture when there is one, else hand nothing over, else any edge;\n\
+         the first positions that qualify are kept. One position a line: the OpenSpiel ids of its moves.",
+        args.count,
+        args.rows,
+        args.cols,
+        args.edges,
+        args.edges,
+        args.count,
+        args.seed,
+        args.rows,
+        args.cols,
+        if args.solve { " --solve" } else { "" }
+    );
+    let text = positions_file(&found, &header, args.solve);
+    match &args.out {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! `engine paper`: the Dots-and-Boxes paper's Tables 3, 4 and 5 played again against the rival,
+//! from the State-S-like positions, from earlier positions and from the empty board, written as
+//! markdown beside the paper's figures.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use engine::agents::parse_spec;
+use engine::arena::positions::{read_positions, StartPosition};
+use engine::arena::{run_match, MatchConfig, MatchReport};
+use engine::games::{DotsAndBoxes, GameSpec};
+
+#[derive(Args)]
+pub struct PaperArgs {
+    /// The 40-edge positions (State S like, with perfect-play winners).
+    #[arg(long, default_value = "configs/state-s-40.txt")]
+    positions40: PathBuf,
+    /// Earlier positions (20 edges drawn).
+    #[arg(long, default_value = "configs/positions-20.txt")]
+    positions20: PathBuf,
+    /// Games a setting from the 40- and 20-edge positions (the paper played 100).
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Games a setting from the empty board.
+    #[arg(long, default_value_t = 20)]
+    empty_games: usize,
+    /// The value net of Table 5.
+    #[arg(long, default_value = "models/dab-5x5/model.safetensors")]
+    model: PathBuf,
+    /// The rival's spec.
+    #[arg(long, default_value = "rival")]
+    rival: String,
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Iterations are divided by this (a quick run to try the command: 100 makes 100K 1K).
+    #[arg(long, default_value_t = 1)]
+    scale_down: u64,
+    /// Write the markdown here (also printed).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// One row: what our engine plays.
+struct Setting {
+    table: u8,
+    label: &'static str,
+    iterations: u64,
+    spec: String,
+    /// The paper's wins for its engine (P2) of 100 games from State S, and its P2 time a move.
+    paper: Option<(u32, Option<u32>)>,
+    good_paper: Option<u32>,
+}
+
+fn settings(model: &str, scale: u64) -> Vec<Setting> {
+    let mut out = Vec::new();
+    let it = |n: u64| (n / scale).max(1);
+    for (n, paper) in [(10_000, 0), (100_000, 0)] {
+        out.push(Setting {
+            table: 3,
+            label: "single counter",
+            iterations: n,
+            spec: format!("mcts:iterations={},counter=single", it(n)),
+            paper: Some((paper, None)),
+            good_paper: None,
+        });
+    }
+    for (n, wins, ms) in [
+        (1_000, 5, 13),
+        (5_000, 14, 67),
+        (10_000, 28, 129),
+        (30_000, 35, 363),
+        (50_000, 48, 586),
+        (100_000, 49, 1226),
+    ] {
+        out.push(Setting {
+            table: 4,
+            label: "plain MCTS",
+            iterations: n,
+            spec: format!("mcts:iterations={}", it(n)),
+            paper: Some((wins, Some(ms))),
+            good_paper: None,
+        });
+    }
+    for (n, wins, good, ms) in [
+        (5_000, 54, 2_430, None),
+        (10_000, 66, 5_553, None),
+        (30_000, 75, 17_885, None),
+        (50_000, 81, 30_410, Some(7_345)),
+        (70_000, 82, 41_093, None),
+    ] {
+        out.push(Setting {
+            table: 5,
+            label: "net-guided, threshold 0.9",
+            iterations: n,
+            spec: format!("nn:model={model},threshold=0.9,iterations={}", it(n)),
+            paper: Some((wins, ms)),
+            good_paper: Some(good),
+        });
+    }
+    out
+}
+
+/// The settings also played from the earlier positions and the empty board.
+fn key_setting(s: &Setting) -> bool {
+    matches!(
+        (s.table, s.iterations),
+        (3, 100_000) | (4, 10_000) | (4, 50_000) | (4, 100_000) | (5, 5_000) | (5, 50_000)
+    )
+}
+
+pub fn run(args: PaperArgs) -> Result<(), String> {
+    let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
+    let rival = parse_spec(&args.rival)?;
+    let model = args.model.display().to_string();
+    let sets: Vec<(&str, Vec<StartPosition>, usize)> = vec![
+        (
+            "40-edge State-S-like positions",
+            read_positions(&args.positions40, &board)?,
+            args.games,
+        ),
+        (
+            "20-edge positions",
+            read_positions(&args.positions20, &board)?,
+            args.games,
+        ),
+        ("the empty board", Vec::new(), args.empty_games),
+    ];
+    let started = Instant::now();
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# The paper's Tables 3, 4 and 5, played again\n\n\
+         Made by `engine paper --games {} --empty-games {} --threads {} --seed {}{}` \
+         (rival spec `{}`, model `{}`). Each start position is played twice, seats swapped; \
+         \"ours\" is the engine of the row, \"W-L\" its wins and losses, \"converted\" the seats \
+         that perfect play wins for it (from the exact solver's annotation) that it won. The \
+         paper played one State S, its engine always P2, 100 games a row; its column is its \
+         engine's wins of those 100.\n",
+        args.games,
+        args.empty_games,
+        args.threads,
+        args.seed,
+        if args.scale_down > 1 {
+            format!(" --scale-down {}", args.scale_down)
+        } else {
+            String::new()
+        },
+        args.rival,
+        model
+    );
+    for (set_index, (set_name, positions, games)) in sets.iter().enumerate() {
+        let _ = writeln!(md, "\n## From {set_name} ({games} games a row)\n");
+        let _ = writeln!(
+            md,
+            "| table | ours | iterations | paper: wins of 100 (P2) | ours W-L | score (95%) | converted | ms/move ours | ms/move rival | paper ms/move (P2) | good predictions a move (paper) |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|");
+        for s in settings(&model, args.scale_down) {
+            if set_index > 0 && !key_setting(&s) {
+                continue;
+            }
+            let ours = parse_spec(&s.spec)?;
+            let config = MatchConfig {
+                game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+                players: [s.spec.clone(), args.rival.clone()],
+                games: *games,
+                positions: positions.clone(),
+                threads: args.threads,
+                seed: args.seed,
+                sprt: None,
+                records: None,
+            };
+            let build = || -> Result<_, String> {
+                Ok([ours.build_dots(&board)?, rival.build_dots(&board)?])
+            };
+            let report: MatchReport = run_match(&board, &config, &build, |_, _| {})?;
+            let a = &report.players[0];
+            let b = &report.players[1];
+            let p = &report.pair;
+            let converted = a.conversion().map_or("-".to_string(), |c| {
+                format!("{}/{} ({:.0}%)", a.converted, a.winnable_seats, 100.0 * c)
+            });
+            let good = if a.rollouts.net_evaluations > 0 {
+                format!(
+                    "{:.0} ({})",
+                    a.good_predictions_per_move(),
+                    s.good_paper.map_or("-".into(), |g| g.to_string())
+                )
+            } else {
+                "-".into()
+            };
+            let (paper_wins, paper_ms) = s.paper.unwrap_or((0, None));
+            let line = format!(
+                "| {} | {} | {}K | {} | {}-{} | {:.2} ({:.2}-{:.2}) | {} | {:.1} | {:.1} | {} | {} |",
+                s.table,
+                s.label,
+                s.iterations / 1000,
+                paper_wins,
+                a.wins,
+                a.losses,
+                p.score,
+                p.score_low,
+                p.score_high,
+                converted,
+                a.ms_per_move(),
+                b.ms_per_move(),
+                paper_ms.map_or("-".into(), |m| m.to_string()),
+                good
+            );
+            eprintln!(
+                "[{:.0} s] {set_name}: {line}",
+                started.elapsed().as_secs_f64()
+            );
+            let _ = writeln!(md, "{line}");
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\nTotal time {:.0} s on {} threads.",
+        started.elapsed().as_secs_f64(),
+        args.threads
+    );
+    print!("{md}");
+    if let Some(path) = &args.out {
+        std::fs::write(path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
