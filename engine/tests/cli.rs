@@ -70,3 +70,148 @@ fn models_that_do_not_fit_are_refused_before_any_search() {
     let (ok, _, err) = engine(&["play", "--rows", "3", "--cols", "3", "--model", MODEL]);
     assert!(!ok && err.contains("3x3"), "{err}");
 }
+
+#[test]
+fn a_match_reports_statistics_json_and_records() {
+    let dir = std::env::temp_dir().join(format!("engine-cli-match-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("match.json");
+    let records = dir.join("games");
+    let (ok, out, err) = engine(&[
+        "match",
+        "--p1",
+        "greedy",
+        "--p2",
+        "rival:iterations=300",
+        "--games",
+        "6",
+        "--positions",
+        "configs/state-s-40.txt",
+        "--threads",
+        "2",
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("6 games of dots_and_boxes 5x5"), "{out}");
+    assert!(out.contains("A vs B: score"), "{out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["pair"]["games"], 6);
+    assert_eq!(report["games"].as_array().unwrap().len(), 6);
+    // Three positions, each played with A in both seats.
+    let seats: Vec<(u64, String)> = report["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["position"].as_u64().unwrap(),
+                g["a_seat"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(seats[0], (0, "P1".into()));
+    assert_eq!(seats[1], (0, "P2".into()));
+    assert_eq!(seats[5], (2, "P2".into()));
+    // The rival converts every seat perfect play wins for it (it plays those endgames exactly).
+    assert_eq!(
+        report["players"][1]["converted"],
+        report["players"][1]["winnable_seats"]
+    );
+    // The records are a dataset the rest of the pipeline reads.
+    let dataset = engine::record::Dataset::open(&records).unwrap();
+    assert_eq!(dataset.games().count(), 6);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn match_errors_name_the_problem() {
+    let (ok, _, err) = engine(&["match", "--p1", "chess", "--p2", "greedy"]);
+    assert!(!ok && err.contains("unknown player kind 'chess'"), "{err}");
+    let (ok, _, err) = engine(&[
+        "match",
+        "--p1",
+        "greedy",
+        "--p2",
+        "greedy",
+        "--sprt",
+        "0,50,0.05",
+    ]);
+    assert!(!ok && err.contains("--sprt"), "{err}");
+    let bad = std::env::temp_dir().join(format!("bad-positions-{}.txt", std::process::id()));
+    std::fs::write(&bad, "0 1 2\n3 3\n").unwrap();
+    let (ok, _, err) = engine(&[
+        "match",
+        "--p1",
+        "greedy",
+        "--p2",
+        "greedy",
+        "--positions",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains(":2: move 2") && err.contains("already drawn"),
+        "{err}"
+    );
+    std::fs::remove_file(bad).unwrap();
+    let (ok, _, err) = engine(&[
+        "match",
+        "--p1",
+        "greedy",
+        "--p2",
+        "mcts",
+        "--game",
+        "tictactoe",
+    ]);
+    assert!(!ok && err.contains("Dots and Boxes only"), "{err}");
+}
+
+#[test]
+fn tictactoe_matches_and_position_files_work() {
+    let (ok, out, err) = engine(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--p1",
+        "mcts:iterations=2000",
+        "--p2",
+        "random",
+        "--games",
+        "10",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("10 games of tictactoe"), "{out}");
+    let (ok, out, err) = engine(&["positions", "--edges", "40", "--count", "3", "--solve"]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("winner=") && l.contains("to_move=")),
+        "{out}"
+    );
+    // The shipped file is what the command makes.
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../configs/state-s-40.txt"
+    ))
+    .unwrap();
+    let (_, fifty, _) = engine(&[
+        "positions",
+        "--edges",
+        "40",
+        "--count",
+        "50",
+        "--seed",
+        "1",
+        "--solve",
+    ]);
+    assert_eq!(fifty, shipped);
+}

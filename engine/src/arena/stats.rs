@@ -150,7 +150,7 @@ impl Sprt {
                 self.alpha, self.beta
             ));
         }
-        if !(self.elo1 > self.elo0) {
+        if self.elo0.is_nan() || self.elo1.is_nan() || self.elo1 <= self.elo0 {
             return Err(format!(
                 "SPRT elo1 must be above elo0, got {} and {}",
                 self.elo1, self.elo0

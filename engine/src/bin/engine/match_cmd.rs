@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use engine::agents::parse_spec;
 use engine::arena::positions::{positions_file, read_positions, state_s_like};
 use engine::arena::stats::Sprt;
-use engine::arena::{run_match, MatchConfig, MatchGame, MatchReport};
+use engine::arena::{report_table, run_match, MatchConfig, MatchGame, MatchReport};
 use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
 
 #[derive(Args)]
@@ -177,7 +177,7 @@ pub fn run(args: MatchArgs) -> Result<(), String> {
             report?
         }
     };
-    print!("{}", table(&report, started.elapsed().as_secs_f64()));
+    print!("{}", report_table(&report, started.elapsed().as_secs_f64()));
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -201,80 +201,6 @@ fn config(
         sprt,
         records: args.records.clone(),
     }
-}
-
-/// The report as a table.
-pub fn table(report: &MatchReport, seconds: f64) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let games: u32 = report.pair.games;
-    let _ = writeln!(
-        out,
-        "{} games of {} in {:.1} s on {} thread{}{}",
-        games,
-        report.game,
-        seconds,
-        report.threads,
-        if report.threads == 1 { "" } else { "s" },
-        if report.stopped_early {
-            " (stopped early by the SPRT)"
-        } else {
-            ""
-        }
-    );
-    let _ = writeln!(
-        out,
-        "  {:<40} {:>4} {:>4} {:>4} {:>8} {:>10} {:>12} {:>9} {:>9}",
-        "player", "W", "D", "L", "ms/move", "iter/move", "good pred.", "forfeits", "converted"
-    );
-    for (label, p) in ["A", "B"].iter().zip(&report.players) {
-        let conversion = p.conversion().map_or("-".to_string(), |c| {
-            format!("{}/{} {:.0}%", p.converted, p.winnable_seats, 100.0 * c)
-        });
-        let good = if p.rollouts.net_evaluations > 0 {
-            format!("{:.0}", p.good_predictions_per_move())
-        } else {
-            "-".into()
-        };
-        let name: String = format!("{label} {}", p.spec).chars().take(40).collect();
-        let _ = writeln!(
-            out,
-            "  {:<40} {:>4} {:>4} {:>4} {:>8.1} {:>10.0} {:>12} {:>9} {:>9}",
-            name,
-            p.wins,
-            p.draws,
-            p.losses,
-            p.ms_per_move(),
-            p.iterations as f64 / p.moves.max(1) as f64,
-            good,
-            p.forfeits,
-            conversion
-        );
-    }
-    let pair = &report.pair;
-    let _ = writeln!(
-        out,
-        "  A vs B: score {:.3} (95% {:.3} to {:.3}), Elo {:+.1} +/- {:.1}, LOS {:.1}%",
-        pair.score,
-        pair.score_low,
-        pair.score_high,
-        pair.elo,
-        pair.elo_error,
-        100.0 * pair.los
-    );
-    if let Some((s, state)) = &report.sprt {
-        let _ = writeln!(
-            out,
-            "  SPRT elo0={} elo1={} alpha={} beta={}: LLR {:.2} (bounds {:.2}, {:.2}): {}",
-            s.elo0, s.elo1, s.alpha, s.beta, state.llr, state.lower, state.upper, state.verdict
-        );
-    }
-    for g in report.games.iter().filter(|g| g.report.forfeit.is_some()) {
-        let f = g.report.forfeit.as_ref().expect("filtered");
-        let who = if f.player == g.a_seat { "A" } else { "B" };
-        let _ = writeln!(out, "  game {}: {who} forfeited: {}", g.index, f.reason);
-    }
-    out
 }
 
 #[derive(Args)]

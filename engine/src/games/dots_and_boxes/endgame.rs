@@ -436,3 +436,48 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use crate::games::dots_and_boxes::analysis::safe_edges;
+    use crate::rng::Rng;
+
+    /// Not a check, a measurement (ignored by default): seconds per `best_action` on 5x5
+    /// positions reached by random play that hands nothing over while it can, ten positions a
+    /// row. `cargo test --release -p engine --lib solver_timing -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn solver_timing() {
+        let mut rng = Rng::new(3);
+        let mut solver = EndgameSolver::new(5, 5, 22);
+        let mut buf = Vec::new();
+        for free in [24, 28, 30, 32, 34, 36] {
+            let (mut worst, mut total, mut nodes) = (0f64, 0f64, 0u64);
+            for _ in 0..10 {
+                let mut state = DotsAndBoxes::new(5, 5).unwrap();
+                while state.num_edges() - (state.edges_drawn() as usize) > free {
+                    let safe = safe_edges(state.geometry(), state.edges());
+                    state.legal_actions(&mut buf);
+                    if safe != 0 {
+                        buf.retain(|&a| safe >> a & 1 == 1);
+                    }
+                    state.apply(buf[rng.below(buf.len() as u32) as usize]);
+                }
+                let n0 = solver.nodes();
+                let t = std::time::Instant::now();
+                solver.best_action(&state);
+                let dt = t.elapsed().as_secs_f64();
+                nodes += solver.nodes() - n0;
+                worst = worst.max(dt);
+                total += dt;
+            }
+            eprintln!(
+                "{free} free edges: mean {:.1} ms, worst {:.1} ms, {} positions searched on average",
+                total * 100.0,
+                worst * 1000.0,
+                nodes / 10
+            );
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! `pipeline`: the whole product on its built-in default, small enough for about ten minutes
+//! on two cores. Self-play a small 5x5 dataset with plain MCTS, train the paper's value net on
+//! it, then play the net-guided engine against plain MCTS and against the rival from the
+//! State-S-like positions, printing each stage's result. Everything goes under `--out`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+
+use engine::agents::parse_spec;
+use engine::arena::positions::read_positions;
+use engine::arena::{report_table, run_match, MatchConfig};
+use engine::games::{DotsAndBoxes, GameSpec};
+use selfplay::config::RunConfig;
+use selfplay::run::{Progress, RunOptions};
+use selfplay::shard::Shard;
+use train::config::TrainConfig;
+use train::trainer::{train, TrainOptions};
+
+#[derive(Parser)]
+#[command(
+    name = "pipeline",
+    version,
+    about = "Self-play, training and matches, end to end"
+)]
+struct Args {
+    /// Folder for the dataset, the model and the match reports.
+    #[arg(long, default_value = "runs/pipeline")]
+    out: PathBuf,
+    /// Self-play games (5x5).
+    #[arg(long, default_value_t = 4000)]
+    games: u64,
+    /// MCTS iterations a self-play move.
+    #[arg(long, default_value_t = 5_000)]
+    iterations: u64,
+    /// Training epochs at most (early stopping may end sooner).
+    #[arg(long, default_value_t = 30)]
+    epochs: usize,
+    /// Games of each match.
+    #[arg(long, default_value_t = 100)]
+    match_games: usize,
+    /// Iterations a move of the net-guided engine and of plain MCTS in the matches.
+    #[arg(long, default_value_t = 20_000)]
+    match_iterations: u64,
+    /// Start positions of the matches.
+    #[arg(long, default_value = "configs/state-s-40.txt")]
+    positions: PathBuf,
+    /// Threads for self-play and matches (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn main() -> ExitCode {
+    engine::cli::finish("pipeline", run(Args::parse()))
+}
+
+fn cores(threads: usize) -> usize {
+    if threads > 0 {
+        threads
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let started = Instant::now();
+    let threads = cores(args.threads);
+    let data = args.out.join("data");
+    let model_dir = args.out.join("model");
+
+    println!("== 1/3 self-play: {} games of 5x5 Dots and Boxes, plain MCTS at {} iterations a move, {threads} threads -> {}", args.games, args.iterations, data.display());
+    let config = RunConfig {
+        games: args.games,
+        iterations: args.iterations,
+        threads,
+        seed: args.seed,
+        out: data.clone(),
+        ..RunConfig::default()
+    };
+    let summary = selfplay::run::run(&RunOptions {
+        config,
+        shard: Shard { index: 0, count: 1 },
+        // A second run with the same settings finds the games played and goes on.
+        resume: true,
+        progress: Progress::Auto {
+            log_every: Duration::from_secs(15),
+        },
+    })?;
+    println!("{}", summary.line());
+
+    println!(
+        "\n== 2/3 training the 85-100-3 value net on {} -> {}",
+        data.display(),
+        model_dir.display()
+    );
+    if model_dir.exists() {
+        // The pipeline's own model from an earlier run: train afresh.
+        std::fs::remove_dir_all(&model_dir).map_err(|e| format!("{}: {e}", model_dir.display()))?;
+    }
+    let train_config = TrainConfig {
+        data: data.clone(),
+        out: model_dir.clone(),
+        epochs: args.epochs,
+        seed: args.seed,
+        ..TrainConfig::default()
+    };
+    let trained = train(&TrainOptions {
+        config: train_config,
+        resume: false,
+        verbose: true,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    })?;
+    match &trained.best {
+        Some(best) => println!(
+            "best epoch {} of {}: validation loss {:.4}, accuracy {:.1}%, share of positions the net is sure of (>= 0.9) {:.1}%; model {}",
+            trained.best_epoch,
+            trained.epochs_run,
+            best.valid_loss,
+            100.0 * best.valid_accuracy,
+            100.0 * best.valid_sure_share,
+            trained.model.display()
+        ),
+        None => println!("model {}", trained.model.display()),
+    }
+
+    let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
+    let positions = read_positions(&args.positions, &board)?;
+    let nn = format!(
+        "nn:model={},threshold=0.9,iterations={}",
+        trained.model.display(),
+        args.match_iterations
+    );
+    let rivals = [
+        format!("mcts:iterations={}", args.match_iterations),
+        "rival".to_string(),
+    ];
+    for (i, rival) in rivals.iter().enumerate() {
+        println!(
+            "\n== 3/3 match {} of 2: {nn} against {rival}, {} games from {} ({} positions, seats swapped)",
+            i + 1,
+            args.match_games,
+            args.positions.display(),
+            positions.len()
+        );
+        let config = MatchConfig {
+            game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+            players: [nn.clone(), rival.clone()],
+            games: args.match_games,
+            positions: positions.clone(),
+            threads,
+            seed: args.seed,
+            sprt: None,
+            records: None,
+        };
+        let specs = [parse_spec(&nn)?, parse_spec(rival)?];
+        let build = || -> Result<_, String> {
+            Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
+        };
+        let report = run_match(&board, &config, &build, |_, _| {})?;
+        print!("{}", report_table(&report, report.seconds));
+        let json = args.out.join(format!("match-{}.json", i + 1));
+        write_json(&json, &report)?;
+        println!("  report: {}", json.display());
+    }
+    println!(
+        "\npipeline done in {:.0} s; everything is in {}",
+        started.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn write_json(path: &Path, report: &engine::arena::MatchReport) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}

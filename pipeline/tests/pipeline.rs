@@ -1,0 +1,74 @@
+//! The main command end to end on a tiny setting: every stage runs and reports.
+
+use std::process::Command;
+
+#[test]
+fn the_pipeline_runs_every_stage() {
+    let out = std::env::temp_dir().join(format!("pipeline-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let positions = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/state-s-40.txt");
+    let run = Command::new(env!("CARGO_BIN_EXE_pipeline"))
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--games",
+            "24",
+            "--iterations",
+            "300",
+        ])
+        .args([
+            "--epochs",
+            "2",
+            "--match-games",
+            "4",
+            "--match-iterations",
+            "500",
+        ])
+        .args(["--positions", positions, "--threads", "2"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    for stage in [
+        "== 1/3 self-play",
+        "== 2/3 training",
+        "match 1 of 2",
+        "match 2 of 2",
+        "pipeline done",
+    ] {
+        assert!(stdout.contains(stage), "{stage}:\n{stdout}");
+    }
+    assert!(out.join("data/games.rec").exists());
+    assert!(out.join("model/model.safetensors").exists());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("match-2.json")).unwrap()).unwrap();
+    assert_eq!(report["pair"]["games"], 4);
+    // A second run finds the dataset complete and trains afresh.
+    let again = Command::new(env!("CARGO_BIN_EXE_pipeline"))
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--games",
+            "24",
+            "--iterations",
+            "300",
+        ])
+        .args([
+            "--epochs",
+            "1",
+            "--match-games",
+            "2",
+            "--match-iterations",
+            "200",
+        ])
+        .args(["--positions", positions, "--threads", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
