@@ -37,7 +37,7 @@ fn analyse_with_a_model_reports_what_the_net_did() {
     let r = &json["rollouts"];
     assert_eq!(r["rollouts"], 3000);
     assert!(r["net_evaluations"].as_u64().unwrap() >= 3000, "{r}");
-    // The shipped net reaches 0.6 in some of these positions (it never reaches 0.9).
+    // The shipped net is sure of some of these positions.
     assert!(r["net_cutoffs"].as_u64().unwrap() > 0, "{r}");
     assert_eq!(json["net"]["threshold"], 0.6);
     let (ok, out, _) = engine(&[

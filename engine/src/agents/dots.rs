@@ -151,6 +151,8 @@ pub struct RivalAgent {
     search: Search<DotsAndBoxes>,
     games: u64,
     pub last_reason: Option<RivalReason>,
+    /// Iterations of the last move's search (0 when no search chose it).
+    last_iterations: u64,
 }
 
 impl RivalAgent {
@@ -162,11 +164,13 @@ impl RivalAgent {
             solver: None,
             games: 0,
             last_reason: None,
+            last_iterations: 0,
         }
     }
 
     /// The move and why.
     pub fn decide(&mut self, state: &DotsAndBoxes, moves: &[Action]) -> (Action, RivalReason) {
+        self.last_iterations = 0;
         let geo = state.geometry();
         let edges = state.edges();
         let free = !edges & geo.all_edges;
@@ -226,6 +230,7 @@ impl RivalAgent {
                 .search
                 .run_among(state, &allowed)
                 .expect("the position is open and the budget set");
+            self.last_iterations = result.iterations;
             return (result.best, RivalReason::SearchSafeEdges);
         }
         // Every move hands something over: the fewest boxes, and among equals one the opponent
@@ -263,6 +268,9 @@ impl Agent<DotsAndBoxes> for RivalAgent {
     fn choose(&mut self, state: &DotsAndBoxes, moves: &[Action]) -> Result<Choice, AgentError> {
         let (action, reason) = self.decide(state, moves);
         self.last_reason = Some(reason);
-        Ok(Choice::plain(action))
+        Ok(Choice {
+            iterations: self.last_iterations,
+            ..Choice::plain(action)
+        })
     }
 }

@@ -219,6 +219,69 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
             let _ = writeln!(md, "{line}");
         }
     }
+    // What the net adds to the same search, without the rival's endgame play in the way.
+    let _ = writeln!(
+        md,
+        "\n## Net-guided against plain MCTS at the same iterations, from the 40-edge positions ({} games a row)\n",
+        args.games
+    );
+    let _ = writeln!(
+        md,
+        "| iterations | net-guided W-L | score (95%) | Elo | LOS | converted: net-guided | converted: plain | ms/move net-guided | ms/move plain | good predictions a move |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|");
+    for s in settings(&model, args.scale_down)
+        .iter()
+        .filter(|s| s.table == 5)
+    {
+        let plain = format!(
+            "mcts:iterations={}",
+            (s.iterations / args.scale_down).max(1)
+        );
+        let specs = [parse_spec(&s.spec)?, parse_spec(&plain)?];
+        let config = MatchConfig {
+            game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+            players: [s.spec.clone(), plain.clone()],
+            games: args.games,
+            positions: sets[0].1.clone(),
+            threads: args.threads,
+            seed: args.seed,
+            sprt: None,
+            records: None,
+        };
+        let build = || -> Result<_, String> {
+            Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
+        };
+        let report = run_match(&board, &config, &build, |_, _| {})?;
+        let (a, b, p) = (&report.players[0], &report.players[1], &report.pair);
+        let conv = |x: &engine::arena::PlayerStats| {
+            x.conversion().map_or("-".to_string(), |c| {
+                format!("{}/{} ({:.0}%)", x.converted, x.winnable_seats, 100.0 * c)
+            })
+        };
+        let line = format!(
+            "| {}K | {}-{} | {:.2} ({:.2}-{:.2}) | {:+.0} +/- {:.0} | {:.1}% | {} | {} | {:.1} | {:.1} | {:.0} |",
+            s.iterations / 1000,
+            a.wins,
+            a.losses,
+            p.score,
+            p.score_low,
+            p.score_high,
+            p.elo,
+            p.elo_error,
+            100.0 * p.los,
+            conv(a),
+            conv(b),
+            a.ms_per_move(),
+            b.ms_per_move(),
+            a.good_predictions_per_move()
+        );
+        eprintln!(
+            "[{:.0} s] net-guided vs plain: {line}",
+            started.elapsed().as_secs_f64()
+        );
+        let _ = writeln!(md, "{line}");
+    }
     let _ = writeln!(
         md,
         "\nTotal time {:.0} s on {} threads.",
