@@ -52,6 +52,9 @@ pub struct RunConfig {
     pub sample_moves: u32,
     /// Variety: the first `random_opening_moves` moves are uniformly random, not searched.
     pub random_opening_moves: u32,
+    /// Dots and Boxes: once this many edges or fewer are free, the exact endgame solver plays
+    /// both sides (0: never), so every later position's outcome is its perfect-play result.
+    pub solver_edges: u32,
     /// Keep every root move's visits and wins with each move (a future policy target).
     pub root_stats: bool,
     /// Shard count for a Kubernetes indexed Job (whose index is `JOB_COMPLETION_INDEX`).
@@ -77,6 +80,7 @@ impl Default for RunConfig {
             out: PathBuf::from("data/selfplay-5x5"),
             sample_moves: 0,
             random_opening_moves: 0,
+            solver_edges: 0,
             root_stats: true,
             shards: None,
             sync_every: 16,
@@ -128,6 +132,15 @@ impl RunConfig {
         if self.shards == Some(0) {
             return Err("shards must be at least 1".into());
         }
+        if self.solver_edges > 0 && self.game != "dots_and_boxes" {
+            return Err("solver_edges is for dots_and_boxes".into());
+        }
+        if self.solver_edges > 40 {
+            return Err(format!(
+                "solver_edges {} is beyond what the solver answers in reasonable time (at most 40; 30 takes milliseconds)",
+                self.solver_edges
+            ));
+        }
         Ok(())
     }
 
@@ -145,7 +158,7 @@ impl RunConfig {
     /// (`games`, `threads`, `out` and the sync interval change how many games and how fast,
     /// not which.)
     pub fn identity(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut identity = serde_json::json!({
             "game": self.spec().ok(),
             "iterations": self.iterations,
             "cp": self.cp,
@@ -155,7 +168,12 @@ impl RunConfig {
             "sample_moves": self.sample_moves,
             "random_opening_moves": self.random_opening_moves,
             "root_stats": self.root_stats,
-        })
+        });
+        // Only when set, so that datasets made before the key existed keep their identity.
+        if self.solver_edges > 0 {
+            identity["solver_edges"] = self.solver_edges.into();
+        }
+        identity
     }
 }
 

@@ -81,6 +81,10 @@ struct RunArgs {
     /// Play the first K moves uniformly at random, unsearched (variety).
     #[arg(long, value_name = "K")]
     random_opening_moves: Option<u32>,
+    /// Dots and Boxes: the exact solver plays both sides once this many edges or fewer are
+    /// free (perfect endgames, so late positions are labelled with their perfect-play result).
+    #[arg(long, value_name = "N")]
+    solver_edges: Option<u32>,
     /// Do not keep root statistics with each move (smaller files).
     #[arg(long)]
     no_root_stats: bool,
@@ -159,6 +163,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         out,
         sample_moves,
         random_opening_moves,
+        solver_edges,
         sync_every
     );
     if args.shards.is_some() {

@@ -18,6 +18,38 @@ pub struct PlaySettings {
     pub root_stats: bool,
 }
 
+/// A source of perfect moves for late positions (the endgame solver), or none.
+pub type Oracle<'a, G> = dyn FnMut(&G) -> Option<Action> + 'a;
+
+/// Games whose late positions an exact solver can play.
+pub trait EndgameOracle: Game {
+    /// A perfect move once `free_edges` or fewer are free; `None` before that (or never).
+    fn endgame_oracle(&self, free_edges: u32) -> Box<Oracle<'static, Self>>;
+}
+
+impl EndgameOracle for engine::games::DotsAndBoxes {
+    fn endgame_oracle(&self, free_edges: u32) -> Box<Oracle<'static, Self>> {
+        let mut solver = None;
+        Box::new(move |state: &Self| {
+            let free = state.num_edges() as u32 - state.edges_drawn();
+            if free_edges == 0 || free > free_edges {
+                return None;
+            }
+            let solver = solver.get_or_insert_with(|| {
+                engine::games::dots_and_boxes::endgame::EndgameSolver::for_board(state)
+            });
+            // Far more than 40 free edges ever need; past it the search plays the move.
+            solver.try_best_action(state, 200_000_000).map(|(a, _)| a)
+        })
+    }
+}
+
+impl EndgameOracle for engine::games::TicTacToe {
+    fn endgame_oracle(&self, _free_edges: u32) -> Box<Oracle<'static, Self>> {
+        Box::new(|_| None)
+    }
+}
+
 /// Seed of game `index`: the run's seed and the index through splitmix64, so any shard,
 /// machine or thread that plays game `index` plays the same game.
 pub fn game_seed(run_seed: u64, index: u64) -> u64 {
@@ -25,7 +57,12 @@ pub fn game_seed(run_seed: u64, index: u64) -> u64 {
 }
 
 /// Plays game `index` from `initial` to the end and returns its record.
-pub fn play_game<G: Game>(initial: &G, settings: &PlaySettings, index: u64) -> GameRecord {
+pub fn play_game<G: Game>(
+    initial: &G,
+    settings: &PlaySettings,
+    index: u64,
+    oracle: &mut Oracle<'_, G>,
+) -> GameRecord {
     let seed = game_seed(settings.seed, index);
     // The search draws from streams derived from `seed`; variety draws from its own stream.
     let mut variety = Rng::new(derive_seed(seed, u64::MAX));
@@ -43,7 +80,20 @@ pub fn play_game<G: Game>(initial: &G, settings: &PlaySettings, index: u64) -> G
     let mut searched = 0u32;
     while !state.is_terminal() {
         let player = state.to_move();
-        let record = if (moves.len() as u32) < settings.random_opening_moves {
+        let solved = if (moves.len() as u32) < settings.random_opening_moves {
+            None
+        } else {
+            oracle(&state)
+        };
+        let record = if let Some(action) = solved {
+            MoveRecord {
+                action,
+                player,
+                kind: MoveKind::Solved,
+                iterations: 0,
+                root: Vec::new(),
+            }
+        } else if (moves.len() as u32) < settings.random_opening_moves {
             state.legal_actions(&mut legal);
             let action = legal[variety.below(legal.len() as u32) as usize];
             MoveRecord {
@@ -139,7 +189,7 @@ mod tests {
     fn games_replay_and_are_reproducible() {
         let board = DotsAndBoxes::new(3, 3).unwrap();
         for index in 0..4 {
-            let game = play_game(&board, &settings(), index);
+            let game = play_game(&board, &settings(), index, &mut |_| None);
             assert_eq!(game.index, index);
             assert_eq!(game.moves.len(), 24);
             assert!(game.moves.iter().all(|m| m.kind == MoveKind::Searched));
@@ -155,11 +205,11 @@ mod tests {
                 assert_eq!(chosen.visits, max);
             }
             replay(&game, board, |_, _, _| {}).unwrap();
-            assert_eq!(play_game(&board, &settings(), index), game);
+            assert_eq!(play_game(&board, &settings(), index, &mut |_| None), game);
         }
         assert_ne!(
-            play_game(&board, &settings(), 0),
-            play_game(&board, &settings(), 1)
+            play_game(&board, &settings(), 0, &mut |_| None),
+            play_game(&board, &settings(), 1, &mut |_| None)
         );
     }
 
@@ -172,7 +222,7 @@ mod tests {
             root_stats: false,
             ..settings()
         };
-        let game = play_game(&board, &s, 9);
+        let game = play_game(&board, &s, 9, &mut |_| None);
         let kinds: Vec<MoveKind> = game.moves.iter().map(|m| m.kind).collect();
         assert_eq!(&kinds[..2], &[MoveKind::Given; 2]);
         assert_eq!(&kinds[2..5], &[MoveKind::Sampled; 3]);
@@ -180,5 +230,35 @@ mod tests {
         assert!(game.moves.iter().all(|m| m.root.is_empty()));
         assert_eq!(game.moves[0].iterations, 0);
         replay(&game, board, |_, _, _| {}).unwrap();
+    }
+
+    /// With `solver_edges`, the last moves are the solver's, and from the first of them on the
+    /// game's result is the perfect-play result of every position.
+    #[test]
+    fn the_solver_plays_the_endgame_perfectly() {
+        use engine::games::dots_and_boxes::endgame::EndgameSolver;
+        let board = DotsAndBoxes::new(3, 3).unwrap();
+        let mut oracle = board.endgame_oracle(14);
+        let mut solver = EndgameSolver::new(3, 3, 16);
+        for index in 0..4 {
+            let game = play_game(&board, &settings(), index, oracle.as_mut());
+            let first = game
+                .moves
+                .iter()
+                .position(|m| m.kind == MoveKind::Solved)
+                .expect("the solver plays the end");
+            assert_eq!(first, 24 - 14);
+            assert!(game.moves[first..]
+                .iter()
+                .all(|m| m.kind == MoveKind::Solved && m.iterations == 0));
+            let mut state = board;
+            for (i, m) in game.moves.iter().enumerate() {
+                if i >= first {
+                    assert_eq!(solver.outcome(&state), game.outcome, "move {i}");
+                }
+                state.apply(m.action);
+            }
+            replay(&game, board, |_, _, _| {}).unwrap();
+        }
     }
 }

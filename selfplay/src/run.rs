@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::config::{identity_differences, RunConfig};
-use crate::play::{play_game, PlaySettings};
+use crate::play::{play_game, EndgameOracle, PlaySettings};
 use crate::shard::{shard_games, shard_len, Shard};
 
 /// The record file of a dataset written by `run`.
@@ -230,7 +230,7 @@ fn open_dataset(
     })
 }
 
-fn run_game<G: Game>(
+fn run_game<G: Game + EndgameOracle>(
     options: &RunOptions,
     spec: GameSpec,
     initial: G,
@@ -315,14 +315,19 @@ fn run_game<G: Game>(
             let tx = tx.clone();
             let (next, stop, pending, settings, initial) =
                 (&next, &stop, &pending, &settings, &initial);
-            scope.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= pending.len() || stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let game = play_game(initial, settings, pending[i]);
-                if tx.send(game).is_err() {
-                    break;
+            let solver_edges = config.solver_edges;
+            scope.spawn(move || {
+                // One solver a thread: its table carries over between a game's moves.
+                let mut oracle = initial.endgame_oracle(solver_edges);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= pending.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let game = play_game(initial, settings, pending[i], oracle.as_mut());
+                    if tx.send(game).is_err() {
+                        break;
+                    }
                 }
             });
         }

@@ -37,6 +37,7 @@ pub struct Stats {
     pub moves_searched: u64,
     pub moves_sampled: u64,
     pub moves_given: u64,
+    pub moves_solved: u64,
     pub iterations_per_searched_move: f64,
     /// Games whose whole move list equals an earlier game's.
     pub duplicate_games: u64,
@@ -113,8 +114,9 @@ fn collect<G: Game>(dataset: &Dataset, initial: G) -> Result<Stats, String> {
                 MoveKind::Searched => s.moves_searched += 1,
                 MoveKind::Sampled => s.moves_sampled += 1,
                 MoveKind::Given => s.moves_given += 1,
+                MoveKind::Solved => s.moves_solved += 1,
             }
-            if m.kind != MoveKind::Given {
+            if matches!(m.kind, MoveKind::Searched | MoveKind::Sampled) {
                 searched_iterations += m.iterations as u64;
             }
         })
@@ -194,10 +196,11 @@ impl Stats {
             self.length.min, self.length.mean, self.length.max
         );
         out += &format!(
-            "moves       searched {}  sampled {}  given {}  ({:.0} iterations a searched move)\n",
+            "moves       searched {}  sampled {}  given {}  solved {}  ({:.0} iterations a searched move)\n",
             self.moves_searched,
             self.moves_sampled,
             self.moves_given,
+            self.moves_solved,
             self.iterations_per_searched_move
         );
         out += &format!(

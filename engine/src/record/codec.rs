@@ -5,7 +5,7 @@
 //! u64 game_index       u64 seed           u8 outcome (0 P1 win, 1 P2 win, 2 draw)
 //! u16 score_p1         u16 score_p2       u16 num_moves
 //! num_moves times:
-//!   u16 action   u8 player (1 or 2)   u8 kind (0 searched, 1 sampled, 2 given)
+//!   u16 action   u8 player (1 or 2)   u8 kind (0 searched, 1 sampled, 2 given, 3 solved)
 //!   u32 iterations   u16 num_root
 //!   num_root times: u16 action   u32 visits   u32 p1_wins   u32 p2_wins
 //! ```
@@ -22,6 +22,8 @@ pub enum MoveKind {
     Sampled = 1,
     /// Not searched: a random opening move or a move of a given starting position.
     Given = 2,
+    /// Played by the exact endgame solver (self-play's `solver_edges`): a perfect move.
+    Solved = 3,
 }
 
 /// One root move of the search that chose a recorded move.
@@ -194,9 +196,10 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, String> {
             0 => MoveKind::Searched,
             1 => MoveKind::Sampled,
             2 => MoveKind::Given,
+            3 => MoveKind::Solved,
             other => {
                 return Err(format!(
-                    "move {} (payload byte {at}): kind {other}, expected 0-2",
+                    "move {} (payload byte {at}): kind {other}, expected 0-3",
                     i + 1
                 ))
             }
