@@ -16,7 +16,7 @@ pub fn write_card(
     command: &str,
     device: &str,
 ) -> Result<(), String> {
-    let inputs = Encoder::new(index.spec).map_or(0, |e| e.feature_len());
+    let inputs = Encoder::with_encoding(index.spec, config.encoding).map_or(0, |e| e.feature_len());
     let best = history.iter().find(|m| m.epoch == best_epoch);
     let games = index.train.len() + index.valid.len();
     let positions = DataIndex::positions(&index.train) + DataIndex::positions(&index.valid);

@@ -38,6 +38,17 @@ pub enum CpuBackend {
     Ndarray,
 }
 
+/// What the net reads (Dots and Boxes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Encoding {
+    /// The paper's Table 2 grid (85 inputs on 5x5).
+    #[default]
+    Table2,
+    /// The grid and the player to move (86 on 5x5), not in the paper.
+    Table2ToMove,
+}
+
 /// Every setting of `train run`. Keys of the TOML file are these field names.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -46,6 +57,8 @@ pub struct TrainConfig {
     pub data: PathBuf,
     /// Hidden units (the paper: 100).
     pub hidden: usize,
+    /// The input encoding (Dots and Boxes): `table2` (the paper's) or `table2-to-move`.
+    pub encoding: Encoding,
     pub loss: Loss,
     pub optimiser: Optimiser,
     pub learning_rate: f64,
@@ -74,6 +87,7 @@ impl Default for TrainConfig {
         TrainConfig {
             data: PathBuf::from("data/selfplay-5x5"),
             hidden: 100,
+            encoding: Encoding::Table2,
             loss: Loss::Bce,
             optimiser: Optimiser::Adam,
             learning_rate: 1e-3,

@@ -37,10 +37,20 @@ enum Board {
 pub struct Encoder {
     board: Board,
     feature_len: usize,
+    /// The player to move as one more input (1 for P1, 0 for P2).
+    to_move: bool,
 }
 
 impl Encoder {
+    /// The paper's encoding.
     pub fn new(spec: GameSpec) -> Result<Encoder, String> {
+        Encoder::with_encoding(spec, crate::config::Encoding::Table2)
+    }
+
+    pub fn with_encoding(
+        spec: GameSpec,
+        encoding: crate::config::Encoding,
+    ) -> Result<Encoder, String> {
         let board = match spec {
             GameSpec::DotsAndBoxes { .. } => Board::DotsAndBoxes(spec.dots_and_boxes()?),
             GameSpec::TicTacToe => Board::TicTacToe(TicTacToe::new()),
@@ -49,7 +59,24 @@ impl Encoder {
             Board::DotsAndBoxes(g) => g.feature_len(),
             Board::TicTacToe(g) => g.feature_len(),
         };
-        Ok(Encoder { board, feature_len })
+        let to_move = encoding == crate::config::Encoding::Table2ToMove;
+        if to_move && !matches!(board, Board::DotsAndBoxes(_)) {
+            return Err("encoding table2-to-move is for dots_and_boxes".into());
+        }
+        Ok(Encoder {
+            board,
+            feature_len: feature_len + usize::from(to_move),
+            to_move,
+        })
+    }
+
+    /// The model-file name of the encoding.
+    pub fn encoding_name(&self) -> &'static str {
+        match self.board {
+            Board::DotsAndBoxes(_) if self.to_move => engine::nn::DAB_ENCODING_TO_MOVE,
+            Board::DotsAndBoxes(_) => engine::nn::DAB_ENCODING,
+            Board::TicTacToe(_) => "tictactoe-v1",
+        }
     }
 
     pub fn feature_len(&self) -> usize {
@@ -68,21 +95,27 @@ impl Encoder {
             initial: G,
             game: &GameRecord,
             width: usize,
+            to_move: bool,
             features: &mut Vec<f32>,
             labels: &mut Vec<u8>,
         ) -> Result<(), String> {
             let label = outcome_class(game.outcome);
+            let grid = width - usize::from(to_move);
             replay(game, initial, |state, _, _| {
                 let start = features.len();
                 features.resize(start + width, 0.0);
-                state.encode_features(&mut features[start..]);
+                state.encode_features(&mut features[start..start + grid]);
+                if to_move && state.to_move() == engine::Player::P1 {
+                    features[start + grid] = 1.0;
+                }
                 labels.push(label);
             })
             .map(|_| ())
         }
+        let (width, to_move) = (self.feature_len, self.to_move);
         match self.board {
-            Board::DotsAndBoxes(g) => rows(g, game, self.feature_len, features, labels),
-            Board::TicTacToe(g) => rows(g, game, self.feature_len, features, labels),
+            Board::DotsAndBoxes(g) => rows(g, game, width, to_move, features, labels),
+            Board::TicTacToe(g) => rows(g, game, width, to_move, features, labels),
         }
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use train::config::{Backend, CpuBackend, Loss, Optimiser, TrainConfig};
+use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig};
 use train::trainer::{train, TrainOptions};
 
 #[derive(Parser)]
@@ -39,6 +39,9 @@ struct RunArgs {
     /// CPU backend of burn.
     #[arg(long, value_enum)]
     cpu_backend: Option<CpuBackend>,
+    /// Input encoding: table2 (the paper's) or table2-to-move (adds the player to move).
+    #[arg(long, value_enum)]
+    encoding: Option<Encoding>,
     #[arg(long)]
     seed: Option<u64>,
     /// Output folder: model.safetensors, MODEL.md, metrics.csv, curves.svg, checkpoints/.
@@ -89,6 +92,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         epochs,
         backend,
         cpu_backend,
+        encoding,
         seed,
         out,
         hidden,

@@ -11,8 +11,7 @@ use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use burn::store::ModuleRecord;
 use burn::tensor::activation::sigmoid;
 use burn::tensor::{Device, Tensor};
-use engine::games::GameSpec;
-use engine::nn::{ModelMeta, DAB_ENCODING};
+use engine::nn::ModelMeta;
 use engine::rng::{derive_seed, Rng};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -164,7 +163,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     let config = &options.config;
     config.validate()?;
     let index = DataIndex::build(&config.data, config.validation_share, config.seed)?;
-    let encoder = Encoder::new(index.spec)?;
+    let encoder = Encoder::with_encoding(index.spec, config.encoding)?;
     let width = encoder.feature_len();
     let say = |text: String| {
         if options.verbose {
@@ -264,10 +263,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
 
     let meta_base = ModelMeta {
         game: index.spec,
-        encoding: match index.spec {
-            GameSpec::DotsAndBoxes { .. } => DAB_ENCODING.to_string(),
-            GameSpec::TicTacToe => "tictactoe-v1".to_string(),
-        },
+        encoding: encoder.encoding_name().to_string(),
         inputs: width,
         hidden: config.hidden,
         extra: Default::default(),

@@ -257,3 +257,37 @@ fn gpu_training_matches_cpu() {
     assert!(worst < 1e-3, "outputs differ by {worst}");
     std::fs::remove_dir_all(root).unwrap();
 }
+
+/// The encoding with the player to move: one more input, the mover in it, and a model the
+/// engine accepts for net-guided rollouts (and refuses to read as the paper's encoding).
+#[test]
+fn the_to_move_encoding_trains_and_loads() {
+    let dir = temp_dir("to-move");
+    let data = dir.join("data");
+    dataset(&data, 12);
+    let spec = GameSpec::DotsAndBoxes { rows: 3, cols: 3 };
+    let encoder =
+        train::data::Encoder::with_encoding(spec, train::config::Encoding::Table2ToMove).unwrap();
+    // 24 edges and 9 boxes, and the mover.
+    assert_eq!(encoder.feature_len(), 34);
+    assert_eq!(encoder.encoding_name(), engine::nn::DAB_ENCODING_TO_MOVE);
+    let dataset = engine::record::Dataset::open(&data).unwrap();
+    let game = dataset.games().next().unwrap().unwrap();
+    let (mut features, mut labels) = (Vec::new(), Vec::new());
+    encoder.encode(&game, &mut features, &mut labels).unwrap();
+    let mut state = engine::games::DotsAndBoxes::new(3, 3).unwrap();
+    for (row, m) in features.chunks(34).zip(&game.moves) {
+        let p1 = engine::Game::to_move(&state) == engine::Player::P1;
+        assert_eq!(row[33], if p1 { 1.0 } else { 0.0 });
+        engine::Game::apply(&mut state, m.action);
+    }
+    let mut opts = options(&data, &dir.join("model"), 1, false);
+    opts.config.encoding = train::config::Encoding::Table2ToMove;
+    let summary = train(&opts).unwrap();
+    let net = ValueNet::load(&summary.model).unwrap();
+    assert_eq!(net.meta.encoding, engine::nn::DAB_ENCODING_TO_MOVE);
+    assert_eq!(net.inputs(), 34);
+    let board = engine::games::DotsAndBoxes::new(3, 3).unwrap();
+    assert!(engine::nn::DabNet::new(&net, &board).is_ok());
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -160,27 +160,46 @@ fn fast_forward_matches_the_reference() {
 }
 
 /// The pre-activations kept move by move equal the full product at every position of random
-/// games, on several board sizes, and so do the outputs.
+/// games, on several board sizes, for both encodings (with and without the player to move), and
+/// so do the outputs.
 #[test]
 fn incremental_evaluation_matches_full_evaluation_along_random_games() {
-    let sizes = [(5, 5, 100), (3, 3, 20), (2, 4, 13), (1, 1, 3)];
+    let sizes = [
+        (5, 5, 100, false),
+        (5, 5, 100, true),
+        (3, 3, 20, false),
+        (3, 3, 20, true),
+        (2, 4, 13, false),
+        (1, 1, 3, false),
+    ];
     let cases = sizes
         .iter()
         .flat_map(|&size| Simd::available().into_iter().map(move |simd| (size, simd)));
-    for ((rows, cols, hidden), simd) in cases {
-        let net = random_board_net(rows, cols, hidden, 11);
+    for ((rows, cols, hidden, to_move), simd) in cases {
+        let mut net = random_board_net(rows, cols, hidden, 11);
+        if to_move {
+            net = random_net(net.inputs() + 1, hidden, 11);
+            net.meta.game = GameSpec::DotsAndBoxes {
+                rows: rows as u8,
+                cols: cols as u8,
+            };
+            net.meta.encoding = DAB_ENCODING_TO_MOVE.into();
+        }
         let board = DotsAndBoxes::new(rows, cols).unwrap();
         let dab = DabNet::with_simd(&net, &board, simd).unwrap();
         let w = dab.width();
         let (mut inc, mut full, mut sparse) = (vec![0f32; w], vec![0f32; w], vec![0f32; w]);
-        let mut input = vec![0f32; board.feature_len()];
+        let mut input = vec![0f32; net.inputs()];
         let mut checked = 0;
         for (state, last) in random_positions(rows, cols, 60, 7) {
             match last {
                 None => dab.preactivations(&state, &mut inc),
-                Some((edge, mover, closed)) => dab.add_move(&mut inc, edge, mover, closed),
+                Some((edge, mover, closed)) => {
+                    dab.add_move(&mut inc, edge, mover, closed);
+                    dab.change_mover(&mut inc, mover, state.to_move());
+                }
             }
-            state.encode_features(&mut input);
+            dab.encode(&state, &mut input);
             dab.fast_net().preactivations(&input, &mut full);
             dab.preactivations(&state, &mut sparse);
             for j in 0..w {
@@ -205,6 +224,20 @@ fn incremental_evaluation_matches_full_evaluation_along_random_games() {
         }
         assert!(checked > 60 * (board.num_edges()), "{checked}");
     }
+}
+
+/// A net that reads the player to move has one input more than the grid; a wrong count is
+/// refused, naming the count it needs.
+#[test]
+fn a_to_move_net_is_refused_or_accepted_by_its_input_count() {
+    let board = DotsAndBoxes::new(5, 5).unwrap();
+    let mut net = random_net(86, 10, 4);
+    net.meta.encoding = DAB_ENCODING_TO_MOVE.into();
+    assert!(DabNet::new(&net, &board).is_ok());
+    let mut wrong = random_net(85, 10, 4);
+    wrong.meta.encoding = DAB_ENCODING_TO_MOVE.into();
+    let e = DabNet::new(&wrong, &board).err().unwrap();
+    assert!(e.contains("86"), "{e}");
 }
 
 /// On a large sample of positions the fast cut-off decision (incremental pre-activations, fast

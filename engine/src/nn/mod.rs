@@ -34,6 +34,14 @@ pub fn load_dab_net(path: &Path, board: &DotsAndBoxes) -> Result<DabNet, ModelEr
 /// The input encoding of Dots and Boxes nets: the paper's Table 2 grid (see
 /// `games::dots_and_boxes`). Bumped if the encoding ever changes.
 pub const DAB_ENCODING: &str = "dab-table2-v1";
+/// The Table 2 grid plus one input saying who is to move (1.0 for P1, 0.0 for P2): 86 floats on
+/// 5x5. Not in the paper; its input cannot tell who must move, which decides loony endgames.
+pub const DAB_ENCODING_TO_MOVE: &str = "dab-table2-tomove-v1";
+
+/// Whether a Dots-and-Boxes net with this encoding reads the player to move as its last input.
+pub fn reads_to_move(encoding: &str) -> bool {
+    encoding == DAB_ENCODING_TO_MOVE
+}
 /// What every model file says it is.
 pub const MODEL_FORMAT: &str = "selfplay-mcts value net";
 /// The number of outputs: P1 wins, P2 wins, draw.
@@ -243,20 +251,27 @@ impl ValueNet {
                 self.meta.game
             ));
         }
-        let encoding = match game {
-            GameSpec::DotsAndBoxes { .. } => DAB_ENCODING,
-            GameSpec::TicTacToe => "tictactoe-v1",
+        let known: &[&str] = match game {
+            GameSpec::DotsAndBoxes { .. } => &[DAB_ENCODING, DAB_ENCODING_TO_MOVE],
+            GameSpec::TicTacToe => &["tictactoe-v1"],
         };
-        if self.meta.encoding != encoding {
+        if !known.contains(&self.meta.encoding.as_str()) {
             return Err(format!(
-                "the net reads encoding '{}', this engine writes '{encoding}'",
-                self.meta.encoding
+                "the net reads encoding '{}', this engine writes {}",
+                self.meta.encoding,
+                known
+                    .iter()
+                    .map(|e| format!("'{e}'"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
             ));
         }
-        if self.inputs() != feature_len {
+        let want = feature_len + usize::from(reads_to_move(&self.meta.encoding));
+        if self.inputs() != want {
             return Err(format!(
-                "the net has {} inputs, {game} positions have {feature_len}",
-                self.inputs()
+                "the net has {} inputs, {game} positions in encoding '{}' have {want}",
+                self.inputs(),
+                self.meta.encoding
             ));
         }
         Ok(())

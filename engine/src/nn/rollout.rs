@@ -81,6 +81,8 @@ pub struct DabNet {
     edge_delta: Vec<f32>,
     /// Per player (P1, P2) and box, `width` floats: `(closed by player - free) * column(box)`.
     box_delta: [Vec<f32>; 2],
+    /// For a net that reads who is to move: its column (the input is 1 for P1, 0 for P2).
+    to_move: Option<Vec<f32>>,
 }
 
 impl std::fmt::Debug for DabNet {
@@ -134,6 +136,14 @@ impl DabNet {
                 *a += FEATURE_BOX_FREE * c;
             }
         }
+        // The empty board has P1 to move: its to-move input is 1.
+        let to_move = super::reads_to_move(&net.meta.encoding).then(|| {
+            let column = fast.column(board.feature_len()).to_vec();
+            for (a, c) in empty.iter_mut().zip(&column) {
+                *a += c;
+            }
+            column
+        });
         Ok(DabNet {
             reference: net.clone(),
             net: fast,
@@ -141,6 +151,7 @@ impl DabNet {
             empty,
             edge_delta,
             box_delta,
+            to_move,
         })
     }
 
@@ -193,10 +204,35 @@ impl DabNet {
         }
     }
 
-    /// The hidden pre-activations of `state`, from the empty board's by its edges and boxes.
+    /// The hidden pre-activations of `state`, from the empty board's by its edges, boxes and
+    /// player to move.
     pub fn preactivations(&self, state: &DotsAndBoxes, acc: &mut [f32]) {
         acc.copy_from_slice(&self.empty);
         self.add_changes(acc, (0, [0, 0]), (state.edges(), state.box_owners()));
+        self.change_mover(acc, Player::P1, state.to_move());
+    }
+
+    /// Adds to `acc` what a change of the player to move changes (nothing for a net that does
+    /// not read it).
+    #[inline]
+    pub fn change_mover(&self, acc: &mut [f32], from: Player, to: Player) {
+        if let (Some(column), true) = (&self.to_move, from != to) {
+            let sign = if to == Player::P1 { 1.0 } else { -1.0 };
+            super::inference::add_scaled_into(acc, column, sign);
+        }
+    }
+
+    /// Writes the net's input for `state` (its encoding's length) into `out`.
+    pub fn encode(&self, state: &DotsAndBoxes, out: &mut [f32]) {
+        let n = state.feature_len();
+        state.encode_features(&mut out[..n]);
+        if self.to_move.is_some() {
+            out[n] = if state.to_move() == Player::P1 {
+                1.0
+            } else {
+                0.0
+            };
+        }
     }
 
     /// Adds to `acc` what the move `edge`, played by `mover`, changes: the edge, and each box
@@ -243,8 +279,8 @@ pub struct NetRollout {
     net: Arc<DabNet>,
     threshold_logit: f32,
     from_move: u32,
-    /// The root of the current search and its pre-activations.
-    root: Option<(u128, [u64; 2])>,
+    /// The root of the current search (edges, owners, player to move) and its pre-activations.
+    root: Option<(u128, [u64; 2], Player)>,
     root_acc: Vec<f32>,
     acc: Vec<f32>,
     stats: RolloutStats,
@@ -265,23 +301,26 @@ impl NetRollout {
         })
     }
 
-    /// Sets `self.acc` to the pre-activations of the position (`edges`, `owners`): from the
-    /// root's when the position follows from it, else from the empty board's.
+    /// Sets `self.acc` to the pre-activations of the position (`edges`, `owners`, `mover` to
+    /// move): from the root's when the position follows from it, else from the empty board's.
     #[inline]
-    fn start_from(&mut self, edges: u128, owners: [u64; 2]) {
+    fn start_from(&mut self, edges: u128, owners: [u64; 2], mover: Player) {
         let to = (edges, owners);
         match self.root {
-            Some(root)
-                if root.0 & !edges == 0
-                    && root.1[0] & !owners[0] == 0
-                    && root.1[1] & !owners[1] == 0 =>
+            Some((root_edges, root_owners, root_mover))
+                if root_edges & !edges == 0
+                    && root_owners[0] & !owners[0] == 0
+                    && root_owners[1] & !owners[1] == 0 =>
             {
                 self.acc.copy_from_slice(&self.root_acc);
-                self.net.add_changes(&mut self.acc, root, to);
+                self.net
+                    .add_changes(&mut self.acc, (root_edges, root_owners), to);
+                self.net.change_mover(&mut self.acc, root_mover, mover);
             }
             _ => {
                 self.acc.copy_from_slice(&self.net.empty);
                 self.net.add_changes(&mut self.acc, (0, [0, 0]), to);
+                self.net.change_mover(&mut self.acc, Player::P1, mover);
             }
         }
     }
@@ -290,7 +329,7 @@ impl NetRollout {
 impl RolloutPolicy<DotsAndBoxes> for NetRollout {
     fn begin_search(&mut self, root: &DotsAndBoxes) {
         self.net.preactivations(root, &mut self.root_acc);
-        self.root = Some((root.edges(), root.box_owners()));
+        self.root = Some((root.edges(), root.box_owners(), root.to_move()));
     }
 
     /// A random playout like [`DotsAndBoxes::random_rollout`] (the free edges drawn in random
@@ -318,7 +357,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         for i in 0..n {
             if drawn_at_leaf + i as u32 >= self.from_move {
                 if !guided {
-                    self.start_from(edges, owners);
+                    self.start_from(edges, owners, mover);
                     guided = true;
                 }
                 self.stats.net_evaluations += 1;
@@ -347,7 +386,11 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
             lead += sign * count;
             left -= count;
             if count == 0 {
-                mover = mover.opponent();
+                let next = mover.opponent();
+                if guided {
+                    self.net.change_mover(&mut self.acc, mover, next);
+                }
+                mover = next;
             }
             if lead.abs() > left {
                 break;
