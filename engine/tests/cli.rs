@@ -215,3 +215,41 @@ fn tictactoe_matches_and_position_files_work() {
     ]);
     assert_eq!(fifty, shipped);
 }
+
+#[test]
+fn the_paper_command_writes_every_table() {
+    let out = std::env::temp_dir().join(format!("paper-{}.md", std::process::id()));
+    let (ok, _, err) = engine(&[
+        "paper",
+        "--games",
+        "2",
+        "--empty-games",
+        "2",
+        "--scale-down",
+        "1000",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let md = std::fs::read_to_string(&out).unwrap();
+    for heading in [
+        "## From 40-edge State-S-like positions",
+        "## From 20-edge positions",
+        "## From the empty board",
+        "## Net-guided against plain MCTS",
+    ] {
+        assert!(md.contains(heading), "{heading}\n{md}");
+    }
+    // 13 rows from the 40-edge positions, 6 from each other set, 5 net-guided vs plain.
+    let rows = md
+        .lines()
+        .filter(|l| {
+            l.starts_with("| ") && !l.starts_with("| table") && !l.starts_with("| iterations")
+        })
+        .count();
+    assert_eq!(rows, 13 + 6 + 6 + 5, "{md}");
+    assert!(md.contains("--scale-down 1000"));
+    std::fs::remove_file(out).unwrap();
+}

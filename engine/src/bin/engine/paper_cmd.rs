@@ -10,7 +10,7 @@ use clap::Args;
 
 use engine::agents::parse_spec;
 use engine::arena::positions::{read_positions, StartPosition};
-use engine::arena::{run_match, MatchConfig, MatchReport};
+use engine::arena::{run_match, MatchConfig, MatchReport, PlayerStats};
 use engine::games::{DotsAndBoxes, GameSpec};
 
 #[derive(Args)]
@@ -113,9 +113,42 @@ fn key_setting(s: &Setting) -> bool {
     )
 }
 
+/// One match of `args.games`-style settings between two specs from `positions`.
+fn play_pair(
+    board: &DotsAndBoxes,
+    specs: [&str; 2],
+    positions: &[StartPosition],
+    games: usize,
+    args: &PaperArgs,
+) -> Result<MatchReport, String> {
+    let players = [parse_spec(specs[0])?, parse_spec(specs[1])?];
+    let config = MatchConfig {
+        game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+        players: [specs[0].to_string(), specs[1].to_string()],
+        games,
+        positions: positions.to_vec(),
+        threads: args.threads,
+        seed: args.seed,
+        sprt: None,
+        records: None,
+    };
+    let build = || -> Result<_, String> {
+        Ok([players[0].build_dots(board)?, players[1].build_dots(board)?])
+    };
+    run_match(board, &config, &build, |_, _| {})
+}
+
+/// "converted/winnable (share)", or "-" without annotated positions.
+fn conversion(p: &PlayerStats) -> String {
+    p.conversion().map_or("-".to_string(), |c| {
+        format!("{}/{} ({:.0}%)", p.converted, p.winnable_seats, 100.0 * c)
+    })
+}
+
 pub fn run(args: PaperArgs) -> Result<(), String> {
     let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
-    let rival = parse_spec(&args.rival)?;
+    // A bad rival spec fails here, before any game.
+    parse_spec(&args.rival)?;
     let model = args.model.display().to_string();
     let sets: Vec<(&str, Vec<StartPosition>, usize)> = vec![
         (
@@ -164,27 +197,11 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
             if set_index > 0 && !key_setting(&s) {
                 continue;
             }
-            let ours = parse_spec(&s.spec)?;
-            let config = MatchConfig {
-                game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
-                players: [s.spec.clone(), args.rival.clone()],
-                games: *games,
-                positions: positions.clone(),
-                threads: args.threads,
-                seed: args.seed,
-                sprt: None,
-                records: None,
-            };
-            let build = || -> Result<_, String> {
-                Ok([ours.build_dots(&board)?, rival.build_dots(&board)?])
-            };
-            let report: MatchReport = run_match(&board, &config, &build, |_, _| {})?;
+            let report = play_pair(&board, [&s.spec, &args.rival], positions, *games, &args)?;
             let a = &report.players[0];
             let b = &report.players[1];
             let p = &report.pair;
-            let converted = a.conversion().map_or("-".to_string(), |c| {
-                format!("{}/{} ({:.0}%)", a.converted, a.winnable_seats, 100.0 * c)
-            });
+            let converted = conversion(a);
             let good = if a.rollouts.net_evaluations > 0 {
                 format!(
                     "{:.0} ({})",
@@ -238,27 +255,8 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
             "mcts:iterations={}",
             (s.iterations / args.scale_down).max(1)
         );
-        let specs = [parse_spec(&s.spec)?, parse_spec(&plain)?];
-        let config = MatchConfig {
-            game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
-            players: [s.spec.clone(), plain.clone()],
-            games: args.games,
-            positions: sets[0].1.clone(),
-            threads: args.threads,
-            seed: args.seed,
-            sprt: None,
-            records: None,
-        };
-        let build = || -> Result<_, String> {
-            Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
-        };
-        let report = run_match(&board, &config, &build, |_, _| {})?;
+        let report = play_pair(&board, [&s.spec, &plain], &sets[0].1, args.games, &args)?;
         let (a, b, p) = (&report.players[0], &report.players[1], &report.pair);
-        let conv = |x: &engine::arena::PlayerStats| {
-            x.conversion().map_or("-".to_string(), |c| {
-                format!("{}/{} ({:.0}%)", x.converted, x.winnable_seats, 100.0 * c)
-            })
-        };
         let line = format!(
             "| {}K | {}-{} | {:.2} ({:.2}-{:.2}) | {:+.0} +/- {:.0} | {:.1}% | {} | {} | {:.1} | {:.1} | {:.0} |",
             s.iterations / 1000,
@@ -270,8 +268,8 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
             p.elo,
             p.elo_error,
             100.0 * p.los,
-            conv(a),
-            conv(b),
+            conversion(a),
+            conversion(b),
             a.ms_per_move(),
             b.ms_per_move(),
             a.good_predictions_per_move()
