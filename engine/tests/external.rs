@@ -138,19 +138,20 @@ fn a_silent_engine_loses_on_time_and_is_killed_with_its_children() {
         assert!(started.elapsed() < Duration::from_secs(10));
         assert_eq!(slow.pid(), None);
     }
-    // No `sleep 30` of ours is left: it was in the killed process group.
-    let ours = std::process::Command::new("pgrep")
-        .args(["-f", "sleep 30"])
-        .output()
-        .map(|o| o.stdout)
-        .unwrap_or_default();
-    let leftover: Vec<u32> = String::from_utf8_lossy(&ours)
-        .split_whitespace()
-        .filter_map(|p| p.parse().ok())
-        .filter(|&pid: &u32| {
-            std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|c| c.contains("sleep"))
+    // No `sleep 30` of ours is left: it was in the killed process group. (Read from /proc,
+    // so the check needs no tool that a fresh machine may lack.)
+    let leftover: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
         })
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.trim() == "sleep 30")
         .collect();
     assert!(leftover.is_empty(), "left behind: {leftover:?}");
 }

@@ -5,7 +5,8 @@
 use super::{Agent, AgentError, Choice};
 use crate::game::{Action, Game};
 use crate::games::dots_and_boxes::analysis::{
-    across, capture_edges, components, double_deal, sacrifice, safe_edges, take_all, valence,
+    across, components, double_deal, greedy_moves, random_edge, sacrifice, safe_edges, take_all,
+    valence,
 };
 use crate::games::dots_and_boxes::endgame::EndgameSolver;
 use crate::games::DotsAndBoxes;
@@ -47,21 +48,6 @@ impl<G: Game> Agent<G> for RandomAgent {
     }
 }
 
-/// A uniformly random member of a bit set (not empty).
-fn pick(bits: u128, rng: &mut Rng) -> usize {
-    let n = bits.count_ones();
-    let mut k = rng.below(n);
-    let mut b = bits;
-    loop {
-        let e = b.trailing_zeros() as usize;
-        if k == 0 {
-            return e;
-        }
-        k -= 1;
-        b &= b - 1;
-    }
-}
-
 /// Closes a box when it can, else avoids drawing a box's third side, else plays at random.
 pub struct GreedyAgent {
     rng: Rng,
@@ -89,18 +75,8 @@ impl Agent<DotsAndBoxes> for GreedyAgent {
     }
 
     fn choose(&mut self, state: &DotsAndBoxes, _: &[Action]) -> Result<Choice, AgentError> {
-        let geo = state.geometry();
-        let edges = state.edges();
-        let captures = capture_edges(geo, edges);
-        let safe = safe_edges(geo, edges);
-        let pool = if captures != 0 {
-            captures
-        } else if safe != 0 {
-            safe
-        } else {
-            !edges & geo.all_edges
-        };
-        Ok(Choice::plain(pick(pool, &mut self.rng) as Action))
+        let pool = greedy_moves(state.geometry(), state.edges());
+        Ok(Choice::plain(random_edge(pool, &mut self.rng) as Action))
     }
 }
 

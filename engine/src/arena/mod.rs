@@ -138,8 +138,8 @@ pub fn run_match<G: Game>(
     let [a, b] = build()?;
     let names = [a.name(), b.name()];
     drop((a, b));
-    let mut writer = match &config.records {
-        Some(dir) => Some(open_records(dir, config)?),
+    let mut records = match &config.records {
+        Some(dir) => Some(Records::create(dir, config)?),
         None => None,
     };
     let next = AtomicUsize::new(0);
@@ -212,7 +212,6 @@ pub fn run_match<G: Game>(
         }
         drop(send);
         let mut tally = Tally::default();
-        let mut written = (0u64, 0u64);
         for result in receive.iter() {
             let game = match result {
                 Ok(g) => g,
@@ -221,18 +220,8 @@ pub fn run_match<G: Game>(
                     return Err(e);
                 }
             };
-            if let (Some(w), Some(dir)) = (writer.as_mut(), &config.records) {
-                if write_record(w, initial, &game, config)? {
-                    written.0 += 1;
-                    written.1 += game.report.moves.len() as u64;
-                    // The manifest follows every game, so a killed match keeps its count.
-                    let mut manifest = Manifest::read(dir).map_err(|e| e.to_string())?;
-                    manifest.games = written.0;
-                    manifest.positions = written.1;
-                    manifest.files[0].games = written.0;
-                    manifest.files[0].positions = written.1;
-                    manifest.write(dir).map_err(|e| e.to_string())?;
-                }
+            if let Some(r) = records.as_mut() {
+                r.append(initial, &game, config)?;
             }
             match game.a_result() {
                 1 => tally.wins += 1,
@@ -257,11 +246,8 @@ pub fn run_match<G: Game>(
     });
     outcome?;
     report.games.sort_by_key(|g| g.index);
-    if let (Some(w), Some(dir)) = (writer.as_mut(), &config.records) {
-        w.sync().map_err(|e| e.to_string())?;
-        let mut manifest = Manifest::read(dir).map_err(|e| e.to_string())?;
-        manifest.complete = !report.stopped_early;
-        manifest.write(dir).map_err(|e| e.to_string())?;
+    if let Some(r) = records.as_mut() {
+        r.finish(!report.stopped_early)?;
     }
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
@@ -372,82 +358,108 @@ fn add_game(players: &mut [PlayerStats; 2], game: &MatchGame) {
     }
 }
 
-fn open_records(dir: &std::path::Path, config: &MatchConfig) -> Result<RecordWriter, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let file = dir.join("games.rec");
-    if file.exists() {
-        return Err(format!(
-            "{} exists: give the match's records a new folder",
-            file.display()
-        ));
-    }
-    let writer = RecordWriter::create(&file, &config.game).map_err(|e| e.to_string())?;
-    let manifest = Manifest {
-        format: Manifest::FORMAT.into(),
-        format_version: crate::record::FORMAT_VERSION,
-        game: config.game,
-        generator: format!("engine match {}", env!("CARGO_PKG_VERSION")),
-        config: serde_json::json!({
-            "players": config.players,
-            "games": config.games,
-            "positions": config.positions.len(),
-            "seed": config.seed,
-        }),
-        seeds:
-            "game k: derive_seed(seed, k); player A derive_seed(that, 0), B derive_seed(that, 1)"
-                .into(),
-        shard: None,
-        games_planned: config.games as u64,
-        games: 0,
-        positions: 0,
-        complete: false,
-        files: vec![crate::record::FileEntry {
-            name: "games.rec".into(),
-            games: 0,
-            positions: 0,
-        }],
-        sources: Vec::new(),
-    };
-    manifest.write(dir).map_err(|e| e.to_string())?;
-    Ok(writer)
+/// A match's games as a dataset: the record file and its manifest, kept in step.
+struct Records {
+    dir: PathBuf,
+    writer: RecordWriter,
+    manifest: Manifest,
 }
 
-/// A game as a record: the start position's moves as given, the players' as searched. Games
-/// lost by forfeit end before the end of the game, so they are left out of the records (the
-/// JSON report has them). Whether it was written.
-fn write_record<G: Game>(
-    writer: &mut RecordWriter,
-    initial: &G,
-    game: &MatchGame,
-    config: &MatchConfig,
-) -> Result<bool, String> {
-    if game.report.forfeit.is_some() {
-        return Ok(false);
+impl Records {
+    fn create(dir: &std::path::Path, config: &MatchConfig) -> Result<Records, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let file = dir.join("games.rec");
+        if file.exists() {
+            return Err(format!(
+                "{} exists: give the match's records a new folder",
+                file.display()
+            ));
+        }
+        let writer = RecordWriter::create(&file, &config.game).map_err(|e| e.to_string())?;
+        let manifest = Manifest {
+            format: Manifest::FORMAT.into(),
+            format_version: crate::record::FORMAT_VERSION,
+            game: config.game,
+            generator: format!("engine match {}", env!("CARGO_PKG_VERSION")),
+            config: serde_json::json!({
+                "players": config.players,
+                "games": config.games,
+                "positions": config.positions.len(),
+                "seed": config.seed,
+            }),
+            seeds:
+                "game k: derive_seed(seed, k); player A derive_seed(that, 0), B derive_seed(that, 1)"
+                    .into(),
+            shard: None,
+            games_planned: config.games as u64,
+            games: 0,
+            positions: 0,
+            complete: false,
+            files: vec![crate::record::FileEntry {
+                name: "games.rec".into(),
+                games: 0,
+                positions: 0,
+            }],
+            sources: Vec::new(),
+        };
+        manifest.write(dir).map_err(|e| e.to_string())?;
+        Ok(Records {
+            dir: dir.to_path_buf(),
+            writer,
+            manifest,
+        })
     }
-    let mut state = initial.clone();
-    let mut moves = Vec::with_capacity(game.report.moves.len());
-    for (i, &a) in game.report.moves.iter().enumerate() {
-        moves.push(MoveRecord {
-            action: a,
-            player: state.to_move(),
-            kind: if i < game.report.start_moves {
-                MoveKind::Given
-            } else {
-                MoveKind::Searched
-            },
-            iterations: 0,
-            root: Vec::new(),
-        });
-        state.apply(a);
+
+    /// A game as a record: the start position's moves as given, the players' as searched. Games
+    /// lost by forfeit end before the end of the game, so they are left out of the records (the
+    /// JSON report has them). Whether it was written.
+    fn append<G: Game>(
+        &mut self,
+        initial: &G,
+        game: &MatchGame,
+        config: &MatchConfig,
+    ) -> Result<(), String> {
+        if game.report.forfeit.is_some() {
+            return Ok(());
+        }
+        let mut state = initial.clone();
+        let mut moves = Vec::with_capacity(game.report.moves.len());
+        for (i, &a) in game.report.moves.iter().enumerate() {
+            moves.push(MoveRecord {
+                action: a,
+                player: state.to_move(),
+                kind: if i < game.report.start_moves {
+                    MoveKind::Given
+                } else {
+                    MoveKind::Searched
+                },
+                iterations: 0,
+                root: Vec::new(),
+            });
+            state.apply(a);
+        }
+        let record = GameRecord {
+            index: game.index as u64,
+            seed: derive_seed(config.seed, game.index as u64),
+            outcome: game.report.outcome,
+            scores: crate::record::recorded_scores(&state, game.report.outcome),
+            moves,
+        };
+        self.writer.append(&record).map_err(|e| e.to_string())?;
+        self.writer.sync().map_err(|e| e.to_string())?;
+        // The manifest follows every game, so a killed match keeps its count.
+        let m = &mut self.manifest;
+        m.games += 1;
+        m.positions += game.report.moves.len() as u64;
+        m.files[0].games = m.games;
+        m.files[0].positions = m.positions;
+        m.write(&self.dir).map_err(|e| e.to_string())
     }
-    let record = GameRecord {
-        index: game.index as u64,
-        seed: derive_seed(config.seed, game.index as u64),
-        outcome: game.report.outcome,
-        scores: crate::record::recorded_scores(&state, game.report.outcome),
-        moves,
-    };
-    writer.append(&record).map_err(|e| e.to_string())?;
-    writer.sync().map_err(|e| e.to_string())?;
-    Ok(true)
+
+    /// Marks the dataset complete (or not, after an early stop).
+    fn finish(&mut self, complete: bool) -> Result<(), String> {
+        self.writer.sync().map_err(|e| e.to_string())?;
+        self.manifest.complete = complete;
+        self.manifest.write(&self.dir).map_err(|e| e.to_string())
+    }
 }

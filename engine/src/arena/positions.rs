@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::game::{Action, Game, Outcome};
-use crate::games::dots_and_boxes::analysis::{capture_edges, safe_edges};
+use crate::games::dots_and_boxes::analysis::{capture_edges, greedy_moves, random_edge};
 use crate::games::dots_and_boxes::endgame::EndgameSolver;
 use crate::games::DotsAndBoxes;
 use crate::rng::{derive_seed, Rng};
@@ -69,25 +69,8 @@ fn knowing_random_play(
 ) -> (DotsAndBoxes, Vec<Action>) {
     let mut s = *board;
     let mut moves = Vec::new();
-    let mut buf = Vec::new();
     while s.edges_drawn() < edges && !s.is_terminal() {
-        let geo = s.geometry();
-        let captures = capture_edges(geo, s.edges());
-        let safe = safe_edges(geo, s.edges());
-        let pool = if captures != 0 {
-            captures
-        } else if safe != 0 {
-            safe
-        } else {
-            !s.edges() & geo.all_edges
-        };
-        buf.clear();
-        let mut bits = pool;
-        while bits != 0 {
-            buf.push(bits.trailing_zeros() as Action);
-            bits &= bits - 1;
-        }
-        let a = buf[rng.below(buf.len() as u32) as usize];
+        let a = random_edge(greedy_moves(s.geometry(), s.edges()), rng) as Action;
         s.apply(a);
         moves.push(a);
     }

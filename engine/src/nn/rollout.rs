@@ -340,13 +340,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         let mut edges = state.edges();
         let mut owners = state.box_owners();
         let mut order = [0u8; MAX_EDGES];
-        let mut n = 0usize;
-        let mut free = !edges & geo.all_edges;
-        while free != 0 {
-            order[n] = free.trailing_zeros() as u8;
-            n += 1;
-            free &= free - 1;
-        }
+        let n = state.free_edges_into(&mut order);
         let [s1, s2] = state.scores().expect("Dots and Boxes keeps scores");
         let mut lead = s1 as i32 - s2 as i32;
         let mut left = (geo.num_boxes as u32 - s1 - s2) as i32;

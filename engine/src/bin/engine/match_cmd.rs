@@ -10,8 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use engine::agents::parse_spec;
 use engine::arena::positions::{positions_file, read_positions, state_s_like};
 use engine::arena::stats::Sprt;
-use engine::arena::{report_table, run_match, MatchConfig, MatchGame, MatchReport};
-use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
+use engine::arena::{report_table, run_match, MatchConfig, MatchGame, MatchReport, PlayerFactory};
+use engine::games::{GameSpec, TicTacToe};
 
 #[derive(Args)]
 pub struct MatchArgs {
@@ -151,12 +151,7 @@ pub fn run(args: MatchArgs) -> Result<(), String> {
             let build = || -> Result<_, String> {
                 Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
             };
-            let mut progress = Progress::new(config.games, args.quiet);
-            let report = run_match(&board, &config, &build, |_: &MatchGame, r: &MatchReport| {
-                progress.update(r)
-            });
-            progress.finish();
-            report?
+            with_progress(&board, &config, &build, args.quiet)?
         }
         GameSpec::TicTacToe => {
             if args.positions.is_some() {
@@ -169,12 +164,7 @@ pub fn run(args: MatchArgs) -> Result<(), String> {
                     specs[1].build::<TicTacToe>(spec)?,
                 ])
             };
-            let mut progress = Progress::new(config.games, args.quiet);
-            let report = run_match(&TicTacToe::new(), &config, &build, |_, r| {
-                progress.update(r)
-            });
-            progress.finish();
-            report?
+            with_progress(&TicTacToe::new(), &config, &build, args.quiet)?
         }
     };
     print!("{}", report_table(&report, started.elapsed().as_secs_f64()));
@@ -183,6 +173,21 @@ pub fn run(args: MatchArgs) -> Result<(), String> {
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+/// [`run_match`] with the progress display.
+fn with_progress<G: engine::Game>(
+    initial: &G,
+    config: &MatchConfig,
+    build: &PlayerFactory<'_, G>,
+    quiet: bool,
+) -> Result<MatchReport, String> {
+    let mut progress = Progress::new(config.games, quiet);
+    let report = run_match(initial, config, build, |_: &MatchGame, r: &MatchReport| {
+        progress.update(r)
+    });
+    progress.finish();
+    report
 }
 
 fn config(
@@ -228,7 +233,6 @@ pub struct PositionsArgs {
 
 pub fn positions(args: PositionsArgs) -> Result<(), String> {
     let found = state_s_like(args.rows, args.cols, args.edges, args.count, args.seed)?;
-    let _ = DotsAndBoxes::new(args.rows, args.cols).map_err(|e| e.to_string())?;
     let header = format!(
         "{} State-S-like positions of {}x{} Dots and Boxes: {} edges drawn, equal scores, no box capturable at once.\n\
          Made by `engine positions --edges {} --count {} --seed {} --rows {} --cols {}{}`: attempt k plays seeded random\n\

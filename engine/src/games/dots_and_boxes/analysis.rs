@@ -2,6 +2,7 @@
 //! valences, capturing edges, safe edges, what a sacrifice hands over, and the long-chain count.
 
 use super::{DotsAndBoxes, Geometry};
+use crate::rng::Rng;
 
 /// Undrawn sides of box `b` (0 for a closed box).
 #[inline]
@@ -40,6 +41,34 @@ pub fn safe_edges(geo: &Geometry, edges: u128) -> u128 {
         }
     }
     free & !unsafe_edges
+}
+
+/// What a greedy player chooses among: the capturing edges if any, else the safe edges if any,
+/// else every free edge.
+pub fn greedy_moves(geo: &Geometry, edges: u128) -> u128 {
+    let captures = capture_edges(geo, edges);
+    if captures != 0 {
+        return captures;
+    }
+    let safe = safe_edges(geo, edges);
+    if safe != 0 {
+        return safe;
+    }
+    !edges & geo.all_edges
+}
+
+/// A uniformly random member of a non-empty edge set: the k-th lowest bit, k drawn from `rng`.
+pub fn random_edge(bits: u128, rng: &mut Rng) -> usize {
+    let mut k = rng.below(bits.count_ones());
+    let mut b = bits;
+    loop {
+        let e = b.trailing_zeros() as usize;
+        if k == 0 {
+            return e;
+        }
+        k -= 1;
+        b &= b - 1;
+    }
 }
 
 /// A capturable box whose last edge leads into a box of valence 2: the position where the

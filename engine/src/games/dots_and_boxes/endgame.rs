@@ -18,6 +18,7 @@
 //! perfect play; it depends on the drawn edges alone. The tests check the solver against the
 //! plain solver (`solver.rs`) on thousands of random positions of several board sizes.
 
+use super::analysis::{across, valence};
 use super::{DotsAndBoxes, Geometry, MAX_EDGES};
 use crate::game::{Action, Game, Outcome};
 
@@ -88,14 +89,7 @@ impl EndgameSolver {
 
     /// The final margin (player to move minus opponent) under perfect play.
     pub fn final_margin(&mut self, state: &DotsAndBoxes) -> i32 {
-        let [s1, s2] = state.scores().expect("Dots and Boxes keeps scores");
-        let lead = s1 as i32 - s2 as i32;
-        let current = if state.to_move().index() == 0 {
-            lead
-        } else {
-            -lead
-        };
-        current + self.future_value(state)
+        state.lead_of_mover() + self.future_value(state)
     }
 
     /// The outcome under perfect play.
@@ -129,14 +123,7 @@ impl EndgameSolver {
                 break;
             }
         }
-        let [s1, s2] = state.scores().expect("scores");
-        let lead = s1 as i32 - s2 as i32;
-        let current = if state.to_move().index() == 0 {
-            lead
-        } else {
-            -lead
-        };
-        (best.0, current + best.1)
+        (best.0, state.lead_of_mover() + best.1)
     }
 
     /// [`best_action`](Self::best_action) within `max_nodes` positions searched, or `None` when
@@ -167,19 +154,6 @@ impl EndgameSolver {
         }
     }
 
-    #[inline]
-    fn valence(&self, edges: u128, b: usize) -> u32 {
-        4 - (edges & self.geo.box_masks[b]).count_ones()
-    }
-
-    /// The box on the other side of edge `e` from box `b`, if any.
-    #[inline]
-    fn across(&self, e: usize, b: usize) -> Option<usize> {
-        let [x, y] = self.geo.edge_boxes[e];
-        let other = if x as usize == b { y } else { x };
-        (other != u8::MAX).then_some(other as usize)
-    }
-
     /// The moves worth searching at `edges`, best first, into `out`; their count. With
     /// `reduce`, the chain reductions apply (a single forced capture, or capture and
     /// double-deal); without, every free edge is listed (for `best_action`'s root).
@@ -192,13 +166,13 @@ impl EndgameSolver {
         let mut capture_edges = 0u128;
         let mut declines = 0u128;
         for b in 0..geo.num_boxes {
-            if self.valence(edges, b) != 1 {
+            if valence(geo, edges, b) != 1 {
                 continue;
             }
             let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
             capture_edges |= 1u128 << e;
-            match self.across(e, b) {
-                Some(n) if self.valence(edges, n) == 2 => {
+            match across(geo, e, b) {
+                Some(n) if valence(geo, edges, n) == 2 => {
                     declines |= free & geo.box_masks[n] & !(1u128 << e);
                 }
                 _ if reduce => {
@@ -244,7 +218,7 @@ impl EndgameSolver {
             rest &= rest - 1;
             let hands = geo.edge_boxes[e]
                 .iter()
-                .filter(|&&b| b != u8::MAX && self.valence(edges, b as usize) == 2)
+                .filter(|&&b| b != u8::MAX && valence(geo, edges, b as usize) == 2)
                 .count();
             tiers[hands] |= 1u128 << e;
         }

@@ -320,6 +320,29 @@ impl DotsAndBoxes {
             .collect()
     }
 
+    /// The score of the player to move minus the opponent's.
+    pub fn lead_of_mover(&self) -> i32 {
+        let lead = self.scores[0] as i32 - self.scores[1] as i32;
+        match self.to_move {
+            Player::P1 => lead,
+            Player::P2 => -lead,
+        }
+    }
+
+    /// Writes the free edges in ascending id order into `order`; their count. (The random
+    /// playouts draw from this array without replacement.)
+    #[inline]
+    pub fn free_edges_into(&self, order: &mut [u8; MAX_EDGES]) -> usize {
+        let mut n = 0usize;
+        let mut free = !self.edges & self.geo.all_edges;
+        while free != 0 {
+            order[n] = free.trailing_zeros() as u8;
+            n += 1;
+            free &= free - 1;
+        }
+        n
+    }
+
     /// Number of boxes `action` would close now.
     #[inline]
     pub fn boxes_closed_by(&self, action: Action) -> u32 {
@@ -501,13 +524,7 @@ impl Game for DotsAndBoxes {
     fn random_rollout(&mut self, rng: &mut Rng) -> Outcome {
         let geo = self.geo;
         let mut order = [0u8; MAX_EDGES];
-        let mut n = 0usize;
-        let mut free = !self.edges & geo.all_edges;
-        while free != 0 {
-            order[n] = free.trailing_zeros() as u8;
-            n += 1;
-            free &= free - 1;
-        }
+        let n = self.free_edges_into(&mut order);
         let mut playout = Playout {
             lead: self.scores[0] as i32 - self.scores[1] as i32,
             sign: if self.to_move == Player::P1 { 1 } else { -1 },

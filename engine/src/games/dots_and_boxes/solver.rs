@@ -52,14 +52,7 @@ impl Solver {
 
     /// The final score margin (player to move minus opponent) under perfect play.
     pub fn final_margin(&mut self, state: &DotsAndBoxes) -> i32 {
-        let [s1, s2] = state.scores().unwrap();
-        let mover = state.to_move();
-        let current = if mover.index() == 0 {
-            s1 as i32 - s2 as i32
-        } else {
-            s2 as i32 - s1 as i32
-        };
-        current + self.future_value(state)
+        state.lead_of_mover() + self.future_value(state)
     }
 
     /// Each legal action with the final margin (for the player to move now) it leads to.
