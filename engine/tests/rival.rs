@@ -1,7 +1,8 @@
 //! The QDab-style rival: the knowledge it rests on, and its strength against simpler players.
 
 use engine::agents::{
-    parse_spec, play_game, Agent, GreedyAgent, MctsAgent, RivalAgent, RivalConfig, RivalReason,
+    parse_spec, play_game, Agent, EndgameConfig, GreedyAgent, MctsAgent, RivalAgent, RivalConfig,
+    RivalReason,
 };
 use engine::games::dots_and_boxes::analysis::{capture_edges, safe_edges, valence};
 use engine::games::DotsAndBoxes;
@@ -13,13 +14,12 @@ fn heuristic_rival() -> RivalAgent {
     RivalAgent::new(
         "rival",
         RivalConfig {
-            solver_edges: 0,
+            endgame: EndgameConfig::OFF,
             search: SearchConfig {
                 budget: Budget::iterations(2_000),
                 seed: 3,
                 ..SearchConfig::default()
             },
-            ..RivalConfig::default()
         },
     )
 }

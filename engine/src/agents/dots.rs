@@ -3,12 +3,12 @@
 //! double-deal when control is worth it, and the exact solver late in the game).
 
 use super::{Agent, AgentError, Choice};
+use super::{EndgameConfig, ExactEndgame};
 use crate::game::{Action, Game};
 use crate::games::dots_and_boxes::analysis::{
-    across, components, double_deal, greedy_moves, random_edge, sacrifice, safe_edges, take_all,
-    valence,
+    components, double_deal, free_capture, greedy_moves, random_edge, sacrifice, safe_edges,
+    take_all,
 };
-use crate::games::dots_and_boxes::endgame::EndgameSolver;
 use crate::games::DotsAndBoxes;
 use crate::mcts::{Search, SearchConfig};
 use crate::rng::{derive_seed, Rng};
@@ -85,10 +85,9 @@ impl Agent<DotsAndBoxes> for GreedyAgent {
 pub struct RivalConfig {
     /// The search over safe edges while the position is open.
     pub search: SearchConfig,
-    /// The exact solver answers once this many edges or fewer are free.
-    pub solver_edges: u32,
-    /// The solver gives up (and the heuristics answer) past this many positions.
-    pub solver_nodes: u64,
+    /// When the exact solver answers (and when it gives up, leaving the move to the
+    /// heuristics).
+    pub endgame: EndgameConfig,
 }
 
 impl Default for RivalConfig {
@@ -99,10 +98,7 @@ impl Default for RivalConfig {
                 seed: 1,
                 ..SearchConfig::default()
             },
-            // On 5x5 the solver answered every tested position with 30 free edges in
-            // milliseconds and 36 within 0.2 s (see the README); the node limit bounds the rest.
-            solver_edges: 30,
-            solver_nodes: 4_000_000,
+            endgame: EndgameConfig::RIVAL,
         }
     }
 }
@@ -123,7 +119,7 @@ pub enum RivalReason {
 pub struct RivalAgent {
     name: String,
     config: RivalConfig,
-    solver: Option<EndgameSolver>,
+    endgame: ExactEndgame,
     search: Search<DotsAndBoxes>,
     games: u64,
     pub last_reason: Option<RivalReason>,
@@ -136,8 +132,8 @@ impl RivalAgent {
         RivalAgent {
             name: name.into(),
             search: Search::plain(config.search.clone()),
+            endgame: ExactEndgame::new(config.endgame),
             config,
-            solver: None,
             games: 0,
             last_reason: None,
             last_iterations: 0,
@@ -150,24 +146,12 @@ impl RivalAgent {
         let geo = state.geometry();
         let edges = state.edges();
         let free = !edges & geo.all_edges;
-        if free.count_ones() <= self.config.solver_edges {
-            let solver = self
-                .solver
-                .get_or_insert_with(|| EndgameSolver::for_board(state));
-            if let Some((a, _)) = solver.try_best_action(state, self.config.solver_nodes) {
-                return (a, RivalReason::Solver);
-            }
+        if let Some(a) = self.endgame.try_solve(state) {
+            return (a, RivalReason::Solver);
         }
         // A capture that leads nowhere is always right.
-        for b in 0..geo.num_boxes {
-            if valence(geo, edges, b) != 1 {
-                continue;
-            }
-            let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
-            match across(geo, e, b) {
-                Some(n) if valence(geo, edges, n) == 2 => {}
-                _ => return (e as Action, RivalReason::FreeCapture),
-            }
+        if let Some(e) = free_capture(geo, edges) {
+            return (e as Action, RivalReason::FreeCapture);
         }
         // Captures that lead into a chain: take them, except at the last two boxes of a chain
         // (or four of a loop), where keeping control may be worth more.

@@ -3,12 +3,14 @@
 //! `external:cmd=./engine protocol`), so match runners and command lines can build any of them.
 
 mod dots;
+mod endgame;
 mod external;
 mod game;
 mod mcts;
 mod spec;
 
 pub use dots::{GreedyAgent, RandomAgent, RivalAgent, RivalConfig, RivalReason};
+pub use endgame::{EndgameAgent, EndgameConfig, ExactEndgame};
 pub use external::{ExternalAgent, ExternalConfig};
 pub use game::{play_game, Forfeit, GameReport};
 pub use mcts::MctsAgent;

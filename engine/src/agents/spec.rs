@@ -5,9 +5,12 @@
 //!   over safe edges), `time_ms`, `threads`, `cp`, `seed`, `solver_edges` (30: the exact
 //!   solver answers from this many free edges on), `solver_nodes` (4000000: its limit).
 //! * `mcts` — plain MCTS. Keys: `iterations` (default 100000), `time_ms`, `threads` (1), `cp`,
-//!   `counter` (`double` or `single`), `seed` (1).
+//!   `counter` (`double` or `single`), `seed` (1), and on Dots and Boxes `solver_edges` (0: the
+//!   paper's plain MCTS; N > 0 takes free captures at once and lets the exact solver move
+//!   from N free edges on) and `solver_nodes` (4000000).
 //! * `nn` — net-guided MCTS (Dots and Boxes). The `mcts` keys and `model` (default
-//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0).
+//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0); `solver_edges`
+//!   is 34 by default (`solver_edges=0` is the paper's engine, with no game knowledge).
 //! * `external` — a program speaking the text protocol. Keys: `cmd` (required), `name`,
 //!   `time_ms` (sent as its `time_ms` option), `timeout_ms` (how long `genmove` may take; by
 //!   default twice `time_ms` and at least a second more, else 60 s), and `opt.NAME=VALUE` for any
@@ -18,8 +21,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{
-    Agent, ExternalAgent, ExternalConfig, GreedyAgent, MctsAgent, RandomAgent, RivalAgent,
-    RivalConfig,
+    Agent, EndgameAgent, EndgameConfig, ExternalAgent, ExternalConfig, GreedyAgent, MctsAgent,
+    RandomAgent, RivalAgent, RivalConfig,
 };
 use crate::game::Game;
 use crate::games::{DotsAndBoxes, GameSpec};
@@ -35,12 +38,14 @@ pub enum AgentSpec {
     Mcts {
         text: String,
         config: SearchConfig,
+        endgame: EndgameConfig,
     },
     Nn {
         text: String,
         config: SearchConfig,
         model: PathBuf,
         guide: NetGuide,
+        endgame: EndgameConfig,
     },
     External(ExternalConfig),
     Random {
@@ -56,9 +61,21 @@ pub enum AgentSpec {
 }
 
 const SEARCH_KEYS: [&str; 6] = ["iterations", "time_ms", "threads", "cp", "counter", "seed"];
-const RIVAL_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
+const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
 const NET_KEYS: [&str; 3] = ["model", "threshold", "from_move"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
+
+/// `agent`, with the exact solver choosing its moves late in the game when `endgame` is on.
+fn with_endgame(
+    agent: Box<dyn Agent<DotsAndBoxes>>,
+    endgame: EndgameConfig,
+) -> Box<dyn Agent<DotsAndBoxes>> {
+    if endgame.is_on() {
+        Box::new(EndgameAgent::new(agent, endgame))
+    } else {
+        agent
+    }
+}
 
 /// Splits `key=value,key=value`, keeping commas inside values when what follows is not a key.
 fn pairs(body: &str, known: &dyn Fn(&str) -> bool) -> Result<Vec<(String, String)>, String> {
@@ -121,7 +138,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let known = |k: &str| {
                 (SEARCH_KEYS.contains(&k) && !(rival && k == "counter"))
                     || (net && NET_KEYS.contains(&k))
-                    || (rival && RIVAL_KEYS.contains(&k))
+                    || SOLVER_KEYS.contains(&k)
             };
             let list = if body.is_empty() {
                 Vec::new()
@@ -135,6 +152,11 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let mut iterations = Some(if rival { 20_000u64 } else { 100_000 });
             let mut time_ms = None;
             let mut rival_config = RivalConfig::default();
+            let mut endgame = match kind {
+                "rival" => rival_config.endgame,
+                "nn" => EndgameConfig::ENGINE,
+                _ => EndgameConfig::from_edges(0),
+            };
             let mut model = PathBuf::from(DEFAULT_MODEL);
             let mut guide = NetGuide::default();
             for (key, value) in &list {
@@ -163,12 +185,8 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "model" => model = PathBuf::from(value),
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
-                    "solver_edges" => {
-                        rival_config.solver_edges = number(key, value).map_err(err)?
-                    }
-                    "solver_nodes" => {
-                        rival_config.solver_nodes = number(key, value).map_err(err)?
-                    }
+                    "solver_edges" => endgame.edges = number(key, value).map_err(err)?,
+                    "solver_nodes" => endgame.nodes = number(key, value).map_err(err)?,
                     _ => unreachable!("keys were checked"),
                 }
             }
@@ -191,6 +209,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let text = text.to_string();
             if rival {
                 rival_config.search = config;
+                rival_config.endgame = endgame;
                 return Ok(AgentSpec::Rival {
                     text,
                     config: rival_config,
@@ -202,9 +221,14 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     config,
                     model,
                     guide,
+                    endgame,
                 }
             } else {
-                AgentSpec::Mcts { text, config }
+                AgentSpec::Mcts {
+                    text,
+                    config,
+                    endgame,
+                }
             })
         }
         "external" => {
@@ -249,15 +273,25 @@ impl AgentSpec {
                 config,
                 model,
                 guide,
+                endgame,
             } => {
                 let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
                 let rollout = NetRollout::new(Arc::new(net), *guide)?;
-                Ok(Box::new(MctsAgent::new(
+                let agent = Box::new(MctsAgent::new(
                     text.clone(),
                     config.clone(),
                     Ucb::new(config.cp),
                     rollout,
-                )))
+                ));
+                Ok(with_endgame(agent, *endgame))
+            }
+            AgentSpec::Mcts {
+                text,
+                config,
+                endgame,
+            } => {
+                let agent = Box::new(MctsAgent::plain(text.clone(), config.clone()));
+                Ok(with_endgame(agent, *endgame))
             }
             AgentSpec::Greedy { seed } => Ok(Box::new(GreedyAgent::new(*seed))),
             AgentSpec::Rival { text, config } => {
@@ -274,7 +308,17 @@ impl AgentSpec {
     /// refused).
     pub fn build<G: Game>(&self, spec: GameSpec) -> Result<Box<dyn Agent<G>>, String> {
         match self {
-            AgentSpec::Mcts { text, config } => {
+            AgentSpec::Mcts {
+                text,
+                config,
+                endgame,
+            } => {
+                if endgame.is_on() {
+                    return Err(format!(
+                        "player '{text}': the exact endgame (solver_edges) is for Dots and Boxes \
+                         only, not {spec}"
+                    ));
+                }
                 Ok(Box::new(MctsAgent::plain(text.clone(), config.clone())))
             }
             AgentSpec::Nn { text, .. } => Err(format!(
@@ -326,6 +370,28 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        // Who has the exact endgame by default: the rival (QDab's solver late) and the
+        // product's engine; plain MCTS is the paper's, with none.
+        let edges = |text: &str| match parse_spec(text).unwrap() {
+            AgentSpec::Mcts { endgame, .. } | AgentSpec::Nn { endgame, .. } => endgame.edges,
+            AgentSpec::Rival { config, .. } => config.endgame.edges,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(edges("mcts"), 0);
+        assert_eq!(edges("nn"), EndgameConfig::ENGINE.edges);
+        assert_eq!(edges("rival"), EndgameConfig::RIVAL.edges);
+        assert_eq!(edges("nn:solver_edges=0"), 0);
+        assert_eq!(edges("mcts:solver_edges=34"), 34);
+        let e = parse_spec("mcts:solver_edges=30")
+            .unwrap()
+            .build::<crate::games::TicTacToe>(GameSpec::TicTacToe)
+            .err()
+            .unwrap();
+        assert!(e.contains("Dots and Boxes only"), "{e}");
+        assert!(parse_spec("mcts")
+            .unwrap()
+            .build::<crate::games::TicTacToe>(GameSpec::TicTacToe)
+            .is_ok());
         for (bad, says) in [
             ("chess", "unknown player kind"),
             ("mcts:depth=3", "unknown key 'depth'"),

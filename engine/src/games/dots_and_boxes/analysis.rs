@@ -71,6 +71,24 @@ pub fn random_edge(bits: u128, rng: &mut Rng) -> usize {
     }
 }
 
+/// A capture that leads nowhere: a capturable box whose last edge is on the border or shared
+/// with a box that does not then become capturable (valence other than 2). Taking it is never
+/// wrong (the endgame solver's first reduction, checked against the plain solver).
+pub fn free_capture(geo: &Geometry, edges: u128) -> Option<usize> {
+    let free = !edges & geo.all_edges;
+    for b in 0..geo.num_boxes {
+        if valence(geo, edges, b) != 1 {
+            continue;
+        }
+        let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
+        match across(geo, e, b) {
+            Some(n) if valence(geo, edges, n) == 2 => {}
+            _ => return Some(e),
+        }
+    }
+    None
+}
+
 /// A capturable box whose last edge leads into a box of valence 2: the position where the
 /// player to move can double-deal. Returns (capturing edge, the double-dealing edge).
 pub fn double_deal(geo: &Geometry, edges: u128) -> Option<(usize, usize)> {

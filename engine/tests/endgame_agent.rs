@@ -1,0 +1,114 @@
+//! The exact endgame in front of a player: free captures at once, the solver's moves late.
+
+use std::path::Path;
+
+use engine::agents::{parse_spec, play_game, Agent, EndgameAgent, EndgameConfig, RandomAgent};
+use engine::arena::positions::read_positions;
+use engine::games::dots_and_boxes::analysis::free_capture;
+use engine::games::dots_and_boxes::endgame::EndgameSolver;
+use engine::games::DotsAndBoxes;
+use engine::{Game, Player};
+
+fn random_with_endgame(seed: u64, edges: u32) -> EndgameAgent {
+    EndgameAgent::new(
+        Box::new(RandomAgent::new(seed)),
+        EndgameConfig::from_edges(edges),
+    )
+}
+
+#[test]
+fn a_free_capture_is_taken_at_once_and_a_chain_capture_is_left_to_the_solver() {
+    // Top-left box with three sides, its last edge on the border (v0,0): free.
+    let s = DotsAndBoxes::from_move_text(5, 5, "h0,0 h1,0 v0,1").unwrap();
+    let e = free_capture(s.geometry(), s.edges()).unwrap();
+    assert_eq!(s.format_action(e as _), "v0,0");
+    // Its solver is off (no edge count reaches it): the capture still comes first.
+    let mut agent = random_with_endgame(1, 1);
+    for _ in 0..10 {
+        assert_eq!(agent.choose(&s, &[]).unwrap().action as usize, e);
+    }
+    // The box's last edge leads into a box with two sides: the capture opens that box, and
+    // whether to take it (or double-deal) is not free.
+    let s = DotsAndBoxes::from_move_text(5, 5, "h0,0 h1,0 v0,0 h0,1 h1,1").unwrap();
+    assert_eq!(free_capture(s.geometry(), s.edges()), None);
+}
+
+#[test]
+fn late_moves_keep_the_perfect_play_margin() {
+    // Both players random but for the solver from 20 free edges on: from the 40-edge
+    // positions, every game ends with the margin perfect play gives.
+    let board = DotsAndBoxes::new(5, 5).unwrap();
+    let path = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../configs/state-s-40.txt"
+    ));
+    let positions = read_positions(path, &board).unwrap();
+    let mut solver = EndgameSolver::for_board(&board);
+    for (k, p) in positions.iter().take(12).enumerate() {
+        let mut start = board;
+        for &a in &p.moves {
+            start.apply(a);
+        }
+        let margin = solver.final_margin(&start);
+        let lead_p1 = match start.to_move() {
+            Player::P1 => margin,
+            Player::P2 => -margin,
+        };
+        let mut a = random_with_endgame(k as u64, 20);
+        let mut b = random_with_endgame(100 + k as u64, 20);
+        let report = play_game(&board, &p.moves, [&mut a, &mut b]).unwrap();
+        let scores = report.scores.unwrap();
+        assert_eq!(
+            scores[0] as i32 - scores[1] as i32,
+            lead_p1,
+            "position {}",
+            k + 1
+        );
+        assert_eq!(Some(report.outcome), p.perfect, "position {}", k + 1);
+    }
+}
+
+#[test]
+fn solver_edges_chooses_who_has_the_endgame() {
+    let board = DotsAndBoxes::new(5, 5).unwrap();
+    // Plain MCTS with a tiny budget misplays some 40-edge positions; with the solver on it
+    // plays each one perfectly, so it never loses a position that perfect play wins for it.
+    let path = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../configs/state-s-40.txt"
+    ));
+    let positions = read_positions(path, &board).unwrap();
+    let mut with = parse_spec("mcts:iterations=200,solver_edges=30")
+        .unwrap()
+        .build_dots(&board)
+        .unwrap();
+    let mut rival = parse_spec("rival").unwrap().build_dots(&board).unwrap();
+    let mut plain = parse_spec("mcts:iterations=200")
+        .unwrap()
+        .build_dots(&board)
+        .unwrap();
+    let mut plain_converted = 0;
+    let mut winnable = 0;
+    for p in positions.iter().take(20) {
+        let perfect = p.perfect.unwrap();
+        // Seat the player on the side that perfect play wins (a drawn position is skipped).
+        let Some(winner) = perfect.winner() else {
+            continue;
+        };
+        winnable += 1;
+        let seat_of = |agent: &mut dyn Agent<DotsAndBoxes>, rival: &mut dyn Agent<DotsAndBoxes>| {
+            let players: [&mut dyn Agent<DotsAndBoxes>; 2] = if winner == Player::P1 {
+                [agent, rival]
+            } else {
+                [rival, agent]
+            };
+            play_game(&board, &p.moves, players).unwrap().outcome
+        };
+        assert_eq!(seat_of(with.as_mut(), rival.as_mut()), perfect);
+        if seat_of(plain.as_mut(), rival.as_mut()) == perfect {
+            plain_converted += 1;
+        }
+    }
+    assert!(winnable >= 15, "{winnable}");
+    assert!(plain_converted < winnable, "{plain_converted}/{winnable}");
+}
