@@ -242,14 +242,16 @@ fn the_paper_command_writes_every_table() {
     ] {
         assert!(md.contains(heading), "{heading}\n{md}");
     }
-    // 13 rows from the 40-edge positions, 6 from each other set, 5 net-guided vs plain.
+    // 13 paper rows from the 40-edge positions, 6 from each other set, 2 rows of the product's
+    // engine in each set, 5 net-guided vs plain.
     let rows = md
         .lines()
         .filter(|l| {
             l.starts_with("| ") && !l.starts_with("| table") && !l.starts_with("| iterations")
         })
         .count();
-    assert_eq!(rows, 13 + 6 + 6 + 5, "{md}");
+    assert_eq!(rows, 13 + 6 + 6 + 3 * 2 + 5, "{md}");
+    assert!(md.contains("net-guided + exact endgame (34)"), "{md}");
     assert!(md.contains("--scale-down 1000"));
     std::fs::remove_file(out).unwrap();
 }

@@ -129,16 +129,21 @@ fn run(args: Args) -> Result<(), String> {
 
     let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
     let positions = read_positions(&args.positions, &board)?;
+    // Against plain MCTS the net is on its own (no game knowledge on either side: what the
+    // net adds); against the rival it plays as the product's engine, with its exact endgame.
     let nn = format!(
         "nn:model={},threshold=0.9,iterations={}",
         trained.model.display(),
         args.match_iterations
     );
-    let rivals = [
-        format!("mcts:iterations={}", args.match_iterations),
-        "rival".to_string(),
+    let pairs = [
+        (
+            format!("{nn},solver_edges=0"),
+            format!("mcts:iterations={}", args.match_iterations),
+        ),
+        (nn.clone(), "rival".to_string()),
     ];
-    for (i, rival) in rivals.iter().enumerate() {
+    for (i, (nn, rival)) in pairs.iter().enumerate() {
         println!(
             "\n== 3/3 match {} of 2: {nn} against {rival}, {} games from {} ({} positions, seats swapped)",
             i + 1,
@@ -156,7 +161,7 @@ fn run(args: Args) -> Result<(), String> {
             sprt: None,
             records: None,
         };
-        let specs = [parse_spec(&nn)?, parse_spec(rival)?];
+        let specs = [parse_spec(nn)?, parse_spec(rival)?];
         let build = || -> Result<_, String> {
             Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
         };

@@ -78,6 +78,18 @@ pub struct PlayerStats {
     pub converted: u32,
 }
 
+/// Milliseconds with three significant digits or more (a solver's move takes microseconds).
+pub fn format_ms(ms: f64) -> String {
+    let decimals = if ms >= 10.0 {
+        1
+    } else if ms >= 1.0 {
+        2
+    } else {
+        3
+    };
+    format!("{ms:.decimals$}")
+}
+
 impl PlayerStats {
     pub fn ms_per_move(&self) -> f64 {
         1000.0 * self.seconds / self.moves.max(1) as f64
@@ -290,12 +302,12 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
         let name: String = format!("{label} {}", p.spec).chars().take(40).collect();
         let _ = writeln!(
             out,
-            "  {:<40} {:>4} {:>4} {:>4} {:>8.1} {:>10.0} {:>12} {:>9} {:>9}",
+            "  {:<40} {:>4} {:>4} {:>4} {:>8} {:>10.0} {:>12} {:>9} {:>9}",
             name,
             p.wins,
             p.draws,
             p.losses,
-            p.ms_per_move(),
+            format_ms(p.ms_per_move()),
             p.iterations as f64 / p.moves.max(1) as f64,
             good,
             p.forfeits,

@@ -10,7 +10,7 @@ use clap::Args;
 
 use engine::agents::parse_spec;
 use engine::arena::positions::{read_positions, StartPosition};
-use engine::arena::{run_match, MatchConfig, MatchReport, PlayerStats};
+use engine::arena::{format_ms, run_match, MatchConfig, MatchReport, PlayerStats};
 use engine::games::{DotsAndBoxes, GameSpec};
 
 #[derive(Args)]
@@ -47,7 +47,8 @@ pub struct PaperArgs {
 
 /// One row: what our engine plays.
 struct Setting {
-    table: u8,
+    /// The paper's table number, or "ours" for the engine with its exact endgame.
+    table: &'static str,
     label: &'static str,
     iterations: u64,
     spec: String,
@@ -61,7 +62,7 @@ fn settings(model: &str, scale: u64) -> Vec<Setting> {
     let it = |n: u64| (n / scale).max(1);
     for (n, paper) in [(10_000, 0), (100_000, 0)] {
         out.push(Setting {
-            table: 3,
+            table: "3",
             label: "single counter",
             iterations: n,
             spec: format!("mcts:iterations={},counter=single", it(n)),
@@ -78,7 +79,7 @@ fn settings(model: &str, scale: u64) -> Vec<Setting> {
         (100_000, 49, 1226),
     ] {
         out.push(Setting {
-            table: 4,
+            table: "4",
             label: "plain MCTS",
             iterations: n,
             spec: format!("mcts:iterations={}", it(n)),
@@ -94,12 +95,36 @@ fn settings(model: &str, scale: u64) -> Vec<Setting> {
         (70_000, 82, 41_093, None),
     ] {
         out.push(Setting {
-            table: 5,
+            table: "5",
             label: "net-guided, threshold 0.9",
             iterations: n,
-            spec: format!("nn:model={model},threshold=0.9,iterations={}", it(n)),
+            spec: format!(
+                "nn:model={model},threshold=0.9,iterations={},solver_edges=0",
+                it(n)
+            ),
             paper: Some((wins, ms)),
             good_paper: Some(good),
+        });
+    }
+    // The product's engine: the same searches with free captures and the exact solver from 34
+    // free edges on; plain MCTS with the same endgame shows what the net adds.
+    for (label, spec) in [
+        (
+            "net-guided + exact endgame (34)",
+            format!("nn:model={model},threshold=0.9,iterations={}", it(50_000)),
+        ),
+        (
+            "plain MCTS + exact endgame (34)",
+            format!("mcts:iterations={},solver_edges=34", it(50_000)),
+        ),
+    ] {
+        out.push(Setting {
+            table: "ours",
+            label,
+            iterations: 50_000,
+            spec,
+            paper: None,
+            good_paper: None,
         });
     }
     out
@@ -109,7 +134,13 @@ fn settings(model: &str, scale: u64) -> Vec<Setting> {
 fn key_setting(s: &Setting) -> bool {
     matches!(
         (s.table, s.iterations),
-        (3, 100_000) | (4, 10_000) | (4, 50_000) | (4, 100_000) | (5, 5_000) | (5, 50_000)
+        ("3", 100_000)
+            | ("4", 10_000)
+            | ("4", 50_000)
+            | ("4", 100_000)
+            | ("5", 5_000)
+            | ("5", 50_000)
+            | ("ours", _)
     )
 }
 
@@ -173,7 +204,10 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
          \"ours\" is the engine of the row, \"W-L\" its wins and losses, \"converted\" the seats \
          that perfect play wins for it (from the exact solver's annotation) that it won. The \
          paper played one State S, its engine always P2, 100 games a row; its column is its \
-         engine's wins of those 100.\n",
+         engine's wins of those 100. Tables 3-5 play the paper's engine, with no knowledge of \
+         the game (`solver_edges=0`); rows *ours* play the product's engine, the same search \
+         with free captures taken at once and the exact solver from 34 free edges on (the \
+         rival's solver starts at 30).\n",
         args.games,
         args.empty_games,
         args.threads,
@@ -211,9 +245,10 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
             } else {
                 "-".into()
             };
-            let (paper_wins, paper_ms) = s.paper.unwrap_or((0, None));
+            let paper_wins = s.paper.map_or("-".into(), |(w, _)| w.to_string());
+            let paper_ms = s.paper.and_then(|(_, ms)| ms);
             let line = format!(
-                "| {} | {} | {}K | {} | {}-{} | {:.2} ({:.2}-{:.2}) | {} | {:.1} | {:.1} | {} | {} |",
+                "| {} | {} | {}K | {} | {}-{} | {:.2} ({:.2}-{:.2}) | {} | {} | {} | {} | {} |",
                 s.table,
                 s.label,
                 s.iterations / 1000,
@@ -224,8 +259,8 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
                 p.score_low,
                 p.score_high,
                 converted,
-                a.ms_per_move(),
-                b.ms_per_move(),
+                format_ms(a.ms_per_move()),
+                format_ms(b.ms_per_move()),
                 paper_ms.map_or("-".into(), |m| m.to_string()),
                 good
             );
@@ -249,7 +284,7 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
     let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|");
     for s in settings(&model, args.scale_down)
         .iter()
-        .filter(|s| s.table == 5)
+        .filter(|s| s.table == "5")
     {
         let plain = format!(
             "mcts:iterations={}",
@@ -258,7 +293,7 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
         let report = play_pair(&board, [&s.spec, &plain], &sets[0].1, args.games, &args)?;
         let (a, b, p) = (&report.players[0], &report.players[1], &report.pair);
         let line = format!(
-            "| {}K | {}-{} | {:.2} ({:.2}-{:.2}) | {:+.0} +/- {:.0} | {:.1}% | {} | {} | {:.1} | {:.1} | {:.0} |",
+            "| {}K | {}-{} | {:.2} ({:.2}-{:.2}) | {:+.0} +/- {:.0} | {:.1}% | {} | {} | {} | {} | {:.0} |",
             s.iterations / 1000,
             a.wins,
             a.losses,
@@ -270,8 +305,8 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
             100.0 * p.los,
             conversion(a),
             conversion(b),
-            a.ms_per_move(),
-            b.ms_per_move(),
+            format_ms(a.ms_per_move()),
+            format_ms(b.ms_per_move()),
             a.good_predictions_per_move()
         );
         eprintln!(
