@@ -1,7 +1,7 @@
 //! `pipeline`: the whole product on its built-in default, small enough for about ten minutes
 //! on two cores. Self-play a small 5x5 dataset with plain MCTS, train the paper's value net on
-//! it, then play the net-guided engine against plain MCTS and against the rival from the
-//! State-S-like positions, printing each stage's result. Everything goes under `--out`.
+//! it, then play the net-guided engine against plain MCTS from the State-S-like positions and,
+//! with its exact endgame, against the rival from the empty board, printing each stage's result. Everything goes under `--out`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,7 +44,8 @@ struct Args {
     /// Iterations a move of the net-guided engine and of plain MCTS in the matches.
     #[arg(long, default_value_t = 20_000)]
     match_iterations: u64,
-    /// Start positions of the matches.
+    /// Start positions of the match against plain MCTS (the rival match starts from the empty
+    /// board).
     #[arg(long, default_value = "configs/state-s-40.txt")]
     positions: PathBuf,
     /// Threads for self-play and matches (0: all cores).
@@ -130,32 +131,44 @@ fn run(args: Args) -> Result<(), String> {
     let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
     let positions = read_positions(&args.positions, &board)?;
     // Against plain MCTS the net is on its own (no game knowledge on either side: what the
-    // net adds); against the rival it plays as the product's engine, with its exact endgame.
+    // net adds), from the State-S-like positions. Against the rival it plays as the product's
+    // engine, with its exact endgame, from the empty board: from the 40-edge positions both
+    // sides would play the solver from the first move, an even score that measures nothing.
     let nn = format!(
         "nn:model={},threshold=0.9,iterations={}",
         trained.model.display(),
         args.match_iterations
     );
+    let from_file = format!(
+        "{} ({} positions, seats swapped)",
+        args.positions.display(),
+        positions.len()
+    );
     let pairs = [
         (
             format!("{nn},solver_edges=0"),
             format!("mcts:iterations={}", args.match_iterations),
+            positions,
+            from_file,
         ),
-        (nn.clone(), "rival".to_string()),
+        (
+            nn.clone(),
+            "rival".to_string(),
+            Vec::new(),
+            "the empty board (seats alternating)".to_string(),
+        ),
     ];
-    for (i, (nn, rival)) in pairs.iter().enumerate() {
+    for (i, (nn, rival, starts, from)) in pairs.iter().enumerate() {
         println!(
-            "\n== 3/3 match {} of 2: {nn} against {rival}, {} games from {} ({} positions, seats swapped)",
+            "\n== 3/3 match {} of 2: {nn} against {rival}, {} games from {from}",
             i + 1,
             args.match_games,
-            args.positions.display(),
-            positions.len()
         );
         let config = MatchConfig {
             game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
             players: [nn.clone(), rival.clone()],
             games: args.match_games,
-            positions: positions.clone(),
+            positions: starts.clone(),
             threads,
             seed: args.seed,
             sprt: None,
