@@ -251,7 +251,7 @@ fn the_paper_command_writes_every_table() {
         })
         .count();
     assert_eq!(rows, 13 + 6 + 6 + 3 * 2 + 5, "{md}");
-    assert!(md.contains("net-guided + exact endgame (34)"), "{md}");
+    assert!(md.contains("net-guided + knowledge"), "{md}");
     assert!(md.contains("--scale-down 1000"));
     std::fs::remove_file(out).unwrap();
 }

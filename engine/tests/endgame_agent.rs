@@ -1,13 +1,24 @@
-//! The exact endgame in front of a player: free captures at once, the solver's moves late.
+//! Dots-and-Boxes knowledge in front of a search: free captures at once, the solver's moves
+//! late (`solver_edges`), and the safe edges first while the position is open (`safe_first`).
 
 use std::path::Path;
 
 use engine::agents::{parse_spec, play_game, Agent, EndgameAgent, EndgameConfig, RandomAgent};
-use engine::arena::positions::read_positions;
-use engine::games::dots_and_boxes::analysis::free_capture;
+use engine::arena::positions::{read_positions, StartPosition};
+use engine::games::dots_and_boxes::analysis::{
+    capture_edges, free_capture, safe_edges, safe_first_moves,
+};
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::DotsAndBoxes;
-use engine::{Game, Player};
+use engine::{Game, Player, Rng};
+
+fn state_s_40(board: &DotsAndBoxes) -> Vec<StartPosition> {
+    let path = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../configs/state-s-40.txt"
+    ));
+    read_positions(path, board).unwrap()
+}
 
 fn random_with_endgame(seed: u64, edges: u32) -> EndgameAgent {
     EndgameAgent::new(
@@ -38,11 +49,7 @@ fn late_moves_keep_the_perfect_play_margin() {
     // Both players random but for the solver from 20 free edges on: from the 40-edge
     // positions, every game ends with the margin perfect play gives.
     let board = DotsAndBoxes::new(5, 5).unwrap();
-    let path = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../configs/state-s-40.txt"
-    ));
-    let positions = read_positions(path, &board).unwrap();
+    let positions = state_s_40(&board);
     let mut solver = EndgameSolver::for_board(&board);
     for (k, p) in positions.iter().take(12).enumerate() {
         let mut start = board;
@@ -73,11 +80,7 @@ fn solver_edges_chooses_who_has_the_endgame() {
     let board = DotsAndBoxes::new(5, 5).unwrap();
     // Plain MCTS with a tiny budget misplays some 40-edge positions; with the solver on it
     // plays each one perfectly, so it never loses a position that perfect play wins for it.
-    let path = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../configs/state-s-40.txt"
-    ));
-    let positions = read_positions(path, &board).unwrap();
+    let positions = state_s_40(&board);
     let mut with = parse_spec("mcts:iterations=200,solver_edges=30")
         .unwrap()
         .build_dots(&board)
@@ -111,4 +114,55 @@ fn solver_edges_chooses_who_has_the_endgame() {
     }
     assert!(winnable >= 15, "{winnable}");
     assert!(plain_converted < winnable, "{plain_converted}/{winnable}");
+}
+
+#[test]
+fn safe_first_searches_only_the_safe_edges_while_the_position_is_open() {
+    let board = DotsAndBoxes::new(5, 5).unwrap();
+    let mut allowed = Vec::new();
+    safe_first_moves(&board, &mut allowed);
+    assert_eq!(allowed.len(), 60);
+    // A box to take: every move is searched.
+    let s = DotsAndBoxes::from_move_text(5, 5, "h0,0 h1,0 v0,1").unwrap();
+    safe_first_moves(&s, &mut allowed);
+    assert!(allowed.is_empty());
+
+    let mut player = parse_spec("mcts:iterations=300,safe_first=1")
+        .unwrap()
+        .build_dots(&board)
+        .unwrap();
+    let mut rng = Rng::new(23);
+    let mut buf = Vec::new();
+    let (mut checked, mut only_one) = (0, 0);
+    for _ in 0..80 {
+        // Positions from random safe play, stopped at a random point.
+        let mut s = board;
+        for _ in 0..rng.below(40) {
+            let safe = safe_edges(s.geometry(), s.edges());
+            if safe == 0 {
+                break;
+            }
+            s.legal_actions(&mut buf);
+            buf.retain(|&a| safe >> a & 1 == 1);
+            s.apply(buf[rng.below(buf.len() as u32) as usize]);
+        }
+        let geo = s.geometry();
+        let safe = safe_edges(geo, s.edges());
+        if capture_edges(geo, s.edges()) != 0 || safe == 0 {
+            continue;
+        }
+        safe_first_moves(&s, &mut allowed);
+        assert_eq!(allowed.len() as u32, safe.count_ones());
+        let choice = player.choose(&s, &[]).unwrap();
+        assert_eq!(safe >> choice.action & 1, 1, "{s}");
+        if safe.count_ones() == 1 {
+            // The only safe edge is played without a search.
+            assert_eq!(choice.iterations, 0);
+            only_one += 1;
+        } else {
+            assert_eq!(choice.iterations, 300);
+        }
+        checked += 1;
+    }
+    assert!(checked > 40 && only_one > 0, "{checked} {only_one}");
 }

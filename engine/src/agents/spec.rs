@@ -7,10 +7,12 @@
 //! * `mcts` — plain MCTS. Keys: `iterations` (default 100000), `time_ms`, `threads` (1), `cp`,
 //!   `counter` (`double` or `single`), `seed` (1), and on Dots and Boxes `solver_edges` (0: the
 //!   paper's plain MCTS; N > 0 takes free captures at once and lets the exact solver move
-//!   from N free edges on) and `solver_nodes` (4000000).
+//!   from N free edges on), `solver_nodes` (4000000) and `safe_first` (0; 1: with no box to
+//!   take and a safe edge left, only the safe edges are searched at the root).
 //! * `nn` — net-guided MCTS (Dots and Boxes). The `mcts` keys and `model` (default
 //!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0); `solver_edges`
-//!   is 34 by default (`solver_edges=0` is the paper's engine, with no game knowledge).
+//!   is 34 and `safe_first` 1 by default (`solver_edges=0,safe_first=0` is the paper's engine,
+//!   with no game knowledge).
 //! * `external` — a program speaking the text protocol. Keys: `cmd` (required), `name`,
 //!   `time_ms` (sent as its `time_ms` option), `timeout_ms` (how long `genmove` may take; by
 //!   default twice `time_ms` and at least a second more, else 60 s), and `opt.NAME=VALUE` for any
@@ -25,6 +27,7 @@ use super::{
     RandomAgent, RivalAgent, RivalConfig,
 };
 use crate::game::Game;
+use crate::games::dots_and_boxes::analysis::safe_first_moves;
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
 use crate::nn::{load_dab_net, NetGuide, NetRollout};
@@ -39,6 +42,7 @@ pub enum AgentSpec {
         text: String,
         config: SearchConfig,
         endgame: EndgameConfig,
+        safe_first: bool,
     },
     Nn {
         text: String,
@@ -46,6 +50,7 @@ pub enum AgentSpec {
         model: PathBuf,
         guide: NetGuide,
         endgame: EndgameConfig,
+        safe_first: bool,
     },
     External(ExternalConfig),
     Random {
@@ -62,6 +67,8 @@ pub enum AgentSpec {
 
 const SEARCH_KEYS: [&str; 6] = ["iterations", "time_ms", "threads", "cp", "counter", "seed"];
 const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
+/// Dots-and-Boxes knowledge for `mcts` and `nn`.
+const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
 const NET_KEYS: [&str; 3] = ["model", "threshold", "from_move"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
@@ -139,6 +146,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 (SEARCH_KEYS.contains(&k) && !(rival && k == "counter"))
                     || (net && NET_KEYS.contains(&k))
                     || SOLVER_KEYS.contains(&k)
+                    || (!rival && KNOWLEDGE_KEYS.contains(&k))
             };
             let list = if body.is_empty() {
                 Vec::new()
@@ -157,6 +165,9 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 "nn" => EndgameConfig::ENGINE,
                 _ => EndgameConfig::from_edges(0),
             };
+            // The product's engine searches the safe edges first, as QDab does; plain MCTS is
+            // the paper's, with no knowledge.
+            let mut safe_first = net;
             let mut model = PathBuf::from(DEFAULT_MODEL);
             let mut guide = NetGuide::default();
             for (key, value) in &list {
@@ -180,6 +191,13 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                                     "counter is double or single, not '{value}'"
                                 )))
                             }
+                        }
+                    }
+                    "safe_first" => {
+                        safe_first = match value.as_str() {
+                            "1" => true,
+                            "0" => false,
+                            _ => return Err(err(format!("safe_first is 0 or 1, not '{value}'"))),
                         }
                     }
                     "model" => model = PathBuf::from(value),
@@ -222,12 +240,14 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     model,
                     guide,
                     endgame,
+                    safe_first,
                 }
             } else {
                 AgentSpec::Mcts {
                     text,
                     config,
                     endgame,
+                    safe_first,
                 }
             })
         }
@@ -274,24 +294,28 @@ impl AgentSpec {
                 model,
                 guide,
                 endgame,
+                safe_first,
             } => {
                 let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
                 let rollout = NetRollout::new(Arc::new(net), *guide)?;
-                let agent = Box::new(MctsAgent::new(
-                    text.clone(),
-                    config.clone(),
-                    Ucb::new(config.cp),
-                    rollout,
-                ));
-                Ok(with_endgame(agent, *endgame))
+                let mut agent =
+                    MctsAgent::new(text.clone(), config.clone(), Ucb::new(config.cp), rollout);
+                if *safe_first {
+                    agent = agent.with_root_moves(safe_first_moves);
+                }
+                Ok(with_endgame(Box::new(agent), *endgame))
             }
             AgentSpec::Mcts {
                 text,
                 config,
                 endgame,
+                safe_first,
             } => {
-                let agent = Box::new(MctsAgent::plain(text.clone(), config.clone()));
-                Ok(with_endgame(agent, *endgame))
+                let mut agent = MctsAgent::plain(text.clone(), config.clone());
+                if *safe_first {
+                    agent = agent.with_root_moves(safe_first_moves);
+                }
+                Ok(with_endgame(Box::new(agent), *endgame))
             }
             AgentSpec::Greedy { seed } => Ok(Box::new(GreedyAgent::new(*seed))),
             AgentSpec::Rival { text, config } => {
@@ -312,11 +336,12 @@ impl AgentSpec {
                 text,
                 config,
                 endgame,
+                safe_first,
             } => {
-                if endgame.is_on() {
+                if endgame.is_on() || *safe_first {
                     return Err(format!(
-                        "player '{text}': the exact endgame (solver_edges) is for Dots and Boxes \
-                         only, not {spec}"
+                        "player '{text}': the exact endgame (solver_edges) and safe_first are \
+                         for Dots and Boxes only, not {spec}"
                     ));
                 }
                 Ok(Box::new(MctsAgent::plain(text.clone(), config.clone())))
@@ -382,12 +407,20 @@ mod tests {
         assert_eq!(edges("rival"), EndgameConfig::RIVAL.edges);
         assert_eq!(edges("nn:solver_edges=0"), 0);
         assert_eq!(edges("mcts:solver_edges=34"), 34);
-        let e = parse_spec("mcts:solver_edges=30")
-            .unwrap()
-            .build::<crate::games::TicTacToe>(GameSpec::TicTacToe)
-            .err()
-            .unwrap();
-        assert!(e.contains("Dots and Boxes only"), "{e}");
+        let safe_first = |text: &str| match parse_spec(text).unwrap() {
+            AgentSpec::Mcts { safe_first, .. } | AgentSpec::Nn { safe_first, .. } => safe_first,
+            other => panic!("{other:?}"),
+        };
+        assert!(safe_first("nn") && !safe_first("nn:safe_first=0"));
+        assert!(!safe_first("mcts") && safe_first("mcts:safe_first=1"));
+        for dots_only in ["mcts:solver_edges=30", "mcts:safe_first=1"] {
+            let e = parse_spec(dots_only)
+                .unwrap()
+                .build::<crate::games::TicTacToe>(GameSpec::TicTacToe)
+                .err()
+                .unwrap();
+            assert!(e.contains("for Dots and Boxes only"), "{e}");
+        }
         assert!(parse_spec("mcts")
             .unwrap()
             .build::<crate::games::TicTacToe>(GameSpec::TicTacToe)
@@ -400,6 +433,8 @@ mod tests {
             ("nn:threshold=3", "threshold"),
             ("external:name=x", "needs cmd"),
             ("mcts:counter=triple", "double or single"),
+            ("nn:safe_first=yes", "0 or 1"),
+            ("rival:safe_first=1", "unknown key 'safe_first'"),
         ] {
             let e = parse_spec(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains(says), "{bad}: {e}");

@@ -2,6 +2,7 @@
 //! valences, capturing edges, safe edges, what a sacrifice hands over, and the long-chain count.
 
 use super::{DotsAndBoxes, Geometry};
+use crate::game::Action;
 use crate::rng::Rng;
 
 /// Undrawn sides of box `b` (0 for a closed box).
@@ -41,6 +42,23 @@ pub fn safe_edges(geo: &Geometry, edges: u128) -> u128 {
         }
     }
     free & !unsafe_edges
+}
+
+/// The root moves a search needs while the position is open (`safe_first`): with no box to
+/// capture and some safe edge left, the safe edges only (what QDab searches); otherwise none,
+/// meaning every move. Sacrifices in the open are rarely right, and the search spends its
+/// iterations where the choice is.
+pub fn safe_first_moves(state: &DotsAndBoxes, out: &mut Vec<Action>) {
+    out.clear();
+    let geo = state.geometry();
+    if capture_edges(geo, state.edges()) != 0 {
+        return;
+    }
+    let mut bits = safe_edges(geo, state.edges());
+    while bits != 0 {
+        out.push(bits.trailing_zeros() as Action);
+        bits &= bits - 1;
+    }
 }
 
 /// What a greedy player chooses among: the capturing edges if any, else the safe edges if any,
