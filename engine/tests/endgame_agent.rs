@@ -12,6 +12,9 @@ use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::DotsAndBoxes;
 use engine::{Game, Player, Rng};
 
+mod common;
+use common::random_safe_play;
+
 fn state_s_40(board: &DotsAndBoxes) -> Vec<StartPosition> {
     let path = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -132,20 +135,10 @@ fn safe_first_searches_only_the_safe_edges_while_the_position_is_open() {
         .build_dots(&board)
         .unwrap();
     let mut rng = Rng::new(23);
-    let mut buf = Vec::new();
     let (mut checked, mut only_one) = (0, 0);
     for _ in 0..80 {
-        // Positions from random safe play, stopped at a random point.
-        let mut s = board;
-        for _ in 0..rng.below(40) {
-            let safe = safe_edges(s.geometry(), s.edges());
-            if safe == 0 {
-                break;
-            }
-            s.legal_actions(&mut buf);
-            buf.retain(|&a| safe >> a & 1 == 1);
-            s.apply(buf[rng.below(buf.len() as u32) as usize]);
-        }
+        let moves = rng.below(40);
+        let s = random_safe_play(board, moves, &mut rng);
         let geo = s.geometry();
         let safe = safe_edges(geo, s.edges());
         if capture_edges(geo, s.edges()) != 0 || safe == 0 {

@@ -9,6 +9,9 @@ use engine::games::DotsAndBoxes;
 use engine::mcts::{Budget, SearchConfig};
 use engine::{Game, Outcome, Rng};
 
+mod common;
+use common::random_safe_play;
+
 /// The rival without its solver, so that its heuristics answer.
 fn heuristic_rival() -> RivalAgent {
     RivalAgent::new(
@@ -47,21 +50,9 @@ fn it_never_hands_over_a_third_side_while_a_safe_edge_exists() {
     let mut rng = Rng::new(17);
     let mut rival = heuristic_rival();
     let mut checked = 0;
-    let mut buf = Vec::new();
     for _ in 0..60 {
-        // Positions from random safe play, stopped at a random point.
-        let mut s = DotsAndBoxes::new(5, 5).unwrap();
-        let stop = rng.below(30);
-        for _ in 0..stop {
-            let geo = s.geometry();
-            let safe = safe_edges(geo, s.edges());
-            if safe == 0 {
-                break;
-            }
-            s.legal_actions(&mut buf);
-            buf.retain(|&a| safe >> a & 1 == 1);
-            s.apply(buf[rng.below(buf.len() as u32) as usize]);
-        }
+        let moves = rng.below(30);
+        let s = random_safe_play(DotsAndBoxes::new(5, 5).unwrap(), moves, &mut rng);
         let geo = s.geometry();
         if capture_edges(geo, s.edges()) != 0 || safe_edges(geo, s.edges()) == 0 {
             continue;

@@ -29,7 +29,7 @@ use super::{
 use crate::game::Game;
 use crate::games::dots_and_boxes::analysis::safe_first_moves;
 use crate::games::{DotsAndBoxes, GameSpec};
-use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
+use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
 use crate::nn::{load_dab_net, NetGuide, NetRollout};
 
 /// The model `nn` uses unless told otherwise.
@@ -73,14 +73,20 @@ const NET_KEYS: [&str; 3] = ["model", "threshold", "from_move"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
 /// `agent`, with the exact solver choosing its moves late in the game when `endgame` is on.
-fn with_endgame(
-    agent: Box<dyn Agent<DotsAndBoxes>>,
+/// An MCTS player of Dots and Boxes with the knowledge its spec asks for: the safe edges first
+/// at the root, the exact endgame around it.
+fn with_knowledge<R: RolloutPolicy<DotsAndBoxes> + 'static>(
+    mut agent: MctsAgent<DotsAndBoxes, R>,
+    safe_first: bool,
     endgame: EndgameConfig,
 ) -> Box<dyn Agent<DotsAndBoxes>> {
+    if safe_first {
+        agent = agent.with_root_moves(safe_first_moves);
+    }
     if endgame.is_on() {
-        Box::new(EndgameAgent::new(agent, endgame))
+        Box::new(EndgameAgent::new(Box::new(agent), endgame))
     } else {
-        agent
+        Box::new(agent)
     }
 }
 
@@ -298,12 +304,9 @@ impl AgentSpec {
             } => {
                 let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
                 let rollout = NetRollout::new(Arc::new(net), *guide)?;
-                let mut agent =
+                let agent =
                     MctsAgent::new(text.clone(), config.clone(), Ucb::new(config.cp), rollout);
-                if *safe_first {
-                    agent = agent.with_root_moves(safe_first_moves);
-                }
-                Ok(with_endgame(Box::new(agent), *endgame))
+                Ok(with_knowledge(agent, *safe_first, *endgame))
             }
             AgentSpec::Mcts {
                 text,
@@ -311,11 +314,8 @@ impl AgentSpec {
                 endgame,
                 safe_first,
             } => {
-                let mut agent = MctsAgent::plain(text.clone(), config.clone());
-                if *safe_first {
-                    agent = agent.with_root_moves(safe_first_moves);
-                }
-                Ok(with_endgame(Box::new(agent), *endgame))
+                let agent = MctsAgent::plain(text.clone(), config.clone());
+                Ok(with_knowledge(agent, *safe_first, *endgame))
             }
             AgentSpec::Greedy { seed } => Ok(Box::new(GreedyAgent::new(*seed))),
             AgentSpec::Rival { text, config } => {
@@ -328,17 +328,19 @@ impl AgentSpec {
         }
     }
 
+    /// Whether an `mcts` spec asks for knowledge of Dots and Boxes (its exact endgame or the
+    /// safe edges first), which other games cannot give it.
+    fn asks_dots_knowledge(&self) -> bool {
+        matches!(self, AgentSpec::Mcts { endgame, safe_first, .. }
+            if endgame.is_on() || *safe_first)
+    }
+
     /// A player of any game without Dots-and-Boxes knowledge (`nn`, `greedy` and `rival` are
     /// refused).
     pub fn build<G: Game>(&self, spec: GameSpec) -> Result<Box<dyn Agent<G>>, String> {
         match self {
-            AgentSpec::Mcts {
-                text,
-                config,
-                endgame,
-                safe_first,
-            } => {
-                if endgame.is_on() || *safe_first {
+            AgentSpec::Mcts { text, config, .. } => {
+                if self.asks_dots_knowledge() {
                     return Err(format!(
                         "player '{text}': the exact endgame (solver_edges) and safe_first are \
                          for Dots and Boxes only, not {spec}"
