@@ -1,7 +1,8 @@
 //! `pipeline`: the whole product on its built-in default, small enough for about ten minutes
 //! on two cores. Self-play a small 5x5 dataset with plain MCTS, train the paper's value net on
 //! it, then play the net-guided engine against plain MCTS from the State-S-like positions and,
-//! with its exact endgame, against the rival from the empty board, printing each stage's result. Everything goes under `--out`.
+//! with its knowledge of the game, against the rival from the empty board, printing each
+//! stage's result. Everything goes under `--out`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -132,7 +133,7 @@ fn run(args: Args) -> Result<(), String> {
     let positions = read_positions(&args.positions, &board)?;
     // Against plain MCTS the net is on its own (no game knowledge on either side: what the
     // net adds), from the State-S-like positions. Against the rival it plays as the product's
-    // engine, with its exact endgame, from the empty board: from the 40-edge positions both
+    // engine, with its knowledge (safe edges first, the exact endgame), from the empty board: from the 40-edge positions both
     // sides would play the solver from the first move, an even score that measures nothing.
     let nn = format!(
         "nn:model={},threshold=0.9,iterations={}",
@@ -146,7 +147,7 @@ fn run(args: Args) -> Result<(), String> {
     );
     let pairs = [
         (
-            format!("{nn},solver_edges=0"),
+            format!("{nn},solver_edges=0,safe_first=0"),
             format!("mcts:iterations={}", args.match_iterations),
             positions,
             from_file,
