@@ -3,7 +3,9 @@
 
 use std::io::{self, BufRead, Write};
 
-use crate::game::{Game, Player};
+use crate::agents::DotsKnowledge;
+use crate::game::{Action, Game, Player};
+use crate::games::DotsAndBoxes;
 use crate::mcts::{RolloutPolicy, Search, TreePolicy};
 
 const HELP: &str = "Type a move in the game's notation, or one of:
@@ -12,12 +14,78 @@ const HELP: &str = "Type a move in the game's notation, or one of:
   help    show this text
   quit    leave the game";
 
-/// Plays one game: `human` moves by typing, the engine moves for the other side with `search`.
+/// How the engine finds its moves against a person: the move, and a note on how it was found.
+pub trait EngineSide<G: Game> {
+    fn engine_move(&mut self, state: &G) -> (Action, String);
+}
+
+/// A search over `root_moves` (all when empty), with what it did as the note.
+fn searched_move<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
+    search: &mut Search<G, T, R>,
+    state: &G,
+    root_moves: &[Action],
+) -> (Action, String) {
+    let result = search
+        .run_among(state, root_moves)
+        .expect("the position is not over and the budget is set");
+    let net = if result.rollouts.net_evaluations > 0 {
+        format!(
+            ", {} of {} rollouts ended by the net",
+            result.rollouts.net_cutoffs, result.rollouts.rollouts
+        )
+    } else {
+        String::new()
+    };
+    let note = format!(
+        "{} iterations in {:.0} ms, value {:+.3} for it{net}",
+        result.iterations,
+        result.elapsed.as_secs_f64() * 1000.0,
+        result.best_move().value_for(state.to_move())
+    );
+    (result.best, note)
+}
+
+impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> EngineSide<G> for Search<G, T, R> {
+    fn engine_move(&mut self, state: &G) -> (Action, String) {
+        searched_move(self, state, &[])
+    }
+}
+
+/// A Dots-and-Boxes search with the game's knowledge in front of it (`--solver-edges`,
+/// `--safe-first`).
+pub struct WithKnowledge<T: TreePolicy, R: RolloutPolicy<DotsAndBoxes>> {
+    search: Search<DotsAndBoxes, T, R>,
+    knowledge: DotsKnowledge,
+    root_moves: Vec<Action>,
+}
+
+impl<T: TreePolicy, R: RolloutPolicy<DotsAndBoxes>> WithKnowledge<T, R> {
+    pub fn new(search: Search<DotsAndBoxes, T, R>, knowledge: DotsKnowledge) -> Self {
+        WithKnowledge {
+            search,
+            knowledge,
+            root_moves: Vec::new(),
+        }
+    }
+}
+
+impl<T: TreePolicy, R: RolloutPolicy<DotsAndBoxes>> EngineSide<DotsAndBoxes>
+    for WithKnowledge<T, R>
+{
+    fn engine_move(&mut self, state: &DotsAndBoxes) -> (Action, String) {
+        match self.knowledge.known_move(state, &mut self.root_moves) {
+            Some(known) => (known.action(), known.describe().to_string()),
+            None => searched_move(&mut self.search, state, &self.root_moves),
+        }
+    }
+}
+
+/// Plays one game: `human` moves by typing, the engine moves for the other side with `engine`.
 /// Returns the final position (or the position when the person quit or input ended).
-pub fn play<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
+pub fn play<G: Game>(
     start: G,
     human: Player,
-    mut search: Search<G, T, R>,
+    mut engine: impl EngineSide<G>,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<G> {
@@ -32,28 +100,14 @@ pub fn play<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
             return Ok(state);
         }
         if state.to_move() != human {
-            let result = search
-                .run(&state)
-                .expect("the position is not over and the budget is set");
-            let best = result.best_move();
-            let net = if result.rollouts.net_evaluations > 0 {
-                format!(
-                    ", {} of {} rollouts ended by the net",
-                    result.rollouts.net_cutoffs, result.rollouts.rollouts
-                )
-            } else {
-                String::new()
-            };
+            let (action, note) = engine.engine_move(&state);
             writeln!(
                 out,
-                "Engine ({}) plays {}  [{} iterations in {:.0} ms, value {:+.3} for it{net}]\n",
+                "Engine ({}) plays {}  [{note}]\n",
                 state.to_move(),
-                state.format_action(result.best),
-                result.iterations,
-                result.elapsed.as_secs_f64() * 1000.0,
-                best.value_for(state.to_move())
+                state.format_action(action),
             )?;
-            state.apply(result.best);
+            state.apply(action);
             continue;
         }
         loop {
@@ -154,6 +208,28 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(end.is_terminal(), "{text}");
         assert!(text.contains("game over"), "{text}");
+    }
+
+    #[test]
+    fn with_the_knowledge_the_solver_and_free_captures_answer() {
+        use crate::agents::EndgameConfig;
+        // 2x2 has 12 edges: with the solver from 12 free edges no engine move is searched.
+        let script: String = (0..12).map(|c| format!("{c}\n")).collect();
+        let mut out = Vec::new();
+        let knowledge = DotsKnowledge::new(EndgameConfig::from_edges(12), true);
+        let engine = WithKnowledge::new(search(), knowledge);
+        let start = DotsAndBoxes::new(2, 2).unwrap();
+        let end = play(start, Player::P1, engine, &mut script.as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(end.is_terminal(), "{text}");
+        let notes: Vec<&str> = text.lines().filter(|l| l.contains("Engine (P2)")).collect();
+        assert!(!notes.is_empty(), "{text}");
+        assert!(
+            notes
+                .iter()
+                .all(|l| l.contains("[the exact solver's move]") || l.contains("[a free capture]")),
+            "{text}"
+        );
     }
 
     #[test]

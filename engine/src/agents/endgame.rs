@@ -5,7 +5,7 @@
 
 use super::{Agent, AgentError, Choice};
 use crate::game::{Action, Game};
-use crate::games::dots_and_boxes::analysis::free_capture;
+use crate::games::dots_and_boxes::analysis::{free_capture, safe_first_moves};
 use crate::games::dots_and_boxes::endgame::EndgameSolver;
 use crate::games::DotsAndBoxes;
 
@@ -118,5 +118,92 @@ impl Agent<DotsAndBoxes> for EndgameAgent {
             Some(action) => Ok(Choice::plain(action)),
             None => self.inner.choose(state, moves),
         }
+    }
+}
+
+/// A move that knowledge of the game gives without a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KnownMove {
+    /// A capture that leads nowhere, taken at once.
+    FreeCapture(Action),
+    /// The exact solver's move.
+    Solved(Action),
+    /// The only safe edge (with `safe_first`).
+    OnlySafeEdge(Action),
+}
+
+impl KnownMove {
+    pub fn action(self) -> Action {
+        match self {
+            KnownMove::FreeCapture(a) | KnownMove::Solved(a) | KnownMove::OnlySafeEdge(a) => a,
+        }
+    }
+
+    /// How the move was found, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            KnownMove::FreeCapture(_) => "a free capture",
+            KnownMove::Solved(_) => "the exact solver's move",
+            KnownMove::OnlySafeEdge(_) => "the only safe edge",
+        }
+    }
+}
+
+/// The knowledge the `nn` and `mcts` specs give a player (`solver_edges`, `safe_first`), for
+/// callers that drive a search themselves (the protocol, `engine play`): first a move proven
+/// without search, else the root moves the search should consider.
+pub struct DotsKnowledge {
+    endgame: ExactEndgame,
+    safe_first: bool,
+}
+
+impl Default for DotsKnowledge {
+    /// No knowledge: every move is searched.
+    fn default() -> DotsKnowledge {
+        DotsKnowledge::new(EndgameConfig::OFF, false)
+    }
+}
+
+impl DotsKnowledge {
+    pub fn new(endgame: EndgameConfig, safe_first: bool) -> DotsKnowledge {
+        DotsKnowledge {
+            endgame: ExactEndgame::new(endgame),
+            safe_first,
+        }
+    }
+
+    /// Changes the settings, keeping the solver's table.
+    pub fn configure(&mut self, endgame: EndgameConfig, safe_first: bool) {
+        self.endgame.config = endgame;
+        self.safe_first = safe_first;
+    }
+
+    /// The move knowledge gives, if any; otherwise `root_moves` holds the moves the search
+    /// should consider (empty: all of them). As [`EndgameAgent`] and `safe_first` do: free
+    /// captures and the solver only with the endgame on.
+    pub fn known_move(
+        &mut self,
+        state: &DotsAndBoxes,
+        root_moves: &mut Vec<Action>,
+    ) -> Option<KnownMove> {
+        root_moves.clear();
+        if state.is_terminal() {
+            return None;
+        }
+        if self.endgame.config.is_on() {
+            if let Some(e) = free_capture(state.geometry(), state.edges()) {
+                return Some(KnownMove::FreeCapture(e as Action));
+            }
+            if let Some(a) = self.endgame.try_solve(state) {
+                return Some(KnownMove::Solved(a));
+            }
+        }
+        if self.safe_first {
+            safe_first_moves(state, root_moves);
+            if let [only] = root_moves[..] {
+                return Some(KnownMove::OnlySafeEdge(only));
+            }
+        }
+        None
     }
 }

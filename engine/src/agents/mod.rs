@@ -10,7 +10,7 @@ mod mcts;
 mod spec;
 
 pub use dots::{GreedyAgent, RandomAgent, RivalAgent, RivalConfig, RivalReason};
-pub use endgame::{EndgameAgent, EndgameConfig, ExactEndgame};
+pub use endgame::{DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnownMove};
 pub use external::{ExternalAgent, ExternalConfig};
 pub use game::{play_game, Forfeit, GameReport};
 pub use mcts::MctsAgent;

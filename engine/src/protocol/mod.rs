@@ -288,7 +288,7 @@ impl Session {
             }
         }
         let spec = GameSpec::new(&name, rows, cols)?;
-        self.settings.model_fits(spec)?;
+        self.settings.fit(spec)?;
         self.table = match spec {
             GameSpec::DotsAndBoxes { .. } => Box::new(Table::new(spec.dots_and_boxes()?)),
             GameSpec::TicTacToe => Box::new(Table::new(TicTacToe::new())),

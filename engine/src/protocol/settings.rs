@@ -29,6 +29,11 @@ pub struct Settings {
     pub counter: CounterMode,
     pub model: Option<(PathBuf, Arc<DabNet>)>,
     pub guide: NetGuide,
+    /// Dots and Boxes: free captures at once and the exact solver from this many free edges
+    /// (0: never), as the `solver_edges` of a player spec.
+    pub solver_edges: u32,
+    /// Dots and Boxes: only the safe edges searched while there are any and no box to take.
+    pub safe_first: bool,
     pub notation: Notation,
 }
 
@@ -43,13 +48,15 @@ impl Default for Settings {
             counter: CounterMode::Double,
             model: None,
             guide: NetGuide::default(),
+            solver_edges: 0,
+            safe_first: false,
             notation: Notation::Text,
         }
     }
 }
 
 /// The option names, in the order `get_option` without a name lists them.
-pub const OPTION_NAMES: [&str; 10] = [
+pub const OPTION_NAMES: [&str; 12] = [
     "iterations",
     "time_ms",
     "threads",
@@ -59,6 +66,8 @@ pub const OPTION_NAMES: [&str; 10] = [
     "model",
     "threshold",
     "net_from_move",
+    "solver_edges",
+    "safe_first",
     "notation",
 ];
 
@@ -66,6 +75,14 @@ fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
     value
         .parse()
         .map_err(|_| format!("{name} must be a whole number, got '{value}'"))
+}
+
+/// Refuses an option of Dots-and-Boxes knowledge for other games.
+fn dots_only(name: &str, game: GameSpec) -> Result<(), String> {
+    match game {
+        GameSpec::DotsAndBoxes { .. } => Ok(()),
+        other => Err(format!("{name} is for Dots and Boxes only, not {other}")),
+    }
 }
 
 impl Settings {
@@ -131,6 +148,23 @@ impl Settings {
                 self.guide = guide;
             }
             "net_from_move" => self.guide.from_move = number(name, value)?,
+            "solver_edges" => {
+                let n: u32 = number(name, value)?;
+                if n > 0 {
+                    dots_only(name, game)?;
+                }
+                self.solver_edges = n;
+            }
+            "safe_first" => {
+                self.safe_first = match value {
+                    "0" => false,
+                    "1" => {
+                        dots_only(name, game)?;
+                        true
+                    }
+                    _ => return Err(format!("safe_first is 0 or 1, got '{value}'")),
+                }
+            }
             "notation" => {
                 self.notation = match value {
                     "text" => Notation::Text,
@@ -166,6 +200,8 @@ impl Settings {
                 .map_or("none".into(), |(p, _)| p.display().to_string()),
             "threshold" => self.guide.threshold.to_string(),
             "net_from_move" => self.guide.from_move.to_string(),
+            "solver_edges" => self.solver_edges.to_string(),
+            "safe_first" => u8::from(self.safe_first).to_string(),
             "notation" => match self.notation {
                 Notation::Text => "text".into(),
                 Notation::Id => "id".into(),
@@ -179,8 +215,18 @@ impl Settings {
         })
     }
 
+    /// Whether the settings fit `game`: the loaded model (if any) and the Dots-and-Boxes
+    /// knowledge.
+    pub fn fit(&self, game: GameSpec) -> Result<(), String> {
+        if self.solver_edges > 0 || self.safe_first {
+            dots_only("solver_edges/safe_first", game)
+                .map_err(|e| format!("{e}; set_option solver_edges 0 and safe_first 0 first"))?;
+        }
+        self.model_fits(game)
+    }
+
     /// Whether the loaded model (if any) fits `game`.
-    pub fn model_fits(&self, game: GameSpec) -> Result<(), String> {
+    fn model_fits(&self, game: GameSpec) -> Result<(), String> {
         let Some((path, net)) = &self.model else {
             return Ok(());
         };

@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use super::settings::{Notation, Settings};
+use crate::agents::{DotsKnowledge, EndgameConfig};
 use crate::game::{Action, Game};
 use crate::games::{DotsAndBoxes, GameSpec, TicTacToe};
-use crate::mcts::{Search, SearchConfig, SearchResult, Ucb};
+use crate::mcts::{Search, SearchConfig, Ucb};
 use crate::nn::NetRollout;
 use crate::Player;
 
@@ -17,8 +18,16 @@ pub trait ProtocolGame: Game {
     fn parse_position(&self, args: &[&str]) -> Result<Self, String>;
     /// The position as `set_position` arguments.
     fn position_text(&self) -> String;
-    /// Searches this position with the settings (and the net, where the game has one).
-    fn search(&self, settings: &Settings, config: SearchConfig) -> Result<SearchResult, String>;
+    /// What a game keeps from move to move to choose its moves (the solver's table).
+    type Memory: Default;
+    /// The move for this position: searched with the settings (and the net and knowledge,
+    /// where the game has them).
+    fn choose(
+        &self,
+        settings: &Settings,
+        config: SearchConfig,
+        memory: &mut Self::Memory,
+    ) -> Result<Action, String>;
 }
 
 impl ProtocolGame for DotsAndBoxes {
@@ -62,16 +71,31 @@ impl ProtocolGame for DotsAndBoxes {
         )
     }
 
-    fn search(&self, settings: &Settings, config: SearchConfig) -> Result<SearchResult, String> {
+    type Memory = DotsKnowledge;
+
+    fn choose(
+        &self,
+        settings: &Settings,
+        config: SearchConfig,
+        knowledge: &mut DotsKnowledge,
+    ) -> Result<Action, String> {
+        knowledge.configure(
+            EndgameConfig::from_edges(settings.solver_edges),
+            settings.safe_first,
+        );
+        let mut root_moves = Vec::new();
+        if let Some(known) = knowledge.known_move(self, &mut root_moves) {
+            return Ok(known.action());
+        }
         let cp = config.cp;
         let result = match &settings.model {
             Some((_, net)) => {
                 let rollout = NetRollout::new(Arc::clone(net), settings.guide)?;
-                Search::new(config, Ucb::new(cp), rollout).run(self)
+                Search::new(config, Ucb::new(cp), rollout).run_among(self, &root_moves)
             }
-            None => Search::plain(config).run(self),
+            None => Search::plain(config).run_among(self, &root_moves),
         };
-        result.map_err(|e| e.to_string())
+        result.map(|r| r.best).map_err(|e| e.to_string())
     }
 }
 
@@ -95,8 +119,18 @@ impl ProtocolGame for TicTacToe {
         self.board_string()
     }
 
-    fn search(&self, _settings: &Settings, config: SearchConfig) -> Result<SearchResult, String> {
-        Search::plain(config).run(self).map_err(|e| e.to_string())
+    type Memory = ();
+
+    fn choose(
+        &self,
+        _settings: &Settings,
+        config: SearchConfig,
+        _: &mut (),
+    ) -> Result<Action, String> {
+        Search::plain(config)
+            .run(self)
+            .map(|r| r.best)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -120,11 +154,12 @@ pub trait GameTable {
 }
 
 /// A game's start position, current position and history.
-pub struct Table<G> {
+pub struct Table<G: ProtocolGame> {
     start: G,
     state: G,
     /// Positions before each move played since the start or the last `set_position`.
     history: Vec<G>,
+    memory: G::Memory,
 }
 
 impl<G: ProtocolGame> Table<G> {
@@ -133,6 +168,7 @@ impl<G: ProtocolGame> Table<G> {
             state: start.clone(),
             start,
             history: Vec::new(),
+            memory: G::Memory::default(),
         }
     }
 
@@ -175,10 +211,10 @@ impl<G: ProtocolGame> GameTable for Table<G> {
             return Err("the game is over".into());
         }
         let config = settings.search_config(self.history.len() as u64)?;
-        let result = self.state.search(settings, config)?;
-        let text = self.format(result.best, settings.notation);
+        let best = self.state.choose(settings, config, &mut self.memory)?;
+        let text = self.format(best, settings.notation);
         self.history.push(self.state.clone());
-        self.state.apply(result.best);
+        self.state.apply(best);
         Ok(text)
     }
 

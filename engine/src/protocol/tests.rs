@@ -211,6 +211,100 @@ fn a_model_is_loaded_checked_and_kept_only_for_games_it_fits() {
 }
 
 #[test]
+fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
+    use crate::games::dots_and_boxes::analysis::safe_edges;
+    use crate::games::dots_and_boxes::endgame::EndgameSolver;
+    use crate::Game;
+
+    // The 40-edge positions (20 free edges, nothing to take): one iteration alone plays
+    // almost any edge; with the solver every move keeps the perfect-play margin.
+    let genmove_id = |moves: &str, options: &str| -> crate::game::Action {
+        let answers = session(&format!(
+            "set_option notation id\n{options}{moves}genmove\n"
+        ));
+        let reply = answers.last().unwrap();
+        reply.trim_start_matches("= ").parse().expect(reply)
+    };
+    let mut solver = EndgameSolver::new(5, 5, 20);
+    let mut blunders_without = 0;
+    for line in include_str!("../../../configs/state-s-40.txt").lines() {
+        if line.starts_with('#') {
+            continue;
+        }
+        let ids: Vec<&str> = line.split('#').next().unwrap().split_whitespace().collect();
+        let mut state = DotsAndBoxes::new(5, 5).unwrap();
+        for id in &ids {
+            state.apply(id.parse().unwrap());
+        }
+        let moves: String = ids.iter().map(|id| format!("play {id}\n")).collect();
+        let best = solver.final_margin(&state);
+        let mut margin_after = |action| {
+            let mut after = state;
+            after.apply(action);
+            let m = solver.final_margin(&after);
+            if after.to_move() == state.to_move() {
+                m
+            } else {
+                -m
+            }
+        };
+        let with = genmove_id(
+            &moves,
+            "set_option iterations 1\nset_option solver_edges 20\n",
+        );
+        assert_eq!(margin_after(with), best, "{line}: {with}");
+        let without = genmove_id(&moves, "set_option iterations 1\n");
+        blunders_without += usize::from(margin_after(without) != best);
+    }
+    assert!(blunders_without > 10, "{blunders_without}");
+
+    // Safe first: while safe edges remain, only they are played, whatever the seed. (The
+    // first moves make edges of low ids unsafe, which a short search reaches first.)
+    let moves = "play v0,0\nplay v0,1\nplay v1,0\nplay v1,1\nplay v0,2\nplay v0,3\n";
+    let open = DotsAndBoxes::from_move_text(5, 5, "v0,0 v0,1 v1,0 v1,1 v0,2 v0,3").unwrap();
+    let safe = safe_edges(open.geometry(), open.edges());
+    let mut unsafe_without = 0;
+    for seed in 1..=12 {
+        let options = format!("set_option iterations 30\nset_option seed {seed}\n");
+        let with = genmove_id(moves, &format!("{options}set_option safe_first 1\n"));
+        assert_eq!(safe >> with & 1, 1, "seed {seed}: {with} is not safe");
+        let without = genmove_id(moves, &options);
+        unsafe_without += usize::from(safe >> without & 1 == 0);
+    }
+    assert!(unsafe_without > 0);
+
+    // Other games refuse the knowledge, and a game cannot be changed to one while it is on.
+    let answers = session(
+        "set_option solver_edges 30\ngame tictactoe\nset_option solver_edges 0\n\
+         game tictactoe\nset_option safe_first 1\nset_option solver_edges 5\n\
+         set_option safe_first 0\nset_option safe_first yes\n",
+    );
+    assert_eq!(answers[0], "=");
+    assert!(
+        answers[1].contains("solver_edges/safe_first is for Dots and Boxes only, not tictactoe"),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(answers[3], "= tictactoe");
+    assert!(
+        answers[4].contains("safe_first is for Dots and Boxes only"),
+        "{}",
+        answers[4]
+    );
+    assert!(
+        answers[5].contains("solver_edges is for Dots and Boxes only"),
+        "{}",
+        answers[5]
+    );
+    assert_eq!(answers[6], "=");
+    assert!(
+        answers[7].contains("safe_first is 0 or 1"),
+        "{}",
+        answers[7]
+    );
+}
+
+#[test]
 fn garbage_gets_error_answers_and_the_session_goes_on() {
     let mut script = Vec::new();
     script.extend_from_slice(b"\xff\xfe\x00garbage\n");
@@ -281,6 +375,8 @@ mod fuzz {
                 "text",
                 "threshold",
                 "0.5",
+                "solver_edges",
+                "safe_first",
                 "model",
                 "none",
                 "XXO.O....",

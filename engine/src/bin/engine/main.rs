@@ -8,11 +8,13 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use engine::agents::{DotsKnowledge, EndgameConfig};
 use engine::bench::{self, BenchOptions};
 use engine::games::{DotsAndBoxes, TicTacToe};
+use engine::interactive::{self, WithKnowledge};
 use engine::mcts::{Budget, CounterMode, RolloutPolicy, Search, SearchConfig, Ucb, BYTES_PER_NODE};
 use engine::nn::{load_dab_net, DabNet, NetGuide, NetRollout};
-use engine::{interactive, Game, Player};
+use engine::{Game, Player};
 
 mod match_cmd;
 mod paper_cmd;
@@ -187,6 +189,13 @@ struct PlayArgs {
     search: SearchArgs,
     #[command(flatten)]
     net: NetArgs,
+    /// Dots and Boxes: take free captures at once and let the exact solver choose from this
+    /// many free edges on (0: never; the product's engine uses 34).
+    #[arg(long, default_value_t = 0)]
+    solver_edges: u32,
+    /// Dots and Boxes: search only the safe edges while there are any and no box to take.
+    #[arg(long)]
+    safe_first: bool,
 }
 
 #[derive(Args)]
@@ -275,19 +284,28 @@ fn play(args: PlayArgs) -> Result<(), String> {
                 .map_err(io_err)?;
             }
             let cp = config.cp;
+            let knowledge = DotsKnowledge::new(
+                EndgameConfig::from_edges(args.solver_edges),
+                args.safe_first,
+            );
             match rollout(&net) {
                 Some(r) => {
-                    let search = Search::new(config, Ucb::new(cp), r);
-                    interactive::play(start, human, search, &mut input, &mut out)
+                    let engine =
+                        WithKnowledge::new(Search::new(config, Ucb::new(cp), r), knowledge);
+                    interactive::play(start, human, engine, &mut input, &mut out)
                 }
                 None => {
-                    interactive::play(start, human, Search::plain(config), &mut input, &mut out)
+                    let engine = WithKnowledge::new(Search::plain(config), knowledge);
+                    interactive::play(start, human, engine, &mut input, &mut out)
                 }
             }
             .map_err(io_err)?;
         }
         GameName::Tictactoe => {
             args.net.refuse_for("tictactoe")?;
+            if args.solver_edges > 0 || args.safe_first {
+                return Err("--solver-edges and --safe-first are for Dots and Boxes only".into());
+            }
             let search = Search::plain(config);
             interactive::play(TicTacToe::new(), human, search, &mut input, &mut out)
                 .map_err(io_err)?;
