@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use engine::agents::{parse_spec, play_game, Agent, EndgameAgent, EndgameConfig, RandomAgent};
+use engine::agents::{
+    parse_spec, play_game, Agent, EndgameAgent, EndgameConfig, ExactEndgame, RandomAgent,
+};
 use engine::arena::positions::{read_positions, StartPosition};
 use engine::games::dots_and_boxes::analysis::{
     capture_edges, free_capture, safe_edges, safe_first_moves,
@@ -158,4 +160,25 @@ fn safe_first_searches_only_the_safe_edges_while_the_position_is_open() {
         checked += 1;
     }
     assert!(checked > 40 && only_one > 0, "{checked} {only_one}");
+}
+
+#[test]
+fn one_exact_endgame_serves_any_board_size_and_is_off_at_zero() {
+    let mut endgame = ExactEndgame::new(EndgameConfig::from_edges(12));
+    let small = DotsAndBoxes::new(2, 2).unwrap();
+    assert!(endgame.try_move(&small).is_some());
+    // 3x3 with 12 edges free: the solver is rebuilt for the new size.
+    let mut larger = DotsAndBoxes::new(3, 3).unwrap();
+    for a in [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22] {
+        larger.apply(a);
+    }
+    assert_eq!(larger.edges_drawn(), 12);
+    endgame.new_game();
+    let a = endgame.try_move(&larger).expect("12 free edges are solved");
+    assert!(larger.is_legal(a));
+    // Off: not even a free capture.
+    let mut off = ExactEndgame::new(EndgameConfig::from_edges(0));
+    let capture = DotsAndBoxes::from_move_text(2, 2, "h0,0 h1,0 v0,0").unwrap();
+    assert!(free_capture(capture.geometry(), capture.edges()).is_some());
+    assert_eq!(off.try_move(&capture), None);
 }

@@ -133,8 +133,9 @@ fn run(args: Args) -> Result<(), String> {
     let positions = read_positions(&args.positions, &board)?;
     // Against plain MCTS the net is on its own (no game knowledge on either side: what the
     // net adds), from the State-S-like positions. Against the rival it plays as the product's
-    // engine, with its knowledge (safe edges first, the exact endgame), from the empty board: from the 40-edge positions both
-    // sides would play the solver from the first move, an even score that measures nothing.
+    // engine, with its knowledge (safe edges first, the exact endgame), from the empty board:
+    // from the 40-edge positions both sides would play the solver from the first move, an
+    // even score that measures nothing.
     let nn = format!(
         "nn:model={},threshold=0.9,iterations={}",
         trained.model.display(),

@@ -222,6 +222,7 @@ impl Agent<DotsAndBoxes> for RivalAgent {
 
     fn new_game(&mut self, _: &DotsAndBoxes, _: &[Action]) -> Result<(), AgentError> {
         self.games += 1;
+        self.endgame.new_game();
         Ok(())
     }
 

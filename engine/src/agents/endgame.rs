@@ -26,7 +26,7 @@ impl EndgameConfig {
     /// position with 30 free edges in milliseconds (see the README).
     pub const RIVAL: EndgameConfig = EndgameConfig::from_edges(30);
 
-    /// The net-guided engine's: 34 free edges took 26 ms a move on average, 44 at worst, in the
+    /// The net-guided engine's: 34 free edges took 18 ms a move on average, 39 at worst, in the
     /// same test, and seeing the endgame four edges before the rival wins the empty-board match
     /// against it (see the README).
     pub const ENGINE: EndgameConfig = EndgameConfig::from_edges(34);
@@ -45,7 +45,9 @@ impl EndgameConfig {
     }
 }
 
-/// The solver and when to ask it; its table is kept from move to move and game to game.
+/// The solver and when to ask it. Its table is kept from move to move and cleared for each new
+/// game ([`new_game`](Self::new_game)), so that whether the solver answers within its node
+/// limit depends on the game alone and a game replays exactly.
 pub struct ExactEndgame {
     pub config: EndgameConfig,
     solver: Option<EndgameSolver>,
@@ -59,9 +61,17 @@ impl ExactEndgame {
         }
     }
 
-    /// A free capture, else the solver's move (see [`try_solve`](Self::try_solve)).
+    /// Forgets the positions the previous game solved.
+    pub fn new_game(&mut self) {
+        if let Some(solver) = &mut self.solver {
+            solver.clear();
+        }
+    }
+
+    /// With the endgame on: a free capture, else the solver's move (see
+    /// [`try_solve`](Self::try_solve)).
     pub fn try_move(&mut self, state: &DotsAndBoxes) -> Option<Action> {
-        if state.is_terminal() {
+        if state.is_terminal() || !self.config.is_on() {
             return None;
         }
         free_capture(state.geometry(), state.edges())
@@ -75,6 +85,9 @@ impl ExactEndgame {
         let free = (!state.edges() & geo.all_edges).count_ones();
         if free > self.config.edges || state.is_terminal() {
             return None;
+        }
+        if self.solver.as_ref().is_some_and(|s| !s.fits(state)) {
+            self.solver = None;
         }
         let solver = self
             .solver
@@ -110,6 +123,7 @@ impl Agent<DotsAndBoxes> for EndgameAgent {
     }
 
     fn new_game(&mut self, start: &DotsAndBoxes, moves: &[Action]) -> Result<(), AgentError> {
+        self.endgame.new_game();
         self.inner.new_game(start, moves)
     }
 
@@ -191,6 +205,7 @@ impl DotsKnowledge {
             return None;
         }
         if self.endgame.config.is_on() {
+            // As ExactEndgame::try_move, telling the two apart.
             if let Some(e) = free_capture(state.geometry(), state.edges()) {
                 return Some(KnownMove::FreeCapture(e as Action));
             }

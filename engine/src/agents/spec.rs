@@ -72,7 +72,6 @@ const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
 const NET_KEYS: [&str; 3] = ["model", "threshold", "from_move"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
-/// `agent`, with the exact solver choosing its moves late in the game when `endgame` is on.
 /// An MCTS player of Dots and Boxes with the knowledge its spec asks for: the safe edges first
 /// at the root, the exact endgame around it.
 fn with_knowledge<R: RolloutPolicy<DotsAndBoxes> + 'static>(
@@ -328,11 +327,11 @@ impl AgentSpec {
         }
     }
 
-    /// Whether an `mcts` spec asks for knowledge of Dots and Boxes (its exact endgame or the
-    /// safe edges first), which other games cannot give it.
+    /// Whether an `mcts` spec sets knowledge of Dots and Boxes (any solver key or the safe
+    /// edges first), which other games cannot give it.
     fn asks_dots_knowledge(&self) -> bool {
         matches!(self, AgentSpec::Mcts { endgame, safe_first, .. }
-            if endgame.is_on() || *safe_first)
+            if *endgame != EndgameConfig::from_edges(0) || *safe_first)
     }
 
     /// A player of any game without Dots-and-Boxes knowledge (`nn`, `greedy` and `rival` are
@@ -342,8 +341,8 @@ impl AgentSpec {
             AgentSpec::Mcts { text, config, .. } => {
                 if self.asks_dots_knowledge() {
                     return Err(format!(
-                        "player '{text}': the exact endgame (solver_edges) and safe_first are \
-                         for Dots and Boxes only, not {spec}"
+                        "player '{text}': the exact endgame (solver_edges, solver_nodes) and \
+                         safe_first are for Dots and Boxes only, not {spec}"
                     ));
                 }
                 Ok(Box::new(MctsAgent::plain(text.clone(), config.clone())))
@@ -415,7 +414,11 @@ mod tests {
         };
         assert!(safe_first("nn") && !safe_first("nn:safe_first=0"));
         assert!(!safe_first("mcts") && safe_first("mcts:safe_first=1"));
-        for dots_only in ["mcts:solver_edges=30", "mcts:safe_first=1"] {
+        for dots_only in [
+            "mcts:solver_edges=30",
+            "mcts:solver_nodes=5",
+            "mcts:safe_first=1",
+        ] {
             let e = parse_spec(dots_only)
                 .unwrap()
                 .build::<crate::games::TicTacToe>(GameSpec::TicTacToe)

@@ -220,6 +220,10 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
     /// [`run`](Self::run) with the root's moves restricted to `allowed` (all legal moves when
     /// empty): for players that search only the moves their knowledge leaves.
     pub fn run_among(&mut self, root: &G, allowed: &[Action]) -> Result<SearchResult, SearchError> {
+        debug_assert!(
+            allowed.iter().all(|&a| root.is_legal(a)) && allowed.windows(2).all(|w| w[0] < w[1]),
+            "root moves must be legal, in ascending order, each once"
+        );
         for w in &mut self.workers {
             w.root_actions.clear();
             w.root_actions.extend_from_slice(allowed);

@@ -218,9 +218,12 @@ impl Settings {
     /// Whether the settings fit `game`: the loaded model (if any) and the Dots-and-Boxes
     /// knowledge.
     pub fn fit(&self, game: GameSpec) -> Result<(), String> {
-        if self.solver_edges > 0 || self.safe_first {
-            dots_only("solver_edges/safe_first", game)
-                .map_err(|e| format!("{e}; set_option solver_edges 0 and safe_first 0 first"))?;
+        let on = [
+            ("solver_edges", self.solver_edges > 0),
+            ("safe_first", self.safe_first),
+        ];
+        for (name, _) in on.iter().filter(|(_, on)| *on) {
+            dots_only(name, game).map_err(|e| format!("{e}; set_option {name} 0 first"))?;
         }
         self.model_fits(game)
     }

@@ -281,7 +281,9 @@ fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
     );
     assert_eq!(answers[0], "=");
     assert!(
-        answers[1].contains("solver_edges/safe_first is for Dots and Boxes only, not tictactoe"),
+        answers[1].contains(
+            "solver_edges is for Dots and Boxes only, not tictactoe; set_option solver_edges 0"
+        ),
         "{}",
         answers[1]
     );
