@@ -3,11 +3,12 @@
 //! move (as QDab and the rival do). Otherwise, or when the solver gives up at its node limit,
 //! the player's own method does.
 
-use super::{Agent, AgentError, Choice};
+use super::{Agent, AgentError, Choice, MctsAgent};
 use crate::game::{Action, Game};
 use crate::games::dots_and_boxes::analysis::{free_capture, safe_first_moves};
 use crate::games::dots_and_boxes::endgame::EndgameSolver;
 use crate::games::DotsAndBoxes;
+use crate::mcts::RolloutPolicy;
 
 /// When the exact solver takes over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,12 +72,18 @@ impl ExactEndgame {
     /// With the endgame on: a free capture, else the solver's move (see
     /// [`try_solve`](Self::try_solve)).
     pub fn try_move(&mut self, state: &DotsAndBoxes) -> Option<Action> {
+        self.known_move(state).map(KnownMove::action)
+    }
+
+    /// [`try_move`](Self::try_move), saying which of the two the move is.
+    pub fn known_move(&mut self, state: &DotsAndBoxes) -> Option<KnownMove> {
         if state.is_terminal() || !self.config.is_on() {
             return None;
         }
-        free_capture(state.geometry(), state.edges())
-            .map(|e| e as Action)
-            .or_else(|| self.try_solve(state))
+        match free_capture(state.geometry(), state.edges()) {
+            Some(e) => Some(KnownMove::FreeCapture(e as Action)),
+            None => self.try_solve(state).map(KnownMove::Solved),
+        }
     }
 
     /// The solver's move when the position is late enough and it answers within its limit.
@@ -163,9 +170,10 @@ impl KnownMove {
     }
 }
 
-/// The knowledge the `nn` and `mcts` specs give a player (`solver_edges`, `safe_first`), for
-/// callers that drive a search themselves (the protocol, `engine play`): first a move proven
-/// without search, else the root moves the search should consider.
+/// The knowledge the `nn` and `mcts` specs give a player (`solver_edges`, `safe_first`): first a
+/// move proven without search, else the root moves the search should consider. Used by
+/// [`KnowledgeAgent`] and by callers that drive a search themselves (the protocol, `engine
+/// play`).
 pub struct DotsKnowledge {
     endgame: ExactEndgame,
     safe_first: bool,
@@ -186,15 +194,20 @@ impl DotsKnowledge {
         }
     }
 
+    /// Forgets the positions the previous game solved.
+    pub fn new_game(&mut self) {
+        self.endgame.new_game();
+    }
+
     /// Changes the settings, keeping the solver's table.
     pub fn configure(&mut self, endgame: EndgameConfig, safe_first: bool) {
         self.endgame.config = endgame;
         self.safe_first = safe_first;
     }
 
-    /// The move knowledge gives, if any; otherwise `root_moves` holds the moves the search
-    /// should consider (empty: all of them). As [`EndgameAgent`] and `safe_first` do: free
-    /// captures and the solver only with the endgame on.
+    /// The move knowledge gives, if any: with the endgame on a free capture or the solver's
+    /// move, else with `safe_first` the only safe edge. Otherwise `root_moves` holds the moves
+    /// the search should consider (empty: all of them).
     pub fn known_move(
         &mut self,
         state: &DotsAndBoxes,
@@ -204,14 +217,8 @@ impl DotsKnowledge {
         if state.is_terminal() {
             return None;
         }
-        if self.endgame.config.is_on() {
-            // As ExactEndgame::try_move, telling the two apart.
-            if let Some(e) = free_capture(state.geometry(), state.edges()) {
-                return Some(KnownMove::FreeCapture(e as Action));
-            }
-            if let Some(a) = self.endgame.try_solve(state) {
-                return Some(KnownMove::Solved(a));
-            }
+        if let Some(known) = self.endgame.known_move(state) {
+            return Some(known);
         }
         if self.safe_first {
             safe_first_moves(state, root_moves);
@@ -220,5 +227,45 @@ impl DotsKnowledge {
             }
         }
         None
+    }
+}
+
+/// The product's Dots-and-Boxes player: an MCTS player (plain or net-guided) with the knowledge
+/// its spec asks for in front of its search.
+pub struct KnowledgeAgent<R: RolloutPolicy<DotsAndBoxes>> {
+    search: MctsAgent<DotsAndBoxes, R>,
+    knowledge: DotsKnowledge,
+    root_moves: Vec<Action>,
+}
+
+impl<R: RolloutPolicy<DotsAndBoxes>> KnowledgeAgent<R> {
+    pub fn new(search: MctsAgent<DotsAndBoxes, R>, knowledge: DotsKnowledge) -> Self {
+        KnowledgeAgent {
+            search,
+            knowledge,
+            root_moves: Vec::new(),
+        }
+    }
+}
+
+impl<R: RolloutPolicy<DotsAndBoxes>> Agent<DotsAndBoxes> for KnowledgeAgent<R> {
+    fn name(&self) -> String {
+        self.search.name()
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        self.search.reseed(seed);
+    }
+
+    fn new_game(&mut self, start: &DotsAndBoxes, moves: &[Action]) -> Result<(), AgentError> {
+        self.knowledge.new_game();
+        self.search.new_game(start, moves)
+    }
+
+    fn choose(&mut self, state: &DotsAndBoxes, moves: &[Action]) -> Result<Choice, AgentError> {
+        match self.knowledge.known_move(state, &mut self.root_moves) {
+            Some(known) => Ok(Choice::plain(known.action())),
+            None => self.search.choose_among(state, moves, &self.root_moves),
+        }
     }
 }

@@ -12,13 +12,7 @@ pub struct MctsAgent<G: Game, R: RolloutPolicy<G> = RandomRollout> {
     seed: u64,
     games: u64,
     search: Search<G, Ucb, R>,
-    /// Fills the root moves worth searching (left empty: every legal move).
-    root_moves: Option<RootMoves<G>>,
-    allowed: Vec<Action>,
 }
-
-/// A rule that narrows the moves searched at the root, from knowledge of the game.
-pub type RootMoves<G> = fn(&G, &mut Vec<Action>);
 
 impl<G: Game> MctsAgent<G> {
     /// Plain MCTS (random rollouts).
@@ -35,15 +29,28 @@ impl<G: Game, R: RolloutPolicy<G>> MctsAgent<G, R> {
             seed: config.seed,
             games: 0,
             search: Search::new(config, ucb, rollout),
-            root_moves: None,
-            allowed: Vec::new(),
         }
     }
 
-    /// Searches only the root moves `rule` leaves; a single one is played without a search.
-    pub fn with_root_moves(mut self, rule: RootMoves<G>) -> Self {
-        self.root_moves = Some(rule);
-        self
+    /// [`choose`](Agent::choose) with the root's moves restricted to `allowed` (every legal
+    /// move when empty), for players whose knowledge of the game narrows them.
+    pub fn choose_among(
+        &mut self,
+        state: &G,
+        moves: &[Action],
+        allowed: &[Action],
+    ) -> Result<Choice, AgentError> {
+        let seed = derive_seed(derive_seed(self.seed, self.games), moves.len() as u64);
+        self.search.set_seed(seed);
+        let result = self
+            .search
+            .run_among(state, allowed)
+            .map_err(|e| AgentError::new(format!("search failed: {e}")))?;
+        Ok(Choice {
+            action: result.best,
+            iterations: result.iterations,
+            rollouts: result.rollouts,
+        })
     }
 }
 
@@ -63,23 +70,6 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for MctsAgent<G, R> {
     }
 
     fn choose(&mut self, state: &G, moves: &[Action]) -> Result<Choice, AgentError> {
-        self.allowed.clear();
-        if let Some(rule) = self.root_moves {
-            rule(state, &mut self.allowed);
-            if let [only] = self.allowed[..] {
-                return Ok(Choice::plain(only));
-            }
-        }
-        let seed = derive_seed(derive_seed(self.seed, self.games), moves.len() as u64);
-        self.search.set_seed(seed);
-        let result = self
-            .search
-            .run_among(state, &self.allowed)
-            .map_err(|e| AgentError::new(format!("search failed: {e}")))?;
-        Ok(Choice {
-            action: result.best,
-            iterations: result.iterations,
-            rollouts: result.rollouts,
-        })
+        self.choose_among(state, moves, &[])
     }
 }

@@ -10,7 +10,9 @@ mod mcts;
 mod spec;
 
 pub use dots::{GreedyAgent, RandomAgent, RivalAgent, RivalConfig, RivalReason};
-pub use endgame::{DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnownMove};
+pub use endgame::{
+    DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnowledgeAgent, KnownMove,
+};
 pub use external::{ExternalAgent, ExternalConfig};
 pub use game::{play_game, Forfeit, GameReport};
 pub use mcts::MctsAgent;

@@ -23,11 +23,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{
-    Agent, EndgameAgent, EndgameConfig, ExternalAgent, ExternalConfig, GreedyAgent, MctsAgent,
-    RandomAgent, RivalAgent, RivalConfig,
+    Agent, DotsKnowledge, EndgameConfig, ExternalAgent, ExternalConfig, GreedyAgent,
+    KnowledgeAgent, MctsAgent, RandomAgent, RivalAgent, RivalConfig,
 };
 use crate::game::Game;
-use crate::games::dots_and_boxes::analysis::safe_first_moves;
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
 use crate::nn::{load_dab_net, NetGuide, NetRollout};
@@ -72,21 +71,16 @@ const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
 const NET_KEYS: [&str; 3] = ["model", "threshold", "from_move"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
-/// An MCTS player of Dots and Boxes with the knowledge its spec asks for: the safe edges first
-/// at the root, the exact endgame around it.
+/// An MCTS player of Dots and Boxes with the knowledge its spec asks for (none: plain search).
 fn with_knowledge<R: RolloutPolicy<DotsAndBoxes> + 'static>(
-    mut agent: MctsAgent<DotsAndBoxes, R>,
+    agent: MctsAgent<DotsAndBoxes, R>,
     safe_first: bool,
     endgame: EndgameConfig,
 ) -> Box<dyn Agent<DotsAndBoxes>> {
-    if safe_first {
-        agent = agent.with_root_moves(safe_first_moves);
-    }
-    if endgame.is_on() {
-        Box::new(EndgameAgent::new(Box::new(agent), endgame))
-    } else {
-        Box::new(agent)
-    }
+    Box::new(KnowledgeAgent::new(
+        agent,
+        DotsKnowledge::new(endgame, safe_first),
+    ))
 }
 
 /// Splits `key=value,key=value`, keeping commas inside values when what follows is not a key.
