@@ -93,6 +93,99 @@ pub struct BenchReport {
     pub nn_from_move: Option<u32>,
 }
 
+/// One figure of a game's benchmark.
+#[derive(Clone, Debug, Serialize)]
+pub struct Figure {
+    pub name: String,
+    pub value: f64,
+    pub unit: &'static str,
+}
+
+impl Figure {
+    pub fn new(name: impl Into<String>, value: f64, unit: &'static str) -> Figure {
+        Figure {
+            name: name.into(),
+            value,
+            unit,
+        }
+    }
+}
+
+impl BenchReport {
+    /// The report as figures (what `engine bench --game dots_and_boxes` prints).
+    pub fn figures(&self) -> Vec<Figure> {
+        let t = self.threads;
+        let mut out = vec![
+            Figure::new("MCTS, empty board, 1 thread", self.empty_1t, "iterations/s"),
+            Figure::new("MCTS, 40-edge state, 1 thread", self.edges40_1t, "iterations/s"),
+            Figure::new(format!("MCTS, empty board, {t} threads"), self.empty_nt, "iterations/s"),
+            Figure::new(
+                format!("MCTS, 40-edge state, {t} threads"),
+                self.edges40_nt,
+                "iterations/s",
+            ),
+            Figure::new(
+                "random playouts from the empty board, 1 thread",
+                self.rollouts_empty_1t,
+                "playouts/s",
+            ),
+        ];
+        out.push(Figure::new(
+            "tree bytes a node",
+            self.bytes_per_node as f64,
+            "bytes",
+        ));
+        out
+    }
+}
+
+/// `engine bench` for any registered game: MCTS with the game's own rollout from the start
+/// position on one thread and on `threads`, and bare random games to the end.
+pub fn generic_figures<G: crate::games::RegisteredGame>(
+    start: &G,
+    opts: &BenchOptions,
+) -> Vec<Figure> {
+    let mut out = Vec::new();
+    let mut counts = vec![1];
+    if opts.threads > 1 {
+        counts.push(opts.threads);
+    }
+    for threads in counts {
+        let config = SearchConfig {
+            budget: Budget::iterations(opts.iterations * threads as u64),
+            threads,
+            seed: opts.seed,
+            ..SearchConfig::default()
+        };
+        let mut search = Search::new(config.clone(), Ucb::new(config.cp), G::Rollout::default());
+        let begin = Instant::now();
+        let mut iterations = 0;
+        for _ in 0..opts.repeats.max(1) {
+            iterations += search.run(start).map_or(0, |r| r.iterations);
+        }
+        out.push(Figure::new(
+            format!(
+                "MCTS from the start, {threads} thread{}",
+                if threads == 1 { "" } else { "s" }
+            ),
+            iterations as f64 / begin.elapsed().as_secs_f64(),
+            "iterations/s",
+        ));
+    }
+    let mut rng = Rng::new(opts.seed);
+    let begin = Instant::now();
+    let games = 1000;
+    for _ in 0..games {
+        start.clone().random_rollout(&mut rng);
+    }
+    out.push(Figure::new(
+        "random games to the end, 1 thread",
+        games as f64 / begin.elapsed().as_secs_f64(),
+        "games/s",
+    ));
+    out
+}
+
 /// Iterations/s over `repeats` searches of `iterations` per thread (a fresh tree each time,
 /// as a game's moves have): total iterations over total wall time.
 fn measure(state: &DotsAndBoxes, threads: usize, opts: &BenchOptions) -> f64 {

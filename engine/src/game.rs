@@ -232,4 +232,28 @@ pub trait Game: Clone + Send + Sync + fmt::Display + 'static {
     fn illegal_reason(&self, action: Action) -> String {
         format!("{} is not available", self.format_action(action))
     }
+
+    /// Whether the player to move is in the middle of a turn of several plies (an Amazons
+    /// arrow due after the queen move): commands that answer whole turns play on until it ends.
+    fn mid_turn(&self) -> bool {
+        false
+    }
+
+    /// Reads a move text that may stand for several plies (an Amazons turn `d1-d7/g7` in a game
+    /// searched ply by ply) and checks each in turn; by default one action.
+    fn parse_legal_plies(&self, text: &str) -> Result<Vec<Action>, ActionError> {
+        self.parse_legal_action(text).map(|a| vec![a])
+    }
+
+    /// The notation of `plies` played one after the other from this position (a whole turn);
+    /// by default the plies' notations separated by spaces.
+    fn format_plies(&self, plies: &[Action]) -> String {
+        let mut state = self.clone();
+        let mut words = Vec::with_capacity(plies.len());
+        for &a in plies {
+            words.push(state.format_action(a));
+            state.apply(a);
+        }
+        words.join(" ")
+    }
 }

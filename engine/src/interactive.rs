@@ -3,10 +3,11 @@
 
 use std::io::{self, BufRead, Write};
 
-use crate::agents::DotsKnowledge;
+use crate::games::dots_and_boxes::DotsKnowledge;
 use crate::game::{Action, Game, Player};
-use crate::games::DotsAndBoxes;
+use crate::games::{DotsAndBoxes, RegisteredGame};
 use crate::mcts::{RolloutPolicy, Search, TreePolicy};
+use crate::protocol::settings::Settings;
 
 const HELP: &str = "Type a move in the game's notation, or one of:
   moves   list the legal moves
@@ -80,6 +81,60 @@ impl<T: TreePolicy, R: RolloutPolicy<DotsAndBoxes>> EngineSide<DotsAndBoxes>
     }
 }
 
+/// The engine as the protocol runs it, for any registered game: the game's own search with the
+/// protocol's settings (the net and knowledge of Dots and Boxes, MG search for Amazons). The
+/// rest of a turn of several plies that the search saw is played without searching again.
+pub struct RegistryEngine<G: RegisteredGame> {
+    settings: Settings,
+    memory: G::Memory,
+    queued: Vec<Action>,
+    searches: u64,
+}
+
+impl<G: RegisteredGame> RegistryEngine<G> {
+    pub fn new(settings: Settings) -> RegistryEngine<G> {
+        RegistryEngine {
+            settings,
+            memory: G::Memory::default(),
+            queued: Vec::new(),
+            searches: 0,
+        }
+    }
+}
+
+impl<G: RegisteredGame> EngineSide<G> for RegistryEngine<G> {
+    fn engine_move(&mut self, state: &G) -> (Action, String) {
+        if let Some(a) = self.queued.pop() {
+            if state.is_legal(a) {
+                return (a, "the rest of its turn".into());
+            }
+            self.queued.clear();
+        }
+        let config = self
+            .settings
+            .search_config(self.searches)
+            .expect("the budget was checked");
+        self.searches += 1;
+        let searched = state
+            .engine_search(&self.settings, config, &mut self.memory)
+            .expect("the position is not over and the settings fit the game");
+        let mut plies = searched.plies;
+        self.queued = plies.split_off(1);
+        self.queued.reverse();
+        let note = match (&searched.result, searched.note) {
+            (_, Some(note)) => note,
+            (Some(result), None) => format!(
+                "{} iterations in {:.0} ms, value {:+.3} for it",
+                result.iterations,
+                result.elapsed.as_secs_f64() * 1000.0,
+                result.best_move().value_for(state.to_move())
+            ),
+            (None, None) => String::new(),
+        };
+        (plies[0], note)
+    }
+}
+
 /// Plays one game: `human` moves by typing, the engine moves for the other side with `engine`.
 /// Returns the final position (or the position when the person quit or input ended).
 pub fn play<G: Game>(
@@ -141,10 +196,12 @@ pub fn play<G: Game>(
                     }
                     None => writeln!(out, "Nothing to undo.")?,
                 },
-                _ => match state.parse_legal_action(text) {
-                    Ok(action) => {
+                _ => match state.parse_legal_plies(text) {
+                    Ok(plies) => {
                         history.push(state.clone());
-                        state.apply(action);
+                        for a in plies {
+                            state.apply(a);
+                        }
                         writeln!(out)?;
                         break;
                     }
@@ -212,7 +269,7 @@ mod tests {
 
     #[test]
     fn with_the_knowledge_the_solver_and_free_captures_answer() {
-        use crate::agents::EndgameConfig;
+        use crate::games::dots_and_boxes::EndgameConfig;
         // 2x2 has 12 edges: with the solver from 12 free edges no engine move is searched.
         let script: String = (0..12).map(|c| format!("{c}\n")).collect();
         let mut out = Vec::new();

@@ -1,21 +1,19 @@
 //! Players of a game, behind one trait: the engine's own searches and external programs that
 //! speak the text protocol. A player is named by a spec string (`mcts:iterations=20000`,
 //! `external:cmd=./engine protocol`), so match runners and command lines can build any of them.
+//! Players that know one game live with that game (`games/dots_and_boxes/players.rs`,
+//! `games/amazons/players.rs`); the game's registry entry builds them from a spec.
 
-mod dots;
-mod endgame;
 mod external;
 mod game;
 mod mcts;
+mod random;
 mod spec;
 
-pub use dots::{GreedyAgent, RandomAgent, RivalAgent, RivalConfig, RivalReason};
-pub use endgame::{
-    DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnowledgeAgent, KnownMove,
-};
 pub use external::{ExternalAgent, ExternalConfig};
 pub use game::{play_game, Forfeit, GameReport};
 pub use mcts::MctsAgent;
+pub use random::RandomAgent;
 pub use spec::{parse_spec, AgentSpec};
 
 use crate::game::{Action, Game};

@@ -22,11 +22,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{
-    Agent, DotsKnowledge, EndgameConfig, ExternalAgent, ExternalConfig, GreedyAgent,
-    KnowledgeAgent, MctsAgent, RandomAgent, RivalAgent, RivalConfig,
-};
+use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
 use crate::game::Game;
+use crate::games::dots_and_boxes::{
+    DotsKnowledge, EndgameConfig, GreedyAgent, KnowledgeAgent, RivalAgent, RivalConfig,
+};
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
 use crate::nn::{load_dab_net, NetGuide, NetRollout};
@@ -42,6 +42,9 @@ pub enum AgentSpec {
         config: SearchConfig,
         endgame: EndgameConfig,
         safe_first: bool,
+        /// Keys a game reads for its own search (Amazons: `turn`, `depth`, `backup`, `scale`,
+        /// `pe`), checked by the game that builds the player.
+        game_keys: Vec<(String, String)>,
     },
     Nn {
         text: String,
@@ -62,7 +65,17 @@ pub enum AgentSpec {
         text: String,
         config: RivalConfig,
     },
+    /// Iterative-deepening alpha-beta with a time budget a move (Amazons).
+    AlphaBeta {
+        text: String,
+        time_ms: u64,
+        max_depth: u32,
+        seed: u64,
+    },
 }
+
+/// Keys of `mcts` that a game reads for its own search (Amazons'), refused by the others.
+pub const GAME_SEARCH_KEYS: [&str; 5] = ["turn", "depth", "backup", "scale", "pe"];
 
 const SEARCH_KEYS: [&str; 6] = ["iterations", "time_ms", "threads", "cp", "counter", "seed"];
 const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
@@ -146,6 +159,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     || (net && NET_KEYS.contains(&k))
                     || SOLVER_KEYS.contains(&k)
                     || (!rival && KNOWLEDGE_KEYS.contains(&k))
+                    || (kind == "mcts" && GAME_SEARCH_KEYS.contains(&k))
             };
             let list = if body.is_empty() {
                 Vec::new()
@@ -169,8 +183,10 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let mut safe_first = net;
             let mut model = PathBuf::from(DEFAULT_MODEL);
             let mut guide = NetGuide::default();
+            let mut game_keys = Vec::new();
             for (key, value) in &list {
                 match key.as_str() {
+                    k if GAME_SEARCH_KEYS.contains(&k) => game_keys.push((key.clone(), value.clone())),
                     "iterations" => iterations = Some(number(key, value).map_err(err)?),
                     "time_ms" => {
                         time_ms = Some(number::<u64>(key, value).map_err(err)?);
@@ -247,7 +263,33 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     config,
                     endgame,
                     safe_first,
+                    game_keys,
                 }
+            })
+        }
+        "alphabeta" => {
+            let known = |k: &str| ["time_ms", "depth", "seed"].contains(&k);
+            let list = if body.is_empty() {
+                Vec::new()
+            } else {
+                pairs(body, &known).map_err(err)?
+            };
+            let (mut time_ms, mut max_depth, mut seed) = (1000u64, 64u32, 1u64);
+            for (key, value) in &list {
+                match key.as_str() {
+                    "time_ms" => time_ms = number(key, value).map_err(err)?,
+                    "depth" => max_depth = number(key, value).map_err(err)?,
+                    _ => seed = number(key, value).map_err(err)?,
+                }
+            }
+            if time_ms == 0 || max_depth == 0 {
+                return Err(err("time_ms and depth must be positive".into()));
+            }
+            Ok(AgentSpec::AlphaBeta {
+                text: text.to_string(),
+                time_ms,
+                max_depth,
+                seed,
             })
         }
         "external" => {
@@ -278,7 +320,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             Ok(AgentSpec::External(config))
         }
         other => Err(err(format!(
-            "unknown player kind '{other}' (known: random, greedy, rival, mcts, nn, external)"
+            "unknown player kind '{other}' (known: random, greedy, rival, mcts, nn, alphabeta, external)"
         ))),
     }
 }
@@ -306,7 +348,9 @@ impl AgentSpec {
                 config,
                 endgame,
                 safe_first,
+                game_keys,
             } => {
+                refuse_game_keys(text, game_keys, "dots_and_boxes")?;
                 let agent = MctsAgent::plain(text.clone(), config.clone());
                 Ok(with_knowledge(agent, *safe_first, *endgame))
             }
@@ -314,10 +358,7 @@ impl AgentSpec {
             AgentSpec::Rival { text, config } => {
                 Ok(Box::new(RivalAgent::new(text.clone(), config.clone())))
             }
-            other => other.build(GameSpec::DotsAndBoxes {
-                rows: board.rows() as u8,
-                cols: board.cols() as u8,
-            }),
+            other => other.build(GameSpec::dots_and_boxes(board.rows(), board.cols())?),
         }
     }
 
@@ -332,7 +373,13 @@ impl AgentSpec {
     /// refused).
     pub fn build<G: Game>(&self, spec: GameSpec) -> Result<Box<dyn Agent<G>>, String> {
         match self {
-            AgentSpec::Mcts { text, config, .. } => {
+            AgentSpec::Mcts {
+                text,
+                config,
+                game_keys,
+                ..
+            } => {
+                refuse_game_keys(text, game_keys, spec.name())?;
                 if self.asks_dots_knowledge() {
                     return Err(format!(
                         "player '{text}': the exact endgame (solver_edges, solver_nodes) and \
@@ -349,7 +396,24 @@ impl AgentSpec {
             AgentSpec::Greedy { .. } | AgentSpec::Rival { .. } => Err(format!(
                 "players greedy and rival know Dots and Boxes only, not {spec}"
             )),
+            AgentSpec::AlphaBeta { text, .. } => Err(format!(
+                "player '{text}': alphabeta plays Amazons only, not {spec}"
+            )),
         }
+    }
+}
+
+/// Refuses the keys another game's search reads.
+pub fn refuse_game_keys(
+    text: &str,
+    keys: &[(String, String)],
+    game: &str,
+) -> Result<(), String> {
+    match keys.first() {
+        Some((key, _)) => Err(format!(
+            "player '{text}': {key} is a key of the Amazons search, not of {game}"
+        )),
+        None => Ok(()),
     }
 }
 
@@ -415,18 +479,18 @@ mod tests {
         ] {
             let e = parse_spec(dots_only)
                 .unwrap()
-                .build::<crate::games::TicTacToe>(GameSpec::TicTacToe)
+                .build::<crate::games::TicTacToe>(GameSpec::named("tictactoe").unwrap())
                 .err()
                 .unwrap();
             assert!(e.contains("for Dots and Boxes only"), "{e}");
         }
         assert!(parse_spec("mcts")
             .unwrap()
-            .build::<crate::games::TicTacToe>(GameSpec::TicTacToe)
+            .build::<crate::games::TicTacToe>(GameSpec::named("tictactoe").unwrap())
             .is_ok());
         for (bad, says) in [
             ("chess", "unknown player kind"),
-            ("mcts:depth=3", "unknown key 'depth'"),
+            ("mcts:width=3", "unknown key 'width'"),
             ("mcts:iterations=x", "iterations must be a number"),
             ("mcts:model=a", "unknown key 'model'"),
             ("nn:threshold=3", "threshold"),

@@ -18,9 +18,10 @@ pub struct StartPosition {
     pub perfect: Option<Outcome>,
 }
 
-/// Reads a positions file for `board`'s game and size; every move is checked, and errors name
-/// the file, the line and the move.
-pub fn read_positions(path: &Path, board: &DotsAndBoxes) -> Result<Vec<StartPosition>, String> {
+/// Reads a positions file for `board`'s game: one position a line, the moves from the start in
+/// the game's notation (or ids), `# winner=1|2|draw` after them when known. Every move is
+/// checked, and errors name the file, the line and the move.
+pub fn read_positions<G: Game>(path: &Path, board: &G) -> Result<Vec<StartPosition>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -30,13 +31,15 @@ pub fn read_positions(path: &Path, board: &DotsAndBoxes) -> Result<Vec<StartPosi
             continue;
         }
         let mut moves = Vec::new();
-        let mut state = *board;
+        let mut state = board.clone();
         for word in body.split_whitespace() {
-            let a = state
-                .parse_legal_action(word)
+            let plies = state
+                .parse_legal_plies(word)
                 .map_err(|e| format!("{}: move {}: {e}", at(), moves.len() + 1))?;
-            state.apply(a);
-            moves.push(a);
+            for a in plies {
+                state.apply(a);
+                moves.push(a);
+            }
         }
         if state.is_terminal() {
             return Err(format!("{}: the position is already over", at()));

@@ -284,6 +284,39 @@ impl TicTacToeSolver {
     }
 }
 
+impl crate::games::registry::RegisteredGame for TicTacToe {
+    const NAME: &'static str = "tictactoe";
+    const ALIASES: &'static [&'static str] = &["tic_tac_toe"];
+    const ABOUT: &'static str = "Tic-tac-toe, solved exactly: the search's test bench.";
+
+    fn from_params(_: &[i64]) -> Result<TicTacToe, String> {
+        Ok(TicTacToe::new())
+    }
+
+    fn param_values(&self) -> Vec<i64> {
+        Vec::new()
+    }
+
+    type Rollout = crate::mcts::RandomRollout;
+
+    /// `BOARD`: nine cells row by row, each X, O or '.'.
+    fn parse_position(&self, args: &[&str]) -> Result<TicTacToe, String> {
+        match args {
+            [board] => TicTacToe::from_board_string(board),
+            _ => Err(format!(
+                "expected set_position BOARD (nine cells of X, O or '.'), got {} arguments",
+                args.len()
+            )),
+        }
+    }
+
+    fn position_text(&self) -> String {
+        self.board_string()
+    }
+
+    type Memory = ();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,6 +118,9 @@ pub struct SearchResult {
     /// What the rollouts did, over all threads (net evaluations and cut-offs for a net-guided
     /// search).
     pub rollouts: RolloutStats,
+    /// When the player to move moves again after `best` (a turn of several plies), the search's
+    /// most visited next ply of that player, if the tree reached it.
+    pub reply: Option<Action>,
 }
 
 impl SearchResult {
@@ -277,7 +280,47 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
             })
         };
         let elapsed = start.elapsed();
-        Ok(merge(root.to_move(), outputs, elapsed, threads))
+        let mut result = merge(root.to_move(), outputs, elapsed, threads);
+        result.reply = self.reply(root, result.best);
+        Ok(result)
+    }
+
+    /// When the player to move at the root moves again after `best` (an Amazons arrow after
+    /// its queen move), the most visited of `best`'s children over all trees: the rest of the
+    /// turn as the search sees it.
+    fn reply(&self, root: &G, best: Action) -> Option<Action> {
+        let mut after = root.clone();
+        after.apply(best);
+        if after.is_terminal() || after.to_move() != root.to_move() {
+            return None;
+        }
+        let mut visits: Vec<(Action, u64)> = Vec::new();
+        for w in &self.workers {
+            let tree = &w.tree;
+            let Some(root_node) = tree.nodes.first().filter(|n| n.is_expanded()) else {
+                continue;
+            };
+            let first = root_node.first_child as usize;
+            let children = &tree.nodes[first..first + root_node.num_children as usize];
+            let Some(child) = children.iter().find(|c| c.action == best) else {
+                continue;
+            };
+            if !child.is_expanded() {
+                continue;
+            }
+            let first = child.first_child as usize;
+            for g in &tree.nodes[first..first + child.num_children as usize] {
+                match visits.iter_mut().find(|(a, _)| *a == g.action) {
+                    Some((_, v)) => *v += g.visits as u64,
+                    None => visits.push((g.action, g.visits as u64)),
+                }
+            }
+        }
+        visits
+            .into_iter()
+            .filter(|&(_, v)| v > 0)
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|(a, _)| a)
     }
 }
 
@@ -331,6 +374,7 @@ fn merge(
         threads,
         root_moves,
         rollouts,
+        reply: None,
     }
 }
 

@@ -126,7 +126,7 @@ impl ValueNet {
         let spec = serde_json::to_value(self.meta.game).expect("a spec serialises");
         meta.insert("format".into(), MODEL_FORMAT.into());
         meta.insert("game".into(), self.meta.game.name().into());
-        if let GameSpec::DotsAndBoxes { rows, cols } = self.meta.game {
+        if let (Some(rows), Some(cols)) = (self.meta.game.get("rows"), self.meta.game.get("cols")) {
             meta.insert("rows".into(), rows.to_string());
             meta.insert("cols".into(), cols.to_string());
         }
@@ -251,9 +251,10 @@ impl ValueNet {
                 self.meta.game
             ));
         }
-        let known: &[&str] = match game {
-            GameSpec::DotsAndBoxes { .. } => &[DAB_ENCODING, DAB_ENCODING_TO_MOVE],
-            GameSpec::TicTacToe => &["tictactoe-v1"],
+        let known: &[&str] = match game.name() {
+            "dots_and_boxes" => &[DAB_ENCODING, DAB_ENCODING_TO_MOVE],
+            "tictactoe" => &["tictactoe-v1"],
+            _ => &[],
         };
         if !known.contains(&self.meta.encoding.as_str()) {
             return Err(format!(

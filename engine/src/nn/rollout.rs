@@ -105,10 +105,7 @@ impl DabNet {
 
     /// [`new`](Self::new) with the loops for `simd` (which the CPU must support).
     pub fn with_simd(net: &ValueNet, board: &DotsAndBoxes, simd: Simd) -> Result<DabNet, String> {
-        let spec = GameSpec::DotsAndBoxes {
-            rows: board.rows() as u8,
-            cols: board.cols() as u8,
-        };
+        let spec = GameSpec::dots_and_boxes(board.rows(), board.cols())?;
         net.check_fits(spec, board.feature_len())?;
         let fast = FastNet::with_simd(net, simd);
         let geo = board.geometry();

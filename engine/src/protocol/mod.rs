@@ -6,13 +6,14 @@
 //! can crash the session: lines are bounded ([`reader::MAX_LINE`]), any bytes are read, and
 //! every command checks its arguments and the state before changing anything.
 
+pub mod botzone;
 pub mod reader;
 pub mod settings;
 pub mod table;
 
 use std::io::{self, BufRead, Write};
 
-use crate::games::{DotsAndBoxes, GameSpec, TicTacToe, GAME_NAMES};
+use crate::games::{game_names, DotsAndBoxes, GameSpec, GameVisitor, RegisteredGame};
 use reader::{read_line, Line, MAX_LINE};
 use settings::{Settings, OPTION_NAMES};
 use table::{GameTable, Table};
@@ -261,48 +262,27 @@ impl Session {
         let Some((name, params)) = args.split_first() else {
             return Err(format!(
                 "expected game NAME [key=value ...] (games: {})",
-                GAME_NAMES.join(", ")
+                game_names().join(", ")
             ));
         };
-        let name = name.replace('-', "_");
-        let mut rows = 5usize;
-        let mut cols = 5usize;
-        for param in params {
-            let (key, value) = param
-                .split_once('=')
-                .ok_or_else(|| format!("parameter '{param}' is not key=value"))?;
-            let size = || {
-                value
-                    .parse::<usize>()
-                    .map_err(|_| format!("{key} must be a whole number, got '{value}'"))
-            };
-            match (name.as_str(), key) {
-                ("dots_and_boxes", "rows") => rows = size()?,
-                ("dots_and_boxes", "cols") => cols = size()?,
-                ("dots_and_boxes", _) => {
-                    return Err(format!(
-                        "dots_and_boxes has the parameters rows and cols, not '{key}'"
-                    ))
-                }
-                _ => return Err(format!("{name} takes no parameter '{key}'")),
+        let spec = GameSpec::parse(name, params)?;
+        self.settings.fit(spec)?;
+        struct NewTable;
+        impl GameVisitor for NewTable {
+            type Output = Box<dyn GameTable + Send>;
+            fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+                Box::new(Table::new(start))
             }
         }
-        let spec = GameSpec::new(&name, rows, cols)?;
-        self.settings.fit(spec)?;
-        self.table = match spec {
-            GameSpec::DotsAndBoxes { .. } => Box::new(Table::new(spec.dots_and_boxes()?)),
-            GameSpec::TicTacToe => Box::new(Table::new(TicTacToe::new())),
-        };
+        self.table = spec.visit(NewTable)?;
         Ok(canonical_name(spec))
     }
 }
 
-/// How `game` names a game in its answer: `dots_and_boxes rows=5 cols=5`, `tictactoe`.
+/// How `game` names a game in its answer: `dots_and_boxes rows=5 cols=5`, `tictactoe`,
+/// `amazons size=10 turn=split`.
 pub fn canonical_name(spec: GameSpec) -> String {
-    match spec {
-        GameSpec::DotsAndBoxes { rows, cols } => format!("dots_and_boxes rows={rows} cols={cols}"),
-        GameSpec::TicTacToe => "tictactoe".into(),
-    }
+    spec.canonical()
 }
 
 /// Serves the protocol from a new session: reads commands from `input` until `quit` or its end,

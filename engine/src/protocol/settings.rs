@@ -35,6 +35,8 @@ pub struct Settings {
     /// Dots and Boxes: only the safe edges searched while there are any and no box to take.
     pub safe_first: bool,
     pub notation: Notation,
+    /// `genmove` answers one ply instead of a whole turn (Amazons' queen move alone).
+    pub plies: bool,
 }
 
 impl Default for Settings {
@@ -51,12 +53,13 @@ impl Default for Settings {
             solver_edges: 0,
             safe_first: false,
             notation: Notation::Text,
+            plies: false,
         }
     }
 }
 
 /// The option names, in the order `get_option` without a name lists them.
-pub const OPTION_NAMES: [&str; 12] = [
+pub const OPTION_NAMES: [&str; 13] = [
     "iterations",
     "time_ms",
     "threads",
@@ -69,6 +72,7 @@ pub const OPTION_NAMES: [&str; 12] = [
     "solver_edges",
     "safe_first",
     "notation",
+    "genmove_plies",
 ];
 
 fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
@@ -79,9 +83,10 @@ fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
 
 /// Refuses an option of Dots-and-Boxes knowledge for other games.
 fn dots_only(name: &str, game: GameSpec) -> Result<(), String> {
-    match game {
-        GameSpec::DotsAndBoxes { .. } => Ok(()),
-        other => Err(format!("{name} is for Dots and Boxes only, not {other}")),
+    if game.is_dots_and_boxes() {
+        Ok(())
+    } else {
+        Err(format!("{name} is for Dots and Boxes only, not {game}"))
     }
 }
 
@@ -127,12 +132,10 @@ impl Settings {
                     return Ok(());
                 }
                 let path = PathBuf::from(value);
-                let board = match game {
-                    GameSpec::DotsAndBoxes { .. } => game.dots_and_boxes()?,
-                    other => {
-                        return Err(format!("value nets guide Dots and Boxes only, not {other}"))
-                    }
-                };
+                if !game.is_dots_and_boxes() {
+                    return Err(format!("value nets guide Dots and Boxes only, not {game}"));
+                }
+                let board: DotsAndBoxes = game.start()?;
                 let net = load_dab_net(&path, &board).map_err(|e| e.to_string())?;
                 self.model = Some((path, Arc::new(net)));
             }
@@ -163,6 +166,13 @@ impl Settings {
                         true
                     }
                     _ => return Err(format!("safe_first is 0 or 1, got '{value}'")),
+                }
+            }
+            "genmove_plies" => {
+                self.plies = match value {
+                    "0" => false,
+                    "1" => true,
+                    _ => return Err(format!("genmove_plies is 0 or 1, got '{value}'")),
                 }
             }
             "notation" => {
@@ -202,6 +212,7 @@ impl Settings {
             "net_from_move" => self.guide.from_move.to_string(),
             "solver_edges" => self.solver_edges.to_string(),
             "safe_first" => u8::from(self.safe_first).to_string(),
+            "genmove_plies" => u8::from(self.plies).to_string(),
             "notation" => match self.notation {
                 Notation::Text => "text".into(),
                 Notation::Id => "id".into(),
@@ -233,13 +244,12 @@ impl Settings {
         let Some((path, net)) = &self.model else {
             return Ok(());
         };
-        let fits = match game {
-            GameSpec::DotsAndBoxes { .. } => {
-                let board: DotsAndBoxes = game.dots_and_boxes()?;
-                net.value_net()
-                    .check_fits(game, crate::Game::feature_len(&board))
-            }
-            other => Err(format!("value nets guide Dots and Boxes only, not {other}")),
+        let fits = if game.is_dots_and_boxes() {
+            let board: DotsAndBoxes = game.start()?;
+            net.value_net()
+                .check_fits(game, crate::Game::feature_len(&board))
+        } else {
+            Err(format!("value nets guide Dots and Boxes only, not {game}"))
         };
         fits.map_err(|e| {
             format!(

@@ -1,138 +1,9 @@
-//! The game on the protocol's table: its position, the history `undo` walks back, and what
-//! each game adds (its position text, how it searches).
-
-use std::sync::Arc;
+//! The game on the protocol's table: its position and the history `undo` walks back. What each
+//! game adds (its position text, how the engine searches it) is its registry entry.
 
 use super::settings::{Notation, Settings};
-use crate::agents::{DotsKnowledge, EndgameConfig};
-use crate::game::{Action, Game};
-use crate::games::{DotsAndBoxes, GameSpec, TicTacToe};
-use crate::mcts::{Search, SearchConfig, Ucb};
-use crate::nn::NetRollout;
-use crate::Player;
-
-/// What the protocol needs of a game beyond [`Game`].
-pub trait ProtocolGame: Game {
-    fn spec(&self) -> GameSpec;
-    /// The position `set_position` describes (same game and size as `self`).
-    fn parse_position(&self, args: &[&str]) -> Result<Self, String>;
-    /// The position as `set_position` arguments.
-    fn position_text(&self) -> String;
-    /// What a game keeps from move to move to choose its moves (the solver's table).
-    type Memory: Default;
-    /// The move for this position: searched with the settings (and the net and knowledge,
-    /// where the game has them).
-    fn choose(
-        &self,
-        settings: &Settings,
-        config: SearchConfig,
-        memory: &mut Self::Memory,
-    ) -> Result<Action, String>;
-}
-
-impl ProtocolGame for DotsAndBoxes {
-    fn spec(&self) -> GameSpec {
-        GameSpec::DotsAndBoxes {
-            rows: self.rows() as u8,
-            cols: self.cols() as u8,
-        }
-    }
-
-    /// `EDGES P1_SCORE P2_SCORE TO_MOVE [OWNERS]`.
-    fn parse_position(&self, args: &[&str]) -> Result<DotsAndBoxes, String> {
-        let usage = "set_position EDGES P1_SCORE P2_SCORE TO_MOVE [OWNERS]";
-        if !(4..=5).contains(&args.len()) {
-            return Err(format!("expected {usage}, got {} arguments", args.len()));
-        }
-        let score = |text: &str| {
-            text.parse::<u32>()
-                .map_err(|_| format!("a score is a whole number, got '{text}'"))
-        };
-        let to_move = Player::parse(args[3])
-            .ok_or_else(|| format!("the player to move is 1 or 2, got '{}'", args[3]))?;
-        DotsAndBoxes::from_edge_string(
-            self.rows(),
-            self.cols(),
-            args[0],
-            [score(args[1])?, score(args[2])?],
-            to_move,
-            args.get(4).copied(),
-        )
-        .map_err(|e| e.to_string())
-    }
-
-    fn position_text(&self) -> String {
-        let [a, b] = self.scores().expect("Dots and Boxes keeps scores");
-        format!(
-            "{} {a} {b} {} {}",
-            self.edge_string(),
-            self.to_move().number(),
-            self.owner_string()
-        )
-    }
-
-    type Memory = DotsKnowledge;
-
-    fn choose(
-        &self,
-        settings: &Settings,
-        config: SearchConfig,
-        knowledge: &mut DotsKnowledge,
-    ) -> Result<Action, String> {
-        knowledge.configure(
-            EndgameConfig::from_edges(settings.solver_edges),
-            settings.safe_first,
-        );
-        let mut root_moves = Vec::new();
-        if let Some(known) = knowledge.known_move(self, &mut root_moves) {
-            return Ok(known.action());
-        }
-        let cp = config.cp;
-        let result = match &settings.model {
-            Some((_, net)) => {
-                let rollout = NetRollout::new(Arc::clone(net), settings.guide)?;
-                Search::new(config, Ucb::new(cp), rollout).run_among(self, &root_moves)
-            }
-            None => Search::plain(config).run_among(self, &root_moves),
-        };
-        result.map(|r| r.best).map_err(|e| e.to_string())
-    }
-}
-
-impl ProtocolGame for TicTacToe {
-    fn spec(&self) -> GameSpec {
-        GameSpec::TicTacToe
-    }
-
-    /// `BOARD`: nine cells row by row, each X, O or '.'.
-    fn parse_position(&self, args: &[&str]) -> Result<TicTacToe, String> {
-        match args {
-            [board] => TicTacToe::from_board_string(board),
-            _ => Err(format!(
-                "expected set_position BOARD (nine cells of X, O or '.'), got {} arguments",
-                args.len()
-            )),
-        }
-    }
-
-    fn position_text(&self) -> String {
-        self.board_string()
-    }
-
-    type Memory = ();
-
-    fn choose(
-        &self,
-        _settings: &Settings,
-        config: SearchConfig,
-        _: &mut (),
-    ) -> Result<Action, String> {
-        Search::plain(config)
-            .run(self)
-            .map(|r| r.best)
-            .map_err(|e| e.to_string())
-    }
-}
+use crate::game::Action;
+use crate::games::{GameSpec, RegisteredGame};
 
 /// The game being played, as the protocol drives it (object safe, so the `game` command can
 /// swap games).
@@ -154,15 +25,16 @@ pub trait GameTable {
 }
 
 /// A game's start position, current position and history.
-pub struct Table<G: ProtocolGame> {
+pub struct Table<G: RegisteredGame> {
     start: G,
     state: G,
-    /// Positions before each move played since the start or the last `set_position`.
+    /// Positions before each `play` or `genmove` since the start or the last `set_position`
+    /// (a whole turn of several plies is one entry).
     history: Vec<G>,
     memory: G::Memory,
 }
 
-impl<G: ProtocolGame> Table<G> {
+impl<G: RegisteredGame> Table<G> {
     pub fn new(start: G) -> Table<G> {
         Table {
             state: start.clone(),
@@ -180,7 +52,7 @@ impl<G: ProtocolGame> Table<G> {
     }
 }
 
-impl<G: ProtocolGame> GameTable for Table<G> {
+impl<G: RegisteredGame> GameTable for Table<G> {
     fn spec(&self) -> GameSpec {
         self.state.spec()
     }
@@ -197,12 +69,14 @@ impl<G: ProtocolGame> GameTable for Table<G> {
     }
 
     fn play(&mut self, text: &str) -> Result<(), String> {
-        let action = self
+        let plies = self
             .state
-            .parse_legal_action(text)
+            .parse_legal_plies(text)
             .map_err(|e| e.to_string())?;
         self.history.push(self.state.clone());
-        self.state.apply(action);
+        for a in plies {
+            self.state.apply(a);
+        }
         Ok(())
     }
 
@@ -210,11 +84,38 @@ impl<G: ProtocolGame> GameTable for Table<G> {
         if self.state.is_terminal() {
             return Err("the game is over".into());
         }
-        let config = settings.search_config(self.history.len() as u64)?;
-        let best = self.state.choose(settings, config, &mut self.memory)?;
-        let text = self.format(best, settings.notation);
-        self.history.push(self.state.clone());
-        self.state.apply(best);
+        let before = self.state.clone();
+        let mut played = Vec::new();
+        let mut state = self.state.clone();
+        // A whole turn: the plies the search saw, then more searches while the turn goes on
+        // (unless plies are asked for).
+        loop {
+            let config = settings.search_config((self.history.len() + played.len()) as u64)?;
+            let searched = state.engine_search(settings, config, &mut self.memory)?;
+            for a in searched.plies {
+                if state.is_terminal() || !state.is_legal(a) {
+                    break;
+                }
+                state.apply(a);
+                played.push(a);
+                if !state.mid_turn() || settings.plies {
+                    break;
+                }
+            }
+            if !state.mid_turn() || settings.plies || state.is_terminal() {
+                break;
+            }
+        }
+        let text = match settings.notation {
+            Notation::Text => before.format_plies(&played),
+            Notation::Id => played
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        self.history.push(before);
+        self.state = state;
         Ok(text)
     }
 

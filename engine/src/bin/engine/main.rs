@@ -6,16 +6,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
-use engine::agents::{DotsKnowledge, EndgameConfig};
 use engine::bench::{self, BenchOptions};
-use engine::games::{DotsAndBoxes, TicTacToe};
-use engine::interactive::{self, WithKnowledge};
-use engine::mcts::{Budget, CounterMode, RolloutPolicy, Search, SearchConfig, Ucb, BYTES_PER_NODE};
-use engine::nn::{load_dab_net, DabNet, NetGuide, NetRollout};
+use engine::games::{describe_games, DotsAndBoxes, GameSpec, GameVisitor, RegisteredGame};
+use engine::interactive::{self, RegistryEngine};
+use engine::mcts::{Budget, CounterMode, SearchConfig, SearchResult, Ucb, BYTES_PER_NODE};
+use engine::nn::{load_dab_net, DabNet, NetGuide};
+use engine::protocol::settings::Settings;
 use engine::{Game, Player};
 
+mod botzone_cmd;
 mod match_cmd;
 mod paper_cmd;
 
@@ -36,8 +37,14 @@ enum Command {
     Play(PlayArgs),
     /// Search one position and print the statistics of every move.
     Analyse(AnalyseArgs),
-    /// Measure MCTS iterations per second on 5x5 Dots and Boxes.
+    /// Measure MCTS iterations per second (5x5 Dots and Boxes unless --game names a game).
     Bench(BenchArgs),
+    /// Count the leaves of the move tree from the start (Amazons: whole turns), with the time.
+    Perft(PerftArgs),
+    /// List the games and their parameters.
+    Games,
+    /// Speak Botzone's simple interaction for 8x8 Amazons (one turn per run, or keep running).
+    Botzone(botzone_cmd::BotzoneArgs),
     /// Speak the text protocol on stdin/stdout (GTP-shaped; see docs/PROTOCOL.md).
     Protocol,
     /// Play a match between two players and report the statistics.
@@ -48,25 +55,36 @@ enum Command {
     Paper(paper_cmd::PaperArgs),
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum GameName {
-    #[value(name = "dots_and_boxes", alias = "dots-and-boxes")]
-    DotsAndBoxes,
-    #[value(name = "tictactoe", alias = "tic-tac-toe")]
-    Tictactoe,
+#[derive(Args, Clone)]
+pub struct BoardArgs {
+    /// Which game (`engine games` lists them with their parameters).
+    #[arg(long, default_value = "dots_and_boxes")]
+    pub game: String,
+    /// A game parameter as key=value, repeatable (`-p size=8 -p turn=whole`).
+    #[arg(long = "param", short = 'p')]
+    pub params: Vec<String>,
+    /// Rows of boxes (Dots and Boxes, 1 to 7; default 5): the parameter rows.
+    #[arg(long)]
+    pub rows: Option<usize>,
+    /// Columns of boxes (Dots and Boxes, 1 to 7; default 5): the parameter cols.
+    #[arg(long)]
+    pub cols: Option<usize>,
+    /// Board size (Amazons: 10, 8 or 6): the parameter size.
+    #[arg(long)]
+    pub size: Option<usize>,
 }
 
-#[derive(Args, Clone)]
-struct BoardArgs {
-    /// Which game.
-    #[arg(long, value_enum, default_value = "dots_and_boxes")]
-    game: GameName,
-    /// Rows of boxes (Dots and Boxes, 1 to 7).
-    #[arg(long, default_value_t = 5)]
-    rows: usize,
-    /// Columns of boxes (Dots and Boxes, 1 to 7).
-    #[arg(long, default_value_t = 5)]
-    cols: usize,
+impl BoardArgs {
+    /// The game and its parameters, checked.
+    pub fn spec(&self) -> Result<GameSpec, String> {
+        let mut params = self.params.clone();
+        for (key, value) in [("rows", self.rows), ("cols", self.cols), ("size", self.size)] {
+            if let Some(v) = value {
+                params.push(format!("{key}={v}"));
+            }
+        }
+        GameSpec::parse(&self.game, &params)
+    }
 }
 
 #[derive(Args, Clone)]
@@ -160,22 +178,6 @@ impl NetArgs {
         Ok(Some((Arc::new(net), guide)))
     }
 
-    /// Refuses --model for games without a value net.
-    fn refuse_for(&self, game: &str) -> Result<(), String> {
-        match &self.model {
-            Some(_) => Err(format!(
-                "--model: value nets guide Dots and Boxes only, not {game}"
-            )),
-            None => Ok(()),
-        }
-    }
-}
-
-/// What a search needs besides its settings: the net, when there is one.
-fn rollout(net: &Option<(Arc<DabNet>, NetGuide)>) -> Option<NetRollout> {
-    net.as_ref().map(|(net, guide)| {
-        NetRollout::new(net.clone(), *guide).expect("the guide was checked when loaded")
-    })
 }
 
 #[derive(Args)]
@@ -202,9 +204,14 @@ struct PlayArgs {
 struct AnalyseArgs {
     #[command(flatten)]
     board: BoardArgs,
-    /// The moves from the empty board, separated by spaces: ids or h<r>,<c> / v<r>,<c>.
-    #[arg(long, conflicts_with = "edges")]
+    /// The moves from the start, separated by spaces, in the game's notation or as ids
+    /// (Dots and Boxes: h<r>,<c> / v<r>,<c>; Amazons: d1-d7/g7).
+    #[arg(long, conflicts_with_all = ["edges", "position"])]
     moves: Option<String>,
+    /// The position as the protocol's set_position arguments, in one string (Amazons:
+    /// "BOARD TO_MOVE [FROM-TO]").
+    #[arg(long, conflicts_with = "edges")]
+    position: Option<String>,
     /// Dots and Boxes: the '0'/'1' string of all edges in id order.
     #[arg(long)]
     edges: Option<String>,
@@ -228,9 +235,19 @@ struct AnalyseArgs {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// Iterations of one search, per thread (the paper's 100,000 a move by default).
-    #[arg(long, default_value_t = 100_000)]
-    iterations: u64,
+    /// Another game than 5x5 Dots and Boxes (with -p/--size for its parameters).
+    #[arg(long)]
+    game: Option<String>,
+    /// A game parameter as key=value for --game, repeatable.
+    #[arg(long = "param", short = 'p')]
+    params: Vec<String>,
+    /// Board size for --game (Amazons: 10, 8 or 6).
+    #[arg(long)]
+    size: Option<usize>,
+    /// Iterations of one search, per thread (default: the paper's 100,000 a move for Dots and
+    /// Boxes, 20,000 for other games).
+    #[arg(long)]
+    iterations: Option<u64>,
     /// Threads for the *_nt figures (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -252,6 +269,12 @@ fn main() -> ExitCode {
         Command::Play(args) => play(args),
         Command::Analyse(args) => analyse(args),
         Command::Bench(args) => run_bench(args),
+        Command::Perft(args) => perft(args),
+        Command::Games => {
+            println!("{}", describe_games());
+            Ok(())
+        }
+        Command::Botzone(args) => botzone_cmd::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Positions(args) => match_cmd::positions(args),
         Command::Paper(args) => paper_cmd::run(args),
@@ -263,118 +286,151 @@ fn main() -> ExitCode {
     engine::cli::finish("engine", result)
 }
 
+/// The protocol's settings from the command line's search, net and knowledge flags.
+fn settings(
+    search: &SearchArgs,
+    net: &NetArgs,
+    solver_edges: u32,
+    safe_first: bool,
+    spec: GameSpec,
+) -> Result<Settings, String> {
+    let config = search.config()?;
+    let mut settings = Settings {
+        iterations: config.budget.iterations,
+        time_ms: search.time_ms,
+        threads: config.threads,
+        seed: config.seed,
+        cp: config.cp,
+        counter: config.counter,
+        ..Settings::default()
+    };
+    let flag = |name: &str, e: String| format!("--{name}: {e}");
+    if let Some(path) = &net.model {
+        settings
+            .set("model", &path.display().to_string(), spec)
+            .map_err(|e| flag("model", e))?;
+    }
+    settings
+        .set("threshold", &net.threshold.to_string(), spec)
+        .map_err(|e| flag("threshold", e))?;
+    settings.guide.from_move = net.net_from_move;
+    settings
+        .set("solver_edges", &solver_edges.to_string(), spec)
+        .map_err(|e| flag("solver-edges", e))?;
+    settings
+        .set("safe_first", if safe_first { "1" } else { "0" }, spec)
+        .map_err(|e| flag("safe-first", e))?;
+    Ok(settings)
+}
+
 fn play(args: PlayArgs) -> Result<(), String> {
     let human = Player::parse(&args.human)
         .ok_or_else(|| format!("--human must be 1 or 2, got '{}'", args.human))?;
-    let config = args.search.config()?;
-    let stdin = io::stdin();
-    let mut input = stdin.lock();
-    let mut out = io::stdout().lock();
-    let io_err = |e: io::Error| format!("terminal: {e}");
-    match args.board.game {
-        GameName::DotsAndBoxes => {
-            let start =
-                DotsAndBoxes::new(args.board.rows, args.board.cols).map_err(|e| e.to_string())?;
-            let net = args.net.load(&start)?;
+    let spec = args.board.spec()?;
+    let settings = settings(
+        &args.search,
+        &args.net,
+        args.solver_edges,
+        args.safe_first,
+        spec,
+    )?;
+    struct PlayCmd {
+        human: Player,
+        settings: Settings,
+    }
+    impl GameVisitor for PlayCmd {
+        type Output = Result<(), String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Result<(), String> {
+            let stdin = io::stdin();
+            let mut input = stdin.lock();
+            let mut out = io::stdout().lock();
+            let io_err = |e: io::Error| format!("terminal: {e}");
             if io::stdin().is_terminal() {
-                writeln!(
-                    out,
-                    "Moves: h<r>,<c> is the line from dot (r,c) to dot (r,c+1); v<r>,<c> from (r,c) to (r+1,c); or an edge id."
-                )
-                .map_err(io_err)?;
+                let mut moves = Vec::new();
+                start.legal_actions(&mut moves);
+                let example = moves.first().map_or(String::new(), |&a| start.format_action(a));
+                writeln!(out, "Moves in the game's notation (for example {example}), or an id.")
+                    .map_err(io_err)?;
             }
-            let cp = config.cp;
-            let knowledge = DotsKnowledge::new(
-                EndgameConfig::from_edges(args.solver_edges),
-                args.safe_first,
-            );
-            match rollout(&net) {
-                Some(r) => {
-                    let engine =
-                        WithKnowledge::new(Search::new(config, Ucb::new(cp), r), knowledge);
-                    interactive::play(start, human, engine, &mut input, &mut out)
-                }
-                None => {
-                    let engine = WithKnowledge::new(Search::plain(config), knowledge);
-                    interactive::play(start, human, engine, &mut input, &mut out)
-                }
-            }
-            .map_err(io_err)?;
-        }
-        GameName::Tictactoe => {
-            args.net.refuse_for("tictactoe")?;
-            if args.solver_edges > 0 || args.safe_first {
-                return Err("--solver-edges and --safe-first are for Dots and Boxes only".into());
-            }
-            let search = Search::plain(config);
-            interactive::play(TicTacToe::new(), human, search, &mut input, &mut out)
-                .map_err(io_err)?;
+            let engine = RegistryEngine::<G>::new(self.settings);
+            interactive::play(start, self.human, engine, &mut input, &mut out).map_err(io_err)?;
+            Ok(())
         }
     }
-    Ok(())
+    spec.visit(PlayCmd { human, settings })?
 }
 
 fn analyse(args: AnalyseArgs) -> Result<(), String> {
-    let config = args.search.config()?;
-    match args.board.game {
-        GameName::DotsAndBoxes => {
-            let (rows, cols) = (args.board.rows, args.board.cols);
-            let state = match &args.edges {
-                Some(edges) => {
-                    let scores = parse_scores(&args.scores)?;
-                    let to_move = Player::parse(&args.to_move).ok_or_else(|| {
-                        format!("--to-move must be 1 or 2, got '{}'", args.to_move)
-                    })?;
-                    DotsAndBoxes::from_edge_string(
-                        rows,
-                        cols,
-                        edges,
-                        scores,
-                        to_move,
-                        args.owners.as_deref(),
-                    )
+    let spec = args.board.spec()?;
+    let settings = settings(&args.search, &args.net, 0, false, spec)?;
+    struct AnalyseCmd<'a> {
+        args: &'a AnalyseArgs,
+        settings: Settings,
+    }
+    impl GameVisitor for AnalyseCmd<'_> {
+        type Output = Result<(), String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Result<(), String> {
+            let args = self.args;
+            let state = if let Some(edges) = &args.edges {
+                if start.name() != "dots_and_boxes" {
+                    return Err("--edges is for Dots and Boxes; give positions with --moves or --position".into());
                 }
+                let mut words = vec![edges.as_str()];
+                let (p1, p2) = args
+                    .scores
+                    .split_once(',')
+                    .ok_or_else(|| format!("--scores must be two numbers P1,P2 (e.g. 3,2), got '{}'", args.scores))?;
+                words.extend([p1.trim(), p2.trim(), args.to_move.as_str()]);
+                if let Some(owners) = &args.owners {
+                    words.push(owners);
+                }
+                start.parse_position(&words)?
+            } else if let Some(position) = &args.position {
+                let words: Vec<&str> = position.split_whitespace().collect();
+                start.parse_position(&words)?
+            } else {
+                let mut state = start.clone();
+                for (i, word) in args.moves.as_deref().unwrap_or("").split_whitespace().enumerate() {
+                    let plies = state
+                        .parse_legal_plies(word)
+                        .map_err(|e| format!("move {}: {e}", i + 1))?;
+                    for a in plies {
+                        state.apply(a);
+                    }
+                }
+                state
+            };
+            if state.is_terminal() {
+                return Err("the game is over: there is no move to search".into());
+            }
+            let config = self.settings.search_config(0)?;
+            let mut memory = G::Memory::default();
+            let searched = state.engine_search(&self.settings, config, &mut memory)?;
+            match &searched.result {
+                Some(result) => analyse_report(&state, result, &searched.plies, args),
                 None => {
-                    DotsAndBoxes::from_move_text(rows, cols, args.moves.as_deref().unwrap_or(""))
+                    println!(
+                        "{}: {}",
+                        state.format_plies(&searched.plies),
+                        searched.note.unwrap_or_default()
+                    );
+                    Ok(())
                 }
             }
-            .map_err(|e| e.to_string())?;
-            let net = args.net.load(&state)?;
-            let cp = config.cp;
-            match rollout(&net) {
-                Some(r) => analyse_state(&state, Search::new(config, Ucb::new(cp), r), &args),
-                None => analyse_state(&state, Search::plain(config), &args),
-            }
-        }
-        GameName::Tictactoe => {
-            args.net.refuse_for("tictactoe")?;
-            if args.edges.is_some() {
-                return Err(
-                    "--edges is for Dots and Boxes; give tic-tac-toe positions with --moves".into(),
-                );
-            }
-            let state = TicTacToe::from_move_text(args.moves.as_deref().unwrap_or(""))
-                .map_err(|(i, e)| format!("move {}: {e}", i + 1))?;
-            analyse_state(&state, Search::plain(config), &args)
         }
     }
+    spec.visit(AnalyseCmd {
+        args: &args,
+        settings,
+    })?
 }
 
-fn parse_scores(text: &str) -> Result<[u32; 2], String> {
-    let bad = || format!("--scores must be two numbers P1,P2 (e.g. 3,2), got '{text}'");
-    let (a, b) = text.split_once(',').ok_or_else(bad)?;
-    Ok([
-        a.trim().parse().map_err(|_| bad())?,
-        b.trim().parse().map_err(|_| bad())?,
-    ])
-}
-
-fn analyse_state<G: Game, R: RolloutPolicy<G>>(
+fn analyse_report<G: Game>(
     state: &G,
-    mut search: Search<G, Ucb, R>,
+    result: &SearchResult,
+    plies: &[engine::Action],
     args: &AnalyseArgs,
 ) -> Result<(), String> {
-    let result = search.run(state).map_err(|e| e.to_string())?;
     let mover = result.to_move;
     let net = args.net.model.as_ref().map(|path| {
         serde_json::json!({
@@ -383,6 +439,7 @@ fn analyse_state<G: Game, R: RolloutPolicy<G>>(
             "from_move": args.net.net_from_move,
         })
     });
+    let turn = state.format_plies(plies);
     if args.json {
         let moves: Vec<serde_json::Value> = result
             .root_moves
@@ -403,6 +460,7 @@ fn analyse_state<G: Game, R: RolloutPolicy<G>>(
             "to_move": mover.number(),
             "best": result.best,
             "best_move": state.format_action(result.best),
+            "turn": turn,
             "iterations": result.iterations,
             "elapsed_ms": result.elapsed.as_secs_f64() * 1000.0,
             "iterations_per_second": result.iterations_per_second(),
@@ -420,13 +478,13 @@ fn analyse_state<G: Game, R: RolloutPolicy<G>>(
     let mut rows: Vec<_> = result.root_moves.iter().collect();
     rows.sort_by(|a, b| b.visits.cmp(&a.visits).then(a.action.cmp(&b.action)));
     println!(
-        "{:>6} {:>6} {:>10} {:>7} {:>8}",
+        "{:>8} {:>6} {:>10} {:>7} {:>8}",
         "move", "id", "visits", "share", "value"
     );
     let total: u64 = rows.iter().map(|m| m.visits).sum::<u64>().max(1);
-    for m in rows {
+    for m in rows.iter().take(40) {
         println!(
-            "{:>6} {:>6} {:>10} {:>6.1}% {:>+8.3}",
+            "{:>8} {:>6} {:>10} {:>6.1}% {:>+8.3}",
             state.format_action(m.action),
             m.action,
             m.visits,
@@ -434,11 +492,17 @@ fn analyse_state<G: Game, R: RolloutPolicy<G>>(
             m.value_for(mover)
         );
     }
+    if rows.len() > 40 {
+        println!("  ... {} more moves (--json lists them all)", rows.len() - 40);
+    }
     println!(
         "\nbest: {} (id {}) for {mover}; value is wins minus losses over visits for {mover}",
         state.format_action(result.best),
         result.best
     );
+    if plies.len() > 1 {
+        println!("the whole turn: {turn}");
+    }
     println!(
         "{} iterations in {:.1} ms ({:.0} iterations/s, {} thread{}), {} tree nodes ({:.1} MB at {} bytes a node)",
         result.iterations,
@@ -466,14 +530,81 @@ fn analyse_state<G: Game, R: RolloutPolicy<G>>(
     Ok(())
 }
 
+#[derive(Args)]
+struct PerftArgs {
+    #[command(flatten)]
+    board: BoardArgs,
+    /// Depth in whole turns (Amazons) or plies.
+    #[arg(long, default_value_t = 2)]
+    depth: u32,
+}
+
+fn perft(args: PerftArgs) -> Result<(), String> {
+    let spec = args.board.spec()?;
+    struct PerftCmd(u32);
+    impl GameVisitor for PerftCmd {
+        type Output = (u64, f64);
+        fn visit<G: RegisteredGame>(self, start: G) -> (u64, f64) {
+            let t = std::time::Instant::now();
+            let n = start.perft(self.0);
+            (n, t.elapsed().as_secs_f64())
+        }
+    }
+    for depth in 1..=args.depth {
+        let (leaves, secs) = spec.visit(PerftCmd(depth))?;
+        println!(
+            "{spec} perft {depth}: {leaves} leaves in {secs:.3} s ({:.1} M leaves/s)",
+            leaves as f64 / secs.max(1e-9) / 1e6
+        );
+    }
+    Ok(())
+}
+
 fn run_bench(args: BenchArgs) -> Result<(), String> {
-    if args.iterations == 0 || args.repeats == 0 {
+    if args.iterations == Some(0) || args.repeats == 0 {
         return Err("--iterations and --repeats must be positive".into());
     }
     let defaults = BenchOptions::default();
+    if let Some(game) = &args.game {
+        let mut params = args.params.clone();
+        if let Some(size) = args.size {
+            params.push(format!("size={size}"));
+        }
+        let spec = GameSpec::parse(game, &params)?;
+        let opts = BenchOptions {
+            iterations: args.iterations.unwrap_or(20_000),
+            threads: args.threads.unwrap_or(defaults.threads).max(1),
+            repeats: args.repeats,
+            ..defaults
+        };
+        struct BenchCmd<'a>(&'a BenchOptions);
+        impl GameVisitor for BenchCmd<'_> {
+            type Output = Result<Vec<bench::Figure>, String>;
+            fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+                G::bench(&start, self.0)
+            }
+        }
+        if !args.json {
+            eprintln!("measuring {spec} ...");
+        }
+        let figures = spec.visit(BenchCmd(&opts))??;
+        if args.json {
+            let report = serde_json::json!({ "game": spec, "figures": figures });
+            println!("{report}");
+            return Ok(());
+        }
+        println!(
+            "{spec}: {} searches of {} iterations a thread for each MCTS figure",
+            opts.repeats, opts.iterations
+        );
+        for f in figures {
+            println!("  {:<58} {:>14.1} {}", f.name, f.value, f.unit);
+        }
+        return Ok(());
+    }
     let five = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
     let opts = BenchOptions {
-        iterations: args.iterations,
+        iterations: args.iterations.unwrap_or(100_000),
         threads: args.threads.unwrap_or(defaults.threads).max(1),
         repeats: args.repeats,
         net: args.net.load(&five)?,

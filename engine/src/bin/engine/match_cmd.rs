@@ -11,12 +11,13 @@ use engine::agents::parse_spec;
 use engine::arena::positions::{positions_file, read_positions, state_s_like};
 use engine::arena::stats::Sprt;
 use engine::arena::{report_table, run_match, MatchConfig, MatchGame, MatchReport, PlayerFactory};
-use engine::games::{GameSpec, TicTacToe};
+use engine::games::{GameVisitor, RegisteredGame};
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// Player A (plays P1 in the even games): random, greedy, rival, mcts, nn or external, with
-    /// key=value settings, e.g. `rival:iterations=20000` or `nn:threshold=0.9,iterations=50000`.
+    /// Player A (plays P1 in the even games): random, greedy, rival, mcts, nn, alphabeta or
+    /// external, with key=value settings, e.g. `rival:iterations=20000`,
+    /// `nn:threshold=0.9,iterations=50000` or (Amazons) `mcts:time_ms=1000,turn=whole`.
     #[arg(long)]
     p1: String,
     /// Player B.
@@ -25,8 +26,9 @@ pub struct MatchArgs {
     /// Games to play (each start position twice, seats swapped).
     #[arg(long, default_value_t = 100)]
     games: usize,
-    /// Start positions: one a line, the OpenSpiel ids of the moves from the empty board
-    /// (`# winner=1` comments give the perfect-play winner). Default: the empty board.
+    /// Start positions: one a line, the moves from the start in the game's notation or as ids
+    /// (OpenSpiel's for Dots and Boxes; `# winner=1` comments give the perfect-play winner).
+    /// Default: the start position.
     #[arg(long)]
     positions: Option<PathBuf>,
     /// Games played at once (each thread has its own players).
@@ -45,15 +47,8 @@ pub struct MatchArgs {
     /// stops once it accepts either hypothesis.
     #[arg(long)]
     sprt: Option<String>,
-    /// Which game.
-    #[arg(long, default_value = "dots_and_boxes")]
-    game: String,
-    /// Rows of boxes (Dots and Boxes).
-    #[arg(long, default_value_t = 5)]
-    rows: usize,
-    /// Columns of boxes (Dots and Boxes).
-    #[arg(long, default_value_t = 5)]
-    cols: usize,
+    #[command(flatten)]
+    board: crate::BoardArgs,
     /// No progress display.
     #[arg(long)]
     quiet: bool,
@@ -133,40 +128,40 @@ impl Progress {
 }
 
 pub fn run(args: MatchArgs) -> Result<(), String> {
-    let spec = GameSpec::new(&args.game.replace('-', "_"), args.rows, args.cols)?;
+    let spec = args.board.spec()?;
     let specs = [parse_spec(&args.p1)?, parse_spec(&args.p2)?];
     if args.games == 0 || args.threads == 0 {
         return Err("--games and --threads must be positive".into());
     }
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let started = Instant::now();
-    let report = match spec {
-        GameSpec::DotsAndBoxes { .. } => {
-            let board = spec.dots_and_boxes()?;
-            let positions = match &args.positions {
-                Some(path) => read_positions(path, &board)?,
+    struct MatchCmd<'a> {
+        args: &'a MatchArgs,
+        specs: &'a [engine::agents::AgentSpec; 2],
+        sprt: Option<Sprt>,
+    }
+    impl GameVisitor for MatchCmd<'_> {
+        type Output = Result<MatchReport, String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+            let positions = match &self.args.positions {
+                Some(path) => read_positions(path, &start)?,
                 None => Vec::new(),
             };
-            let config = config(&args, spec, positions, sprt);
-            let build = || -> Result<_, String> {
-                Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
-            };
-            with_progress(&board, &config, &build, args.quiet)?
-        }
-        GameSpec::TicTacToe => {
-            if args.positions.is_some() {
-                return Err("--positions is for Dots and Boxes".into());
-            }
-            let config = config(&args, spec, Vec::new(), sprt);
+            let config = config(self.args, start.spec(), positions, self.sprt);
             let build = || -> Result<_, String> {
                 Ok([
-                    specs[0].build::<TicTacToe>(spec)?,
-                    specs[1].build::<TicTacToe>(spec)?,
+                    G::build_player(&self.specs[0], &start)?,
+                    G::build_player(&self.specs[1], &start)?,
                 ])
             };
-            with_progress(&TicTacToe::new(), &config, &build, args.quiet)?
+            with_progress(&start, &config, &build, self.args.quiet)
         }
-    };
+    }
+    let report = spec.visit(MatchCmd {
+        args: &args,
+        specs: &specs,
+        sprt,
+    })??;
     print!("{}", report_table(&report, started.elapsed().as_secs_f64()));
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
@@ -192,7 +187,7 @@ fn with_progress<G: engine::Game>(
 
 fn config(
     args: &MatchArgs,
-    game: GameSpec,
+    game: engine::games::GameSpec,
     positions: Vec<engine::arena::positions::StartPosition>,
     sprt: Option<Sprt>,
 ) -> MatchConfig {

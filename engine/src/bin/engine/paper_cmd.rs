@@ -158,7 +158,7 @@ fn play_pair(
 ) -> Result<MatchReport, String> {
     let players = [parse_spec(specs[0])?, parse_spec(specs[1])?];
     let config = MatchConfig {
-        game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+        game: GameSpec::dots_and_boxes(5, 5)?,
         players: [specs[0].to_string(), specs[1].to_string()],
         games,
         positions: positions.to_vec(),

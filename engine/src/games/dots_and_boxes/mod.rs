@@ -12,8 +12,16 @@
 
 pub mod analysis;
 pub mod endgame;
+mod engine;
 mod geometry;
+pub mod knowledge;
+pub mod players;
 pub mod solver;
+
+pub use knowledge::{
+    DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnowledgeAgent, KnownMove,
+};
+pub use players::{GreedyAgent, RivalAgent, RivalConfig, RivalReason};
 
 use std::fmt;
 

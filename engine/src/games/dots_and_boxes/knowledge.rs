@@ -3,7 +3,7 @@
 //! move (as QDab and the rival do). Otherwise, or when the solver gives up at its node limit,
 //! the player's own method does.
 
-use super::{Agent, AgentError, Choice, MctsAgent};
+use crate::agents::{Agent, AgentError, Choice, MctsAgent};
 use crate::game::{Action, Game};
 use crate::games::dots_and_boxes::analysis::{free_capture, safe_first_moves};
 use crate::games::dots_and_boxes::endgame::EndgameSolver;

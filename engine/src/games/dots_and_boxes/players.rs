@@ -1,10 +1,10 @@
-//! Players with Dots-and-Boxes knowledge: `random`, `greedy`, and `rival`, a QDab-style player
+//! Players with Dots-and-Boxes knowledge: `greedy` and `rival`, a QDab-style player
 //! (safe captures, safe edges searched first, the smallest sacrifice, the all-but-two
 //! double-deal when control is worth it, and the exact solver late in the game).
 
-use super::{Agent, AgentError, Choice};
-use super::{EndgameConfig, ExactEndgame};
-use crate::game::{Action, Game};
+use super::knowledge::{EndgameConfig, ExactEndgame};
+use crate::agents::{Agent, AgentError, Choice};
+use crate::game::Action;
 use crate::games::dots_and_boxes::analysis::{
     components, double_deal, free_capture, greedy_moves, random_edge, sacrifice, safe_edges,
     take_all,
@@ -12,41 +12,6 @@ use crate::games::dots_and_boxes::analysis::{
 use crate::games::DotsAndBoxes;
 use crate::mcts::{Search, SearchConfig};
 use crate::rng::{derive_seed, Rng};
-
-/// Uniformly random legal moves (any game).
-pub struct RandomAgent {
-    rng: Rng,
-    buf: Vec<Action>,
-}
-
-impl RandomAgent {
-    pub fn new(seed: u64) -> RandomAgent {
-        RandomAgent {
-            rng: Rng::new(seed),
-            buf: Vec::new(),
-        }
-    }
-}
-
-impl<G: Game> Agent<G> for RandomAgent {
-    fn name(&self) -> String {
-        "random".into()
-    }
-
-    fn reseed(&mut self, seed: u64) {
-        self.rng = Rng::new(seed);
-    }
-
-    fn new_game(&mut self, _start: &G, _moves: &[Action]) -> Result<(), AgentError> {
-        Ok(())
-    }
-
-    fn choose(&mut self, state: &G, _moves: &[Action]) -> Result<Choice, AgentError> {
-        state.legal_actions(&mut self.buf);
-        let a = self.buf[self.rng.below(self.buf.len() as u32) as usize];
-        Ok(Choice::plain(a))
-    }
-}
 
 /// Closes a box when it can, else avoids drawing a box's third side, else plays at random.
 pub struct GreedyAgent {

@@ -1,0 +1,306 @@
+//! Amazons in the registry: parameters, the protocol position, the engine's search (MG with
+//! shallow rollouts), the players a spec names, and the benchmark.
+
+use std::time::{Duration, Instant};
+
+use super::eval::{EvalWeights, Evaluator};
+use super::players::{AlphaBeta, AmazonsMcts, AmazonsMctsConfig, Greedy};
+use super::rollout::{Backup, EvalRollout};
+use super::{Amazons, TurnShape};
+use crate::agents::{Agent, AgentSpec};
+use crate::bench::{BenchOptions, Figure};
+use crate::game::{Game, Player};
+use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
+use crate::mcts::{Budget, Search, SearchConfig};
+use crate::protocol::settings::Settings;
+use crate::rng::Rng;
+
+const SHAPES: [&str; 2] = ["split", "whole"];
+
+impl RegisteredGame for Amazons {
+    const NAME: &'static str = "amazons";
+    const ABOUT: &'static str = "The Game of the Amazons (queen move, then arrow; who cannot move loses).";
+    const PARAMS: &'static [ParamDecl] = &[
+        ParamDecl {
+            name: "size",
+            kind: ParamKind::OneOf(&super::SIZES),
+            default: 10,
+            help: "10 the standard game, 8 Botzone's, 6 OpenSpiel's",
+        },
+        ParamDecl {
+            name: "turn",
+            kind: ParamKind::Choice(&SHAPES),
+            default: 0,
+            help: "split: queen move and arrow are two plies (Move Groups); whole: one action",
+        },
+    ];
+
+    fn from_params(values: &[i64]) -> Result<Amazons, String> {
+        let shape = if values[1] == 0 {
+            TurnShape::Split
+        } else {
+            TurnShape::Whole
+        };
+        Amazons::new(values[0] as usize, shape)
+    }
+
+    fn param_values(&self) -> Vec<i64> {
+        vec![self.size() as i64, i64::from(self.shape() == TurnShape::Whole)]
+    }
+
+    type Rollout = EvalRollout;
+
+    /// `BOARD TO_MOVE [FROM-TO]`: the board (rows from rank n down, `W` P1, `B` P2, `x` an
+    /// arrow, `.` empty, rows split by `/`), the player to move, and in a split game the queen
+    /// move whose arrow is due.
+    fn parse_position(&self, args: &[&str]) -> Result<Amazons, String> {
+        let usage = "set_position BOARD TO_MOVE [FROM-TO of the amazon whose arrow is due]";
+        if !(2..=3).contains(&args.len()) {
+            return Err(format!("expected {usage}, got {} arguments", args.len()));
+        }
+        let to_move = Player::parse(args[1])
+            .ok_or_else(|| format!("the player to move is 1 or 2, got '{}'", args[1]))?;
+        let pending = match args.get(2) {
+            Some(text) => {
+                let (from, to) = text.split_once('-').ok_or_else(|| {
+                    format!("the queen move whose arrow is due is FROM-TO, got '{text}'")
+                })?;
+                Some((to, from))
+            }
+            None => None,
+        };
+        Amazons::from_board(self.size(), self.shape(), args[0], to_move, pending)
+    }
+
+    fn position_text(&self) -> String {
+        let mut text = format!("{} {}", self.board_string(), self.to_move().number());
+        if let Some((to, from)) = self.pending() {
+            text.push_str(&format!(
+                " {}-{}",
+                self.square_name(from),
+                self.square_name(to)
+            ));
+        }
+        text
+    }
+
+    type Memory = ();
+
+    /// MG search with shallow rollouts; in a split game the answer is the whole turn (the queen
+    /// move and the arrow the search preferred under it).
+    fn engine_search(
+        &self,
+        _settings: &Settings,
+        config: SearchConfig,
+        _: &mut (),
+    ) -> Result<Searched, String> {
+        let mcts = AmazonsMctsConfig::new(config);
+        if self.mid_turn() {
+            let cp = mcts.search.cp;
+            let result = Search::new(mcts.search.clone(), crate::mcts::Ucb::new(cp), mcts.rollout())
+                .run(self)
+                .map_err(|e| e.to_string())?;
+            return Ok(Searched {
+                plies: vec![result.best],
+                result: Some(result),
+                note: None,
+            });
+        }
+        let mut player = AmazonsMcts::new("engine", mcts);
+        let (turn, result) = player.search_turn(self, 0)?;
+        Ok(Searched {
+            plies: self.turn_plies(turn),
+            result: Some(result),
+            note: None,
+        })
+    }
+
+    fn build_player(spec: &AgentSpec, start: &Amazons) -> Result<Box<dyn Agent<Amazons>>, String> {
+        match spec {
+            AgentSpec::Mcts {
+                text,
+                config,
+                game_keys,
+                ..
+            } => {
+                let mut mcts = AmazonsMctsConfig::new(config.clone());
+                read_search_keys(text, game_keys, &mut mcts)?;
+                Ok(Box::new(AmazonsMcts::new(text.clone(), mcts)))
+            }
+            AgentSpec::Greedy { seed } => Ok(Box::new(Greedy::new(*seed))),
+            AgentSpec::AlphaBeta {
+                text,
+                time_ms,
+                max_depth,
+                seed,
+            } => Ok(Box::new(AlphaBeta::new(
+                text.clone(),
+                Duration::from_millis(*time_ms),
+                *max_depth,
+                *seed,
+            ))),
+            other => other.build::<Amazons>(start.spec()),
+        }
+    }
+
+    /// Whole turns, bulk-counted at the leaves.
+    fn perft(&self, depth: u32) -> u64 {
+        if self.mid_turn() {
+            return 0;
+        }
+        Amazons::perft(self, depth)
+    }
+
+    fn bench(start: &Amazons, options: &BenchOptions) -> Result<Vec<Figure>, String> {
+        Ok(bench_figures(start, options))
+    }
+}
+
+/// Reads the Amazons keys of an `mcts` spec: `turn=split|whole`, `depth=N` (random whole turns
+/// before the evaluation), `backup=sign|sample`, `scale=X` (of `sample`).
+fn read_search_keys(
+    text: &str,
+    keys: &[(String, String)],
+    config: &mut AmazonsMctsConfig,
+) -> Result<(), String> {
+    let err = |e: String| format!("player '{text}': {e}");
+    let mut scale = 1.0f32;
+    let mut sample = false;
+    for (key, value) in keys {
+        match key.as_str() {
+            "turn" => {
+                config.shape = match value.as_str() {
+                    "split" | "mg" => TurnShape::Split,
+                    "whole" => TurnShape::Whole,
+                    _ => return Err(err(format!("turn is split or whole, not '{value}'"))),
+                }
+            }
+            "depth" => {
+                config.depth = value
+                    .parse()
+                    .map_err(|_| err(format!("depth must be a whole number, got '{value}'")))?
+            }
+            "backup" => {
+                sample = match value.as_str() {
+                    "sign" => false,
+                    "sample" => true,
+                    _ => return Err(err(format!("backup is sign or sample, not '{value}'"))),
+                }
+            }
+            "scale" => {
+                scale = value
+                    .parse()
+                    .ok()
+                    .filter(|s: &f32| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| err(format!("scale must be a positive number, got '{value}'")))?
+            }
+            other => {
+                return Err(err(format!(
+                    "{other} is not a key of the Amazons search (turn, depth, backup, scale)"
+                )))
+            }
+        }
+    }
+    config.backup = if sample {
+        Backup::Sample { scale }
+    } else {
+        Backup::Sign
+    };
+    Ok(())
+}
+
+/// A middle-game position of the 10x10 game for the benchmark: 20 seeded random turns.
+pub fn bench_middle_game(start: &Amazons) -> Amazons {
+    let mut state = *start;
+    let mut rng = Rng::new(20);
+    for _ in 0..20 {
+        state.play_random_turn(&mut rng);
+    }
+    state
+}
+
+/// `engine bench --game amazons`: evaluation cost, perft, random turns, and MCTS iterations a
+/// second of MG and the whole-turn baseline, from the start and from a middle game.
+fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
+    let mut figures = Vec::new();
+    let middle = bench_middle_game(start);
+    let evaluator = Evaluator::new(EvalWeights::paper());
+    for (label, pos) in [("start", *start), ("middle game", middle)] {
+        let n = 20_000;
+        let t = Instant::now();
+        let mut sink = 0.0f32;
+        for _ in 0..n {
+            sink += std::hint::black_box(evaluator.value(std::hint::black_box(&pos)));
+        }
+        std::hint::black_box(sink);
+        figures.push(Figure::new(
+            format!("evaluation, {label}"),
+            t.elapsed().as_nanos() as f64 / n as f64,
+            "ns",
+        ));
+    }
+    // Perft 2 (whole turns, bulk-counted leaves).
+    let t = Instant::now();
+    let leaves = start.perft(2);
+    let secs = t.elapsed().as_secs_f64();
+    figures.push(Figure::new(
+        format!("perft 2 from the start ({leaves} leaves)"),
+        leaves as f64 / secs / 1e6,
+        "M leaves/s",
+    ));
+    // Random whole turns to the end of the game.
+    let mut rng = Rng::new(options.seed);
+    let t = Instant::now();
+    let games = 2_000;
+    for _ in 0..games {
+        let mut s = *start;
+        s.random_rollout(&mut rng);
+    }
+    figures.push(Figure::new(
+        "random games to the end, 1 thread",
+        games as f64 / t.elapsed().as_secs_f64(),
+        "games/s",
+    ));
+    // MCTS iterations a second.
+    let iterations = options.iterations;
+    for (label, pos) in [("start", *start), ("middle game", middle)] {
+        for (shape_label, shape) in [("MG (split)", TurnShape::Split), ("whole-turn", TurnShape::Whole)] {
+            let mut thread_counts = vec![1];
+            if options.threads > 1 {
+                thread_counts.push(options.threads);
+            }
+            for threads in thread_counts {
+                let rate = mcts_rate(&pos.with_shape(shape), iterations, threads, options);
+                figures.push(Figure::new(
+                    format!(
+                        "MCTS {shape_label}, {label}, {threads} thread{}",
+                        if threads == 1 { "" } else { "s" }
+                    ),
+                    rate,
+                    "iterations/s",
+                ));
+            }
+        }
+    }
+    figures
+}
+
+/// Iterations a second of the default rollout's MCTS from `pos`: `repeats` searches of
+/// `iterations` a thread.
+fn mcts_rate(pos: &Amazons, iterations: u64, threads: usize, options: &BenchOptions) -> f64 {
+    let config = SearchConfig {
+        budget: Budget::iterations(iterations * threads as u64),
+        threads,
+        seed: options.seed,
+        ..SearchConfig::default()
+    };
+    let cp = config.cp;
+    let mut search = Search::new(config, crate::mcts::Ucb::new(cp), EvalRollout::default());
+    let (mut total, mut secs) = (0u64, 0.0f64);
+    for _ in 0..options.repeats.max(1) {
+        let r = search.run(pos).expect("the position is not over");
+        total += r.iterations;
+        secs += r.elapsed.as_secs_f64();
+    }
+    total as f64 / secs.max(1e-9)
+}

@@ -1,0 +1,397 @@
+//! The Amazons evaluation of the MG-PEO paper (its Eq. 1-7, after Guo et al. and Lieberum):
+//! named terms and one weight vector per game phase, so that `tune` can search the weights.
+//!
+//! Terms, all from P1's point of view over the empty squares `a`, with `Q_p(a)` and `K_p(a)` the
+//! fewest queen moves and king moves side `p`'s amazons need to reach `a` (infinite when
+//! unreachable):
+//!
+//! * `t1`, `t2` (territory): +1 for every square P1 reaches first, -1 for every square P2
+//!   reaches first, `±k` for a tie (in favour of the side to move, which gets there first), 0 for
+//!   a square nobody reaches; `t1` by queen moves, `t2` by king moves.
+//! * `p1 = 2 Σ (2^-Q_P1(a) - 2^-Q_P2(a))`, `p2 = Σ clamp((K_P2(a) - K_P1(a)) / 6, -1, 1)`
+//!   (position).
+//! * `mobility = Σ F(P1's amazons) - Σ F(P2's amazons)`, where `F(s)` of an empty square is its
+//!   number of empty neighbours and `F(amazon) = Σ F(s) / D(amazon, s)` over the squares `s` it
+//!   reaches in one queen move, `D` the king distance (on an open ray, the number of steps).
+//!
+//! `value = w · (t1, t2, p1, p2, mobility)` with the weights of the phase, by the share of the
+//! board covered by arrows: opening below 20% (10x10: arrows 0-19), middle below 50% (20-49),
+//! ending after. The paper's Table 1 weights are [`EvalWeights::paper`].
+//!
+//! Everything is bitboard arithmetic on `u128`: distance layers by fills, the territory and
+//! position sums by popcounts, the neighbour counts `F` as bit-sliced counters. No allocation.
+
+use super::board::{shift, Bits, Geometry};
+use super::Amazons;
+use crate::game::{Game, Player};
+
+/// The term names, in the order of [`EvalTerms::as_array`] and of each phase's weights.
+pub const TERM_NAMES: [&str; 5] = ["t1", "t2", "p1", "p2", "mobility"];
+/// The phases, in the order of [`EvalWeights::phases`].
+pub const PHASE_NAMES: [&str; 3] = ["opening", "middle", "ending"];
+
+/// The terms of one position, from P1's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EvalTerms {
+    pub t1: f32,
+    pub t2: f32,
+    pub p1: f32,
+    pub p2: f32,
+    pub mobility: f32,
+}
+
+impl EvalTerms {
+    pub fn as_array(&self) -> [f32; 5] {
+        [self.t1, self.t2, self.p1, self.p2, self.mobility]
+    }
+}
+
+/// A weight vector per phase, the tie constant and the phase boundaries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EvalWeights {
+    /// `phases[phase][term]`, terms in [`TERM_NAMES`] order.
+    pub phases: [[f32; 5]; 3],
+    /// The tie constant `k` of `t1`, `t2` (0 < k < 1), counted for the side to move.
+    pub tie: f32,
+    /// Arrow coverage (share of the board's squares) where the middle game and the ending begin.
+    pub boundaries: [f32; 2],
+}
+
+impl Default for EvalWeights {
+    fn default() -> EvalWeights {
+        EvalWeights::paper()
+    }
+}
+
+impl EvalWeights {
+    /// The paper's Table 1.
+    pub fn paper() -> EvalWeights {
+        EvalWeights {
+            phases: [
+                [0.14, 0.37, 0.13, 0.13, 0.20],
+                [0.30, 0.25, 0.20, 0.20, 0.05],
+                [0.80, 0.10, 0.05, 0.05, 0.00],
+            ],
+            tie: 0.2,
+            boundaries: [0.2, 0.5],
+        }
+    }
+
+    /// The phase (0 opening, 1 middle, 2 ending) of a position with `arrows` arrows on a board
+    /// of `squares` squares.
+    #[inline]
+    pub fn phase(&self, arrows: u32, squares: u32) -> usize {
+        let covered = arrows as f32 / squares as f32;
+        if covered < self.boundaries[0] {
+            0
+        } else if covered < self.boundaries[1] {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The weighted sum of `terms` in `phase`.
+    #[inline]
+    pub fn value(&self, terms: &EvalTerms, phase: usize) -> f32 {
+        let w = &self.phases[phase];
+        let t = terms.as_array();
+        w.iter().zip(t).map(|(w, t)| w * t).sum()
+    }
+
+    /// The 15 weights as one vector (phase by phase), for a tuner.
+    pub fn to_vector(&self) -> Vec<f32> {
+        self.phases.iter().flatten().copied().collect()
+    }
+
+    /// Weights from a vector of 15 (phase by phase), keeping the tie constant and boundaries.
+    pub fn from_vector(&self, v: &[f32]) -> Result<EvalWeights, String> {
+        if v.len() != 15 {
+            return Err(format!("expected 15 weights (3 phases x 5 terms), got {}", v.len()));
+        }
+        let mut w = *self;
+        for (i, x) in v.iter().enumerate() {
+            w.phases[i / 5][i % 5] = *x;
+        }
+        Ok(w)
+    }
+}
+
+/// Distances are tracked up to this many steps; farther squares count as unreachable (a king
+/// path this long needs a maze of arrows the board cannot hold in practice).
+const MAX_LAYERS: usize = 48;
+
+/// Distance layers of both sides, filled in lockstep: `reach[p][d]` is every square side `p`
+/// reaches in at most `d` moves (`reach[p][0]` empty).
+struct Layers {
+    reach: [[Bits; MAX_LAYERS + 1]; 2],
+    /// The last `d` at which each side's reach grew.
+    last: [usize; 2],
+}
+
+impl Layers {
+    #[inline]
+    fn fill(pieces: [Bits; 2], empty: Bits, step: impl Fn(Bits) -> Bits) -> Layers {
+        let mut layers = Layers {
+            reach: [[0; MAX_LAYERS + 1]; 2],
+            last: [0; 2],
+        };
+        for side in 0..2 {
+            let mut frontier = pieces[side];
+            let mut reached: Bits = 0;
+            let mut d = 0;
+            while frontier != 0 && d < MAX_LAYERS {
+                let next = step(frontier) & empty & !reached;
+                if next == 0 {
+                    break;
+                }
+                d += 1;
+                reached |= next;
+                layers.reach[side][d] = reached;
+                frontier = next;
+            }
+            layers.last[side] = d;
+            for slot in layers.reach[side].iter_mut().skip(d + 1) {
+                *slot = reached;
+            }
+        }
+        layers
+    }
+
+    /// Squares side `p` reaches in exactly `d` moves.
+    #[inline]
+    fn layer(&self, p: usize, d: usize) -> Bits {
+        self.reach[p][d] & !self.reach[p][d - 1]
+    }
+
+    #[inline]
+    fn at_most(&self, p: usize, d: usize) -> Bits {
+        self.reach[p][d.min(MAX_LAYERS)]
+    }
+
+    /// Territory: (P1 closer) - (P2 closer) + tie * ties.
+    fn territory(&self, tie: f32) -> f32 {
+        let depth = self.last[0].max(self.last[1]);
+        let (mut mine, mut theirs, mut ties) = (0u32, 0u32, 0u32);
+        for d in 1..=depth {
+            let (a, b) = (self.layer(0, d), self.layer(1, d));
+            mine += (a & !self.reach[1][d]).count_ones();
+            theirs += (b & !self.reach[0][d]).count_ones();
+            ties += (a & b).count_ones();
+        }
+        mine as f32 - theirs as f32 + tie * ties as f32
+    }
+
+    /// `2 Σ (2^-D_P1 - 2^-D_P2)`.
+    fn position_powers(&self) -> f32 {
+        let mut sum = 0.0f32;
+        let mut scale = 1.0f32;
+        for d in 1..=self.last[0].max(self.last[1]) {
+            scale *= 0.5;
+            let diff = self.layer(0, d).count_ones() as f32 - self.layer(1, d).count_ones() as f32;
+            sum += scale * diff;
+        }
+        2.0 * sum
+    }
+
+    /// `Σ clamp((D_P2 - D_P1) / 6, -1, 1)`, as (1/6) Σ_m (#[D_P2 - D_P1 >= m] - #[D_P1 - D_P2 >= m]).
+    fn position_clamped(&self) -> f32 {
+        let mut count = 0i32;
+        for (me, other) in [(0usize, 1usize), (1, 0)] {
+            let sign = if me == 0 { 1 } else { -1 };
+            for d in 1..=self.last[me] {
+                let layer = self.layer(me, d);
+                for m in 1..=6 {
+                    count += sign * (layer & !self.at_most(other, d + m - 1)).count_ones() as i32;
+                }
+            }
+        }
+        count as f32 / 6.0
+    }
+}
+
+/// The bit-sliced count of empty neighbours of every square (`F` of the paper): bit `i` of each
+/// square's count is in `planes[i]`.
+#[inline]
+fn neighbour_counts(geo: &Geometry, empty: Bits) -> [Bits; 4] {
+    let mut planes = [0 as Bits; 4];
+    for &s in &geo.shifts {
+        // Squares whose neighbour in this direction is empty.
+        let mut carry = shift(empty, -s);
+        for plane in planes.iter_mut() {
+            let next = *plane & carry;
+            *plane ^= carry;
+            carry = next;
+            if carry == 0 {
+                break;
+            }
+        }
+    }
+    planes
+}
+
+/// `Σ F(s)` over the squares of `set`.
+#[inline]
+fn sum_counts(planes: &[Bits; 4], set: Bits) -> u32 {
+    (set & planes[0]).count_ones()
+        + 2 * (set & planes[1]).count_ones()
+        + 4 * (set & planes[2]).count_ones()
+        + 8 * (set & planes[3]).count_ones()
+}
+
+/// `Σ F(amazon)` over the amazons of `pieces`: ray by ray, the squares `d` steps out weigh `1/d`.
+/// Rays of one direction from different amazons never share a square, so all four amazons
+/// advance together.
+#[inline]
+fn mobility(geo: &Geometry, pieces: Bits, empty: Bits, planes: &[Bits; 4]) -> f32 {
+    const INVERSE: [f32; 10] = [
+        0.0,
+        1.0,
+        1.0 / 2.0,
+        1.0 / 3.0,
+        1.0 / 4.0,
+        1.0 / 5.0,
+        1.0 / 6.0,
+        1.0 / 7.0,
+        1.0 / 8.0,
+        1.0 / 9.0,
+    ];
+    let mut total = 0.0f32;
+    for &s in &geo.shifts {
+        let mut front = shift(pieces, s) & empty;
+        let mut d = 1;
+        while front != 0 {
+            total += sum_counts(planes, front) as f32 * INVERSE[d];
+            front = shift(front, s) & empty;
+            d += 1;
+        }
+    }
+    total
+}
+
+/// The terms of `game` (an arrow due is ignored: the position as the board stands).
+pub fn terms(game: &Amazons, tie: f32) -> EvalTerms {
+    let geo = game.geometry();
+    let empty = game.empty();
+    let pieces = [game.pieces(Player::P1), game.pieces(Player::P2)];
+    let tie = if game.to_move() == Player::P1 { tie } else { -tie };
+    let queen = Layers::fill(pieces, empty, |set| geo.queen_step(set, empty));
+    let king = Layers::fill(pieces, empty, |set| geo.king_step(set));
+    let planes = neighbour_counts(geo, empty);
+    EvalTerms {
+        t1: queen.territory(tie),
+        t2: king.territory(tie),
+        p1: queen.position_powers(),
+        p2: king.position_clamped(),
+        mobility: mobility(geo, pieces[0], empty, &planes)
+            - mobility(geo, pieces[1], empty, &planes),
+    }
+}
+
+/// The evaluation with its weights: a value from P1's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Evaluator {
+    pub weights: EvalWeights,
+}
+
+impl Evaluator {
+    pub fn new(weights: EvalWeights) -> Evaluator {
+        Evaluator { weights }
+    }
+
+    /// The value of `game` for P1 (positive: P1 is better).
+    #[inline]
+    pub fn value(&self, game: &Amazons) -> f32 {
+        let t = terms(game, self.weights.tie);
+        let squares = (game.size() * game.size()) as u32;
+        self.weights
+            .value(&t, self.weights.phase(game.arrows_shot(), squares))
+    }
+
+    /// The value of `game` for `player`.
+    #[inline]
+    pub fn value_for(&self, game: &Amazons, player: Player) -> f32 {
+        let v = self.value(game);
+        if player == Player::P1 {
+            v
+        } else {
+            -v
+        }
+    }
+}
+
+/// The terms computed square by square from distance arrays: the definition, as a test oracle.
+#[cfg(test)]
+pub fn terms_by_definition(game: &Amazons, tie: f32) -> EvalTerms {
+    use super::board::BitIter;
+    let geo = game.geometry();
+    let empty = game.empty();
+    let n = geo.n;
+    let inf = u32::MAX;
+    // Breadth-first distances from a side's amazons, by queen or king moves.
+    let distances = |side: Player, queen: bool| -> Vec<u32> {
+        let mut dist = vec![inf; 128];
+        let mut frontier: Vec<u32> = BitIter(game.pieces(side)).collect();
+        let mut d = 0;
+        while !frontier.is_empty() {
+            d += 1;
+            let mut next = Vec::new();
+            for &b in &frontier {
+                let targets = if queen {
+                    geo.queen_reach(b, empty)
+                } else {
+                    geo.king[b as usize] & empty
+                };
+                for t in BitIter(targets) {
+                    if dist[t as usize] == inf {
+                        dist[t as usize] = d;
+                        next.push(t);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        dist
+    };
+    let tie = if game.to_move() == Player::P1 { tie } else { -tie };
+    let (q1, q2) = (distances(Player::P1, true), distances(Player::P2, true));
+    let (k1, k2) = (distances(Player::P1, false), distances(Player::P2, false));
+    let delta = |a: u32, b: u32| -> f32 {
+        if a == inf && b == inf {
+            0.0
+        } else if a == b {
+            tie
+        } else if a < b {
+            1.0
+        } else {
+            -1.0
+        }
+    };
+    let pow = |d: u32| if d == inf { 0.0 } else { 0.5f32.powi(d as i32) };
+    let mut t = EvalTerms::default();
+    for a in BitIter(empty) {
+        let a = a as usize;
+        t.t1 += delta(q1[a], q2[a]);
+        t.t2 += delta(k1[a], k2[a]);
+        t.p1 += 2.0 * (pow(q1[a]) - pow(q2[a]));
+        if !(k1[a] == inf && k2[a] == inf) {
+            let diff = k2[a].min(1000) as f32 - k1[a].min(1000) as f32;
+            t.p2 += (diff / 6.0).clamp(-1.0, 1.0);
+        }
+    }
+    let f = |s: u32| (geo.king[s as usize] & empty).count_ones() as f32;
+    for (side, sign) in [(Player::P1, 1.0f32), (Player::P2, -1.0)] {
+        for amazon in BitIter(game.pieces(side)) {
+            let (f0, r0) = geo.coords(amazon);
+            for t_bit in BitIter(geo.queen_reach(amazon, empty)) {
+                let (f1, r1) = geo.coords(t_bit);
+                let d = (f0 as i32 - f1 as i32)
+                    .abs()
+                    .max((r0 as i32 - r1 as i32).abs());
+                t.mobility += sign * f(t_bit) / d as f32;
+            }
+        }
+    }
+    let _ = n;
+    t
+}

@@ -1,0 +1,130 @@
+//! Dots and Boxes in the registry: its parameters, its protocol position, and how the engine
+//! searches it (the value net and the game's knowledge when the settings ask for them).
+
+use std::sync::Arc;
+
+use super::knowledge::{DotsKnowledge, EndgameConfig};
+use super::DotsAndBoxes;
+use crate::agents::{Agent, AgentSpec};
+use crate::bench::{BenchOptions, Figure};
+use crate::game::Game;
+use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
+use crate::mcts::{RandomRollout, Search, SearchConfig, Ucb};
+use crate::nn::NetRollout;
+use crate::protocol::settings::Settings;
+use crate::Player;
+
+const SIZE: ParamKind = ParamKind::Int { min: 1, max: 7 };
+
+impl RegisteredGame for DotsAndBoxes {
+    const NAME: &'static str = "dots_and_boxes";
+    const ALIASES: &'static [&'static str] = &["dots", "dab"];
+    const ABOUT: &'static str = "Dots and Boxes (OpenSpiel's edge ids).";
+    const PARAMS: &'static [ParamDecl] = &[
+        ParamDecl {
+            name: "rows",
+            kind: SIZE,
+            default: 5,
+            help: "rows of boxes",
+        },
+        ParamDecl {
+            name: "cols",
+            kind: SIZE,
+            default: 5,
+            help: "columns of boxes",
+        },
+    ];
+
+    fn from_params(values: &[i64]) -> Result<DotsAndBoxes, String> {
+        DotsAndBoxes::new(values[0] as usize, values[1] as usize).map_err(|e| e.to_string())
+    }
+
+    fn param_values(&self) -> Vec<i64> {
+        vec![self.rows() as i64, self.cols() as i64]
+    }
+
+    type Rollout = RandomRollout;
+
+    /// `EDGES P1_SCORE P2_SCORE TO_MOVE [OWNERS]`.
+    fn parse_position(&self, args: &[&str]) -> Result<DotsAndBoxes, String> {
+        let usage = "set_position EDGES P1_SCORE P2_SCORE TO_MOVE [OWNERS]";
+        if !(4..=5).contains(&args.len()) {
+            return Err(format!("expected {usage}, got {} arguments", args.len()));
+        }
+        let score = |text: &str| {
+            text.parse::<u32>()
+                .map_err(|_| format!("a score is a whole number, got '{text}'"))
+        };
+        let to_move = Player::parse(args[3])
+            .ok_or_else(|| format!("the player to move is 1 or 2, got '{}'", args[3]))?;
+        DotsAndBoxes::from_edge_string(
+            self.rows(),
+            self.cols(),
+            args[0],
+            [score(args[1])?, score(args[2])?],
+            to_move,
+            args.get(4).copied(),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    fn position_text(&self) -> String {
+        let [a, b] = self.scores().expect("Dots and Boxes keeps scores");
+        format!(
+            "{} {a} {b} {} {}",
+            self.edge_string(),
+            self.to_move().number(),
+            self.owner_string()
+        )
+    }
+
+    type Memory = DotsKnowledge;
+
+    fn engine_search(
+        &self,
+        settings: &Settings,
+        config: SearchConfig,
+        knowledge: &mut DotsKnowledge,
+    ) -> Result<Searched, String> {
+        knowledge.configure(
+            EndgameConfig::from_edges(settings.solver_edges),
+            settings.safe_first,
+        );
+        let mut root_moves = Vec::new();
+        if let Some(known) = knowledge.known_move(self, &mut root_moves) {
+            return Ok(Searched {
+                plies: vec![known.action()],
+                result: None,
+                note: Some(known.describe().to_string()),
+            });
+        }
+        let cp = config.cp;
+        let result = match &settings.model {
+            Some((_, net)) => {
+                let rollout = NetRollout::new(Arc::clone(net), settings.guide)?;
+                Search::new(config, Ucb::new(cp), rollout).run_among(self, &root_moves)
+            }
+            None => Search::plain(config).run_among(self, &root_moves),
+        }
+        .map_err(|e| e.to_string())?;
+        Ok(Searched {
+            plies: vec![result.best],
+            result: Some(result),
+            note: None,
+        })
+    }
+
+    fn build_player(
+        spec: &AgentSpec,
+        start: &DotsAndBoxes,
+    ) -> Result<Box<dyn Agent<DotsAndBoxes>>, String> {
+        spec.build_dots(start)
+    }
+
+    fn bench(start: &DotsAndBoxes, options: &BenchOptions) -> Result<Vec<Figure>, String> {
+        if (start.rows(), start.cols()) != (5, 5) {
+            return Ok(crate::bench::generic_figures(start, options));
+        }
+        Ok(crate::bench::run(options, |_| {}).figures())
+    }
+}
