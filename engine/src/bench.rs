@@ -117,8 +117,16 @@ impl BenchReport {
         let t = self.threads;
         let mut out = vec![
             Figure::new("MCTS, empty board, 1 thread", self.empty_1t, "iterations/s"),
-            Figure::new("MCTS, 40-edge state, 1 thread", self.edges40_1t, "iterations/s"),
-            Figure::new(format!("MCTS, empty board, {t} threads"), self.empty_nt, "iterations/s"),
+            Figure::new(
+                "MCTS, 40-edge state, 1 thread",
+                self.edges40_1t,
+                "iterations/s",
+            ),
+            Figure::new(
+                format!("MCTS, empty board, {t} threads"),
+                self.empty_nt,
+                "iterations/s",
+            ),
             Figure::new(
                 format!("MCTS, 40-edge state, {t} threads"),
                 self.edges40_nt,

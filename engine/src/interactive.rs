@@ -3,8 +3,8 @@
 
 use std::io::{self, BufRead, Write};
 
-use crate::games::dots_and_boxes::DotsKnowledge;
 use crate::game::{Action, Game, Player};
+use crate::games::dots_and_boxes::DotsKnowledge;
 use crate::games::{DotsAndBoxes, RegisteredGame};
 use crate::mcts::{RolloutPolicy, Search, TreePolicy};
 use crate::protocol::settings::Settings;

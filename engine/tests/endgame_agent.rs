@@ -3,14 +3,13 @@
 
 use std::path::Path;
 
-use engine::agents::{
-    parse_spec, play_game, Agent, EndgameAgent, EndgameConfig, ExactEndgame, RandomAgent,
-};
+use engine::agents::{parse_spec, play_game, Agent, RandomAgent};
 use engine::arena::positions::{read_positions, StartPosition};
 use engine::games::dots_and_boxes::analysis::{
     capture_edges, free_capture, safe_edges, safe_first_moves,
 };
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
+use engine::games::dots_and_boxes::{EndgameAgent, EndgameConfig, ExactEndgame};
 use engine::games::DotsAndBoxes;
 use engine::{Game, Player, Rng};
 

@@ -11,7 +11,9 @@ use engine::games::{DotsAndBoxes, GameSpec};
 use engine::mcts::{Budget, SearchConfig};
 use engine::{Game, Outcome, Player};
 
-const SPEC: GameSpec = GameSpec::DotsAndBoxes { rows: 3, cols: 3 };
+fn spec() -> GameSpec {
+    GameSpec::dots_and_boxes(3, 3).unwrap()
+}
 
 fn our_engine(name: &str, seed: u64) -> ExternalAgent {
     let mut config = ExternalConfig::new(format!("{} protocol", env!("CARGO_BIN_EXE_engine")));
@@ -20,7 +22,7 @@ fn our_engine(name: &str, seed: u64) -> ExternalAgent {
         ("iterations".into(), "3000".into()),
         ("seed".into(), seed.to_string()),
     ];
-    ExternalAgent::new(config, SPEC)
+    ExternalAgent::new(config, spec())
 }
 
 fn alive(pid: u32) -> bool {
@@ -70,7 +72,7 @@ fn fake(genmove: &str, name: &str) -> ExternalAgent {
     std::fs::write(&path, script).unwrap();
     let mut config = ExternalConfig::new(format!("sh {}", path.display()));
     config.move_timeout = Duration::from_millis(400);
-    ExternalAgent::new(config, SPEC)
+    ExternalAgent::new(config, spec())
 }
 
 fn quick_mcts() -> MctsAgent<DotsAndBoxes> {
@@ -159,7 +161,7 @@ fn a_silent_engine_loses_on_time_and_is_killed_with_its_children() {
 #[test]
 fn a_missing_program_loses_before_the_first_move() {
     let board = DotsAndBoxes::new(3, 3).unwrap();
-    let mut missing = ExternalAgent::new(ExternalConfig::new("/no/such/engine protocol"), SPEC);
+    let mut missing = ExternalAgent::new(ExternalConfig::new("/no/such/engine protocol"), spec());
     let mut other = quick_mcts();
     let report = play_game(&board, &[], [&mut other, &mut missing]).unwrap();
     let f = report.forfeit.unwrap();

@@ -1,10 +1,10 @@
 //! The QDab-style rival: the knowledge it rests on, and its strength against simpler players.
 
-use engine::agents::{
-    parse_spec, play_game, Agent, EndgameConfig, GreedyAgent, MctsAgent, RivalAgent, RivalConfig,
-    RivalReason,
-};
+use engine::agents::{parse_spec, play_game, Agent, MctsAgent};
 use engine::games::dots_and_boxes::analysis::{capture_edges, safe_edges, valence};
+use engine::games::dots_and_boxes::{
+    EndgameConfig, GreedyAgent, RivalAgent, RivalConfig, RivalReason,
+};
 use engine::games::DotsAndBoxes;
 use engine::mcts::{Budget, SearchConfig};
 use engine::{Game, Outcome, Rng};

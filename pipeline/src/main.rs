@@ -167,7 +167,7 @@ fn run(args: Args) -> Result<(), String> {
             args.match_games,
         );
         let config = MatchConfig {
-            game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+            game: GameSpec::dots_and_boxes(5, 5).unwrap(),
             players: [nn.clone(), rival.clone()],
             games: args.match_games,
             positions: starts.clone(),

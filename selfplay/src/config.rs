@@ -27,11 +27,14 @@ impl From<Counter> for CounterMode {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
-    /// `dots_and_boxes` or `tictactoe`.
+    /// A registered game: `dots_and_boxes`, `tictactoe`, `amazons` (`engine games` lists them).
     pub game: String,
-    /// Board size in boxes (Dots and Boxes).
+    /// Board size in boxes (Dots and Boxes; ignored by games without these parameters).
     pub rows: usize,
     pub cols: usize,
+    /// Other game parameters as `key=value` (Amazons: `["size=8", "turn=whole"]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
     /// Games in the whole run (all shards together).
     pub games: u64,
     /// MCTS iterations for every searched move (the paper: 100,000).
@@ -70,6 +73,7 @@ impl Default for RunConfig {
             game: "dots_and_boxes".into(),
             rows: 5,
             cols: 5,
+            params: Vec::new(),
             games: 1000,
             iterations: 100_000,
             cp: engine::mcts::Ucb::DEFAULT_CP,
@@ -103,7 +107,13 @@ impl RunConfig {
 
     /// The game and board this config plays.
     pub fn spec(&self) -> Result<GameSpec, String> {
-        GameSpec::new(&self.game, self.rows, self.cols)
+        let mut params = self.params.clone();
+        let named = GameSpec::named(&self.game)?;
+        if named.get("rows").is_some() {
+            params.push(format!("rows={}", self.rows));
+            params.push(format!("cols={}", self.cols));
+        }
+        GameSpec::parse(&self.game, &params)
     }
 
     /// Checks values a TOML type cannot: ranges and the game.

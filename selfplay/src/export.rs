@@ -9,7 +9,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use engine::game::Game;
-use engine::games::{GameSpec, TicTacToe};
+use engine::games::{GameVisitor, RegisteredGame};
 use engine::record::{outcome_class, Dataset};
 use serde::Serialize;
 
@@ -45,10 +45,14 @@ pub fn npy_header(descr: &str, shape: &[u64]) -> Vec<u8> {
 
 pub fn export_npy(dir: &Path, out: &Path) -> Result<ExportSummary, String> {
     let dataset = Dataset::open(dir).map_err(|e| e.to_string())?;
-    match dataset.spec() {
-        spec @ GameSpec::DotsAndBoxes { .. } => write_arrays(&dataset, spec.dots_and_boxes()?, out),
-        GameSpec::TicTacToe => write_arrays(&dataset, TicTacToe::new(), out),
+    struct Write<'a>(&'a Dataset, &'a Path);
+    impl GameVisitor for Write<'_> {
+        type Output = Result<ExportSummary, String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+            write_arrays(self.0, start, self.1)
+        }
     }
+    dataset.spec().visit(Write(&dataset, out))?
 }
 
 fn create(path: &Path) -> Result<BufWriter<File>, String> {

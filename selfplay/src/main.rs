@@ -54,6 +54,9 @@ struct RunArgs {
     rows: Option<usize>,
     #[arg(long)]
     cols: Option<usize>,
+    /// A game parameter as key=value, repeatable (Amazons: --param size=8).
+    #[arg(long = "param", short = 'p')]
+    param: Vec<String>,
     /// Games in the whole run (over all shards).
     #[arg(long)]
     games: Option<u64>,
@@ -168,6 +171,9 @@ fn run(args: RunArgs) -> Result<(), String> {
     );
     if args.shards.is_some() {
         config.shards = args.shards;
+    }
+    if !args.param.is_empty() {
+        config.params = args.param.clone();
     }
     if args.no_root_stats {
         config.root_stats = false;

@@ -1,7 +1,9 @@
-//! One self-play game: every move chosen by plain MCTS, as the paper generated its data.
+//! One self-play game: every move chosen by MCTS with the game's own rollout (plain random
+//! playouts for Dots and Boxes, as the paper generated its data).
 
-use engine::game::{Action, Game};
-use engine::mcts::{Budget, Search, SearchConfig, SearchResult};
+use engine::game::Action;
+use engine::games::RegisteredGame;
+use engine::mcts::{Budget, Search, SearchConfig, SearchResult, Ucb};
 use engine::record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RootStat};
 use engine::rng::{derive_seed, Rng};
 
@@ -21,35 +23,6 @@ pub struct PlaySettings {
 /// A source of perfect moves for late positions (the endgame solver), or none.
 pub type Oracle<'a, G> = dyn FnMut(&G) -> Option<Action> + 'a;
 
-/// Games whose late positions an exact solver can play.
-pub trait EndgameOracle: Game {
-    /// A perfect move once `free_edges` or fewer are free; `None` before that (or never).
-    fn endgame_oracle(&self, free_edges: u32) -> Box<Oracle<'static, Self>>;
-}
-
-impl EndgameOracle for engine::games::DotsAndBoxes {
-    fn endgame_oracle(&self, free_edges: u32) -> Box<Oracle<'static, Self>> {
-        let mut solver = None;
-        Box::new(move |state: &Self| {
-            let free = state.num_edges() as u32 - state.edges_drawn();
-            if free_edges == 0 || free > free_edges {
-                return None;
-            }
-            let solver = solver.get_or_insert_with(|| {
-                engine::games::dots_and_boxes::endgame::EndgameSolver::for_board(state)
-            });
-            // Far more than 40 free edges ever need; past it the search plays the move.
-            solver.try_best_action(state, 200_000_000).map(|(a, _)| a)
-        })
-    }
-}
-
-impl EndgameOracle for engine::games::TicTacToe {
-    fn endgame_oracle(&self, _free_edges: u32) -> Box<Oracle<'static, Self>> {
-        Box::new(|_| None)
-    }
-}
-
 /// Seed of game `index`: the run's seed and the index through splitmix64, so any shard,
 /// machine or thread that plays game `index` plays the same game.
 pub fn game_seed(run_seed: u64, index: u64) -> u64 {
@@ -57,7 +30,7 @@ pub fn game_seed(run_seed: u64, index: u64) -> u64 {
 }
 
 /// Plays game `index` from `initial` to the end and returns its record.
-pub fn play_game<G: Game>(
+pub fn play_game<G: RegisteredGame>(
     initial: &G,
     settings: &PlaySettings,
     index: u64,
@@ -66,14 +39,16 @@ pub fn play_game<G: Game>(
     let seed = game_seed(settings.seed, index);
     // The search draws from streams derived from `seed`; variety draws from its own stream.
     let mut variety = Rng::new(derive_seed(seed, u64::MAX));
-    let mut search = Search::<G>::plain(SearchConfig {
+    let config = SearchConfig {
         cp: settings.cp,
         counter: settings.counter,
         budget: Budget::iterations(settings.iterations),
         threads: settings.search_threads,
         seed,
         ..SearchConfig::default()
-    });
+    };
+    // The game's own rollout: random playouts, or Amazons' shallow rollouts and evaluation.
+    let mut search = Search::new(config, Ucb::new(settings.cp), G::Rollout::default());
     let mut state = initial.clone();
     let mut legal: Vec<Action> = Vec::with_capacity(state.max_actions());
     let mut moves = Vec::new();

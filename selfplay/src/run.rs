@@ -8,8 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use engine::game::Game;
-use engine::games::{GameSpec, TicTacToe};
+use engine::games::{GameSpec, GameVisitor, RegisteredGame};
 use engine::record::{
     FileEntry, GameRecord, Manifest, RecordWriter, FORMAT_VERSION, MANIFEST_FILE,
 };
@@ -18,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::config::{identity_differences, RunConfig};
-use crate::play::{play_game, EndgameOracle, PlaySettings};
+use crate::play::{play_game, PlaySettings};
 use crate::shard::{shard_games, shard_len, Shard};
 
 /// The record file of a dataset written by `run`.
@@ -147,10 +146,14 @@ pub fn seeds_note(seed: u64) -> String {
 /// Runs (or resumes) the games of one shard.
 pub fn run(options: &RunOptions) -> Result<RunSummary, String> {
     options.config.validate()?;
-    match options.config.spec()? {
-        spec @ GameSpec::DotsAndBoxes { .. } => run_game(options, spec, spec.dots_and_boxes()?),
-        spec @ GameSpec::TicTacToe => run_game(options, spec, TicTacToe::new()),
+    struct Run<'a>(&'a RunOptions);
+    impl GameVisitor for Run<'_> {
+        type Output = Result<RunSummary, String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+            run_game(self.0, start.spec(), start)
+        }
     }
+    options.config.spec()?.visit(Run(options))?
 }
 
 /// The dataset folder as a run finds it.
@@ -230,7 +233,7 @@ fn open_dataset(
     })
 }
 
-fn run_game<G: Game + EndgameOracle>(
+fn run_game<G: RegisteredGame>(
     options: &RunOptions,
     spec: GameSpec,
     initial: G,

@@ -6,7 +6,7 @@ use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use engine::game::Game;
-use engine::games::{GameSpec, TicTacToe};
+use engine::games::{GameVisitor, RegisteredGame};
 use engine::record::{replay, Dataset, MoveKind};
 use serde::Serialize;
 
@@ -56,10 +56,14 @@ pub struct Stats {
 /// Reads every game of the dataset in `dir` and replays it.
 pub fn stats(dir: &Path) -> Result<Stats, String> {
     let dataset = Dataset::open(dir).map_err(|e| e.to_string())?;
-    match dataset.spec() {
-        spec @ GameSpec::DotsAndBoxes { .. } => collect(&dataset, spec.dots_and_boxes()?),
-        GameSpec::TicTacToe => collect(&dataset, TicTacToe::new()),
+    struct Collect<'a>(&'a Dataset);
+    impl GameVisitor for Collect<'_> {
+        type Output = Result<Stats, String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+            collect(self.0, start)
+        }
     }
+    dataset.spec().visit(Collect(&dataset))?
 }
 
 /// A 128-bit key of a position: its value-net features and the player to move.

@@ -51,9 +51,14 @@ impl Encoder {
         spec: GameSpec,
         encoding: crate::config::Encoding,
     ) -> Result<Encoder, String> {
-        let board = match spec {
-            GameSpec::DotsAndBoxes { .. } => Board::DotsAndBoxes(spec.dots_and_boxes()?),
-            GameSpec::TicTacToe => Board::TicTacToe(TicTacToe::new()),
+        let board = match spec.name() {
+            "dots_and_boxes" => Board::DotsAndBoxes(spec.start()?),
+            "tictactoe" => Board::TicTacToe(TicTacToe::new()),
+            other => {
+                return Err(format!(
+                    "train fits value nets of dots_and_boxes and tictactoe, not {other}"
+                ))
+            }
         };
         let feature_len = match &board {
             Board::DotsAndBoxes(g) => g.feature_len(),

@@ -79,7 +79,7 @@ fn trains_exports_and_resumes_to_the_same_net() {
     let csv = std::fs::read_to_string(straight.join(METRICS_FILE)).unwrap();
     assert_eq!(csv.lines().count(), 5);
     let net = ValueNet::load(&straight.join(MODEL_FILE)).unwrap();
-    net.check_fits(GameSpec::DotsAndBoxes { rows: 3, cols: 3 }, 33)
+    net.check_fits(GameSpec::dots_and_boxes(3, 3).unwrap(), 33)
         .unwrap();
     assert_eq!(net.meta.extra["dataset_games"], "80");
     assert!(net.meta.extra.contains_key("metrics"));
@@ -123,7 +123,7 @@ fn engine_forward_pass_matches_burn() {
         .try_to_vec()
         .unwrap();
     let meta = ModelMeta {
-        game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+        game: GameSpec::dots_and_boxes(5, 5).unwrap(),
         encoding: DAB_ENCODING.into(),
         inputs: 85,
         hidden: 100,
@@ -265,7 +265,7 @@ fn the_to_move_encoding_trains_and_loads() {
     let dir = temp_dir("to-move");
     let data = dir.join("data");
     dataset(&data, 12);
-    let spec = GameSpec::DotsAndBoxes { rows: 3, cols: 3 };
+    let spec = GameSpec::dots_and_boxes(3, 3).unwrap();
     let encoder =
         train::data::Encoder::with_encoding(spec, train::config::Encoding::Table2ToMove).unwrap();
     // 24 edges and 9 boxes, and the mover.

@@ -404,11 +404,7 @@ impl AgentSpec {
 }
 
 /// Refuses the keys another game's search reads.
-pub fn refuse_game_keys(
-    text: &str,
-    keys: &[(String, String)],
-    game: &str,
-) -> Result<(), String> {
+pub fn refuse_game_keys(text: &str, keys: &[(String, String)], game: &str) -> Result<(), String> {
     match keys.first() {
         Some((key, _)) => Err(format!(
             "player '{text}': {key} is a key of the Amazons search, not of {game}"

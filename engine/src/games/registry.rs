@@ -449,6 +449,12 @@ pub trait RegisteredGame: Game + Sized {
         count(self, depth, &mut buf)
     }
 
+    /// Perfect moves for late positions (self-play's `solver_edges`: Dots and Boxes' exact
+    /// endgame solver once `free` or fewer edges are free); by default none.
+    fn endgame_oracle(&self, _free: u32) -> Box<dyn FnMut(&Self) -> Option<Action> + Send> {
+        Box::new(|_| None)
+    }
+
     /// The figures `engine bench --game NAME` prints: `(label, value, unit)`.
     fn bench(start: &Self, options: &BenchOptions) -> Result<Vec<crate::bench::Figure>, String> {
         Ok(crate::bench::generic_figures(start, options))
@@ -547,7 +553,10 @@ mod tests {
             ("chess", "unknown game 'chess'"),
             ("amazons:size=9", "size is 10 or 8 or 6, not 9"),
             ("amazons:turn=half", "turn is one of split, whole"),
-            ("amazons:rows=3", "amazons has the parameters size, turn, not 'rows'"),
+            (
+                "amazons:rows=3",
+                "amazons has the parameters size, turn, not 'rows'",
+            ),
             ("tictactoe:rows=3", "tictactoe takes no parameter 'rows'"),
             ("dots_and_boxes:rows=9", "rows"),
             ("amazons:size", "not key=value"),

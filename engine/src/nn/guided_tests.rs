@@ -19,10 +19,7 @@ fn shipped_model() -> ValueNet {
 fn random_board_net(rows: usize, cols: usize, hidden: usize, seed: u64) -> ValueNet {
     let inputs = DotsAndBoxes::new(rows, cols).unwrap().feature_len();
     let mut net = random_net(inputs, hidden, seed);
-    net.meta.game = GameSpec::DotsAndBoxes {
-        rows: rows as u8,
-        cols: cols as u8,
-    };
+    net.meta.game = GameSpec::dots_and_boxes(rows, cols).unwrap();
     net
 }
 
@@ -179,10 +176,7 @@ fn incremental_evaluation_matches_full_evaluation_along_random_games() {
         let mut net = random_board_net(rows, cols, hidden, 11);
         if to_move {
             net = random_net(net.inputs() + 1, hidden, 11);
-            net.meta.game = GameSpec::DotsAndBoxes {
-                rows: rows as u8,
-                cols: cols as u8,
-            };
+            net.meta.game = GameSpec::dots_and_boxes(rows, cols).unwrap();
             net.meta.encoding = DAB_ENCODING_TO_MOVE.into();
         }
         let board = DotsAndBoxes::new(rows, cols).unwrap();

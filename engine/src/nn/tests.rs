@@ -14,7 +14,7 @@ pub(super) fn random_net(inputs: usize, hidden: usize, seed: u64) -> ValueNet {
     extra.insert("dataset".to_string(), "data/test".to_string());
     ValueNet {
         meta: ModelMeta {
-            game: GameSpec::DotsAndBoxes { rows: 5, cols: 5 },
+            game: GameSpec::dots_and_boxes(5, 5).unwrap(),
             encoding: DAB_ENCODING.into(),
             inputs,
             hidden,
@@ -103,8 +103,8 @@ fn damaged_or_foreign_files_are_refused_with_a_reason() {
     let loaded = ValueNet::load(&path).unwrap();
     assert_eq!(loaded.hidden(), 50);
     // Fitting: game, size and encoding are checked.
-    let five = GameSpec::DotsAndBoxes { rows: 5, cols: 5 };
-    let four = GameSpec::DotsAndBoxes { rows: 4, cols: 4 };
+    let five = GameSpec::dots_and_boxes(5, 5).unwrap();
+    let four = GameSpec::dots_and_boxes(4, 4).unwrap();
     assert!(net.check_fits(five, 85).is_ok());
     assert!(net.check_fits(four, 60).unwrap_err().contains("5x5"));
     let mut old = net.clone();
@@ -118,7 +118,7 @@ fn the_shipped_model_loads_and_fits_5x5() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../models/dab-5x5/model.safetensors");
     let net = ValueNet::load(&path).unwrap();
-    net.check_fits(GameSpec::DotsAndBoxes { rows: 5, cols: 5 }, 85)
+    net.check_fits(GameSpec::dots_and_boxes(5, 5).unwrap(), 85)
         .unwrap();
     assert_eq!((net.inputs(), net.hidden()), (85, 100));
     let board = crate::games::DotsAndBoxes::new(5, 5).unwrap();

@@ -116,7 +116,11 @@ fn answer(bot: &mut AmazonsMcts, game: &Amazons, turn_number: u64) -> String {
 }
 
 /// Serves Botzone inputs from `input` until it ends (one input without keep-running).
-pub fn serve(config: &BotzoneConfig, input: &mut impl BufRead, out: &mut impl Write) -> io::Result<()> {
+pub fn serve(
+    config: &BotzoneConfig,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let search = |time: Duration| SearchConfig {
         budget: Budget::time(time),
         threads: config.threads.max(1),
@@ -157,7 +161,8 @@ pub fn serve(config: &BotzoneConfig, input: &mut impl BufRead, out: &mut impl Wr
         }
         if !first {
             bot = AmazonsMcts::new("botzone", AmazonsMctsConfig::new(search(config.time)));
-            bot.new_game(&game, &[]).expect("a search player starts any game");
+            bot.new_game(&game, &[])
+                .expect("a search player starts any game");
         }
         first = false;
         let reply = answer(&mut bot, &game, history.len() as u64);
@@ -252,10 +257,10 @@ mod tests {
     #[test]
     fn bad_input_is_reported_and_still_answered_legally() {
         for bad in [
-            "1\n2 0 2 0 2 5\n",       // no move
-            "1\n9 9 9 9 9 9\n",       // off the board
-            "1\nhello\n",             // not numbers
-            "1\n2 0 2 3\n",           // too short
+            "1\n2 0 2 0 2 5\n",                                 // no move
+            "1\n9 9 9 9 9 9\n",                                 // off the board
+            "1\nhello\n",                                       // not numbers
+            "1\n2 0 2 3\n",                                     // too short
             "2\n-1 -1 -1 -1 -1 -1\n0 0 0 1 0 2\n3 3 3 4 3 5\n", // our 'earlier response' illegal
         ] {
             let out = run(bad, &config());

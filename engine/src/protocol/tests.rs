@@ -132,7 +132,7 @@ fn positions_games_and_options_are_checked() {
         answers[8]
     );
     assert!(
-        answers[9].contains("9x5 is not supported"),
+        answers[9].contains("rows is 1 to 7, not 9"),
         "{}",
         answers[9]
     );
@@ -435,4 +435,71 @@ mod fuzz {
             prop_assert_eq!(session.handle_line("name"), Answer::Reply(Reply { id: None, ok: true, text: ENGINE_NAME.into() }));
         }
     }
+}
+
+#[test]
+fn an_amazons_game_through_the_protocol() {
+    let answers = session(
+        "game amazons size=6\nto_move\nplay b1-b4/b5\nto_move\nplay b6-c5\nto_move\nplay b4\n\
+         play c3\nget_position\nundo\nget_position\nplay a5-a4/a3\nplay c3\n\
+         set_option iterations 300\ngenmove\nto_move\nset_option genmove_plies 1\ngenmove\n\
+         genmove\nset_option genmove_plies 0\nundo\nundo\n\
+         set_position .B..B./B....B/....../....../W....W/.W..W. 2\nto_move\n\
+         set_position .B..B./B....B/....../.W..../W....W/....W. 1 b1-b3\nlegal_moves\n\
+         set_position .B..B./B....B 1\n\
+         set_position .B..B./B....B/....../.W..../W....W/....W. 1 a1-b3\n\
+         game amazons size=9\ngame amazons turn=half\nresult\n",
+    );
+    let expected_start = [
+        "= amazons size=6 turn=split",
+        "= 1",
+        "=",
+        "= 2",
+        "=",
+        // The queen move alone leaves the same player to shoot.
+        "= 2",
+        "? move 'b4' is illegal here: the amazon on c5 cannot shoot to b4",
+        "=",
+        "= ....B./BxB..B/.W..../..x.../W....W/....W. 1",
+        "=",
+        "= ....B./BxB..B/.W..../....../W....W/....W. 2 b6-c5",
+        "? cannot read move 'a5-a4/a3': expected the arrow's square such as g7",
+        "=",
+        "=",
+    ];
+    assert_eq!(answers[..14], expected_start);
+    // A whole turn by default; one ply at a time when asked.
+    let whole = &answers[14];
+    assert!(
+        whole.starts_with("= ") && whole.contains('-') && whole.contains('/'),
+        "{whole}"
+    );
+    assert_eq!(answers[15], "= 2");
+    let (queen, arrow) = (&answers[17], &answers[18]);
+    assert!(queen.contains('-') && !queen.contains('/'), "{queen}");
+    assert!(!arrow.contains('-') && arrow.len() >= 4, "{arrow}");
+    assert_eq!(answers[19..24], ["=", "=", "=", "=", "= 2"]);
+    let arrows: Vec<&str> = answers[25].trim_start_matches("= ").split(' ').collect();
+    assert!(
+        arrows.contains(&"b1") && arrows.contains(&"b4"),
+        "{arrows:?}"
+    );
+    assert!(!arrows.contains(&"b6"), "{arrows:?}");
+    assert!(answers[26].contains("36 squares"), "{}", answers[26]);
+    assert!(
+        answers[27].contains("cannot have come from a1"),
+        "{}",
+        answers[27]
+    );
+    assert!(
+        answers[28].contains("size is 10 or 8 or 6, not 9"),
+        "{}",
+        answers[28]
+    );
+    assert!(
+        answers[29].contains("turn is one of split, whole"),
+        "{}",
+        answers[29]
+    );
+    assert_eq!(answers[30], "= none");
 }

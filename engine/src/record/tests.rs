@@ -5,7 +5,9 @@ use crate::game::{Game, Outcome, Player};
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::rng::Rng;
 
-const SPEC: GameSpec = GameSpec::DotsAndBoxes { rows: 3, cols: 3 };
+fn spec() -> GameSpec {
+    GameSpec::dots_and_boxes(3, 3).unwrap()
+}
 
 /// A random legal 3x3 game with made-up root statistics, as a record.
 fn random_game(index: u64, rng: &mut Rng) -> GameRecord {
@@ -59,7 +61,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn write_file(path: &Path, games: &[GameRecord]) -> Vec<u64> {
-    let mut w = RecordWriter::create(path, &SPEC).unwrap();
+    let mut w = RecordWriter::create(path, &spec()).unwrap();
     let mut offsets = Vec::new();
     let mut at = std::fs::metadata(path).unwrap().len();
     for g in games {
@@ -195,7 +197,7 @@ fn flipped_byte_in_a_middle_record_is_reported_with_file_and_offset() {
     assert!(text.contains("checksum"), "{text}");
     // A resume refuses to build on a damaged file.
     assert!(matches!(scan(&path), Err(RecordError::Corrupt { .. })));
-    assert!(RecordWriter::resume(&path, &SPEC).is_err());
+    assert!(RecordWriter::resume(&path, &spec()).is_err());
     // A damaged length field in the middle is caught too (as a checksum or layout error of the
     // frame that follows, never read as data).
     bytes[target] ^= 0x10;
@@ -231,7 +233,7 @@ fn truncated_file_is_a_torn_tail_and_resume_drops_it() {
         assert_eq!(report.indices, (0..7).collect::<Vec<_>>());
         assert_eq!(report.torn.as_ref().unwrap().0, offsets[7]);
         // Resume truncates to the last complete record and appends after it.
-        let (mut w, report) = RecordWriter::resume(&path, &SPEC).unwrap();
+        let (mut w, report) = RecordWriter::resume(&path, &spec()).unwrap();
         assert_eq!(report.valid_len, offsets[7]);
         w.append(&games[7]).unwrap();
         w.sync().unwrap();
@@ -252,14 +254,14 @@ fn resume_refuses_another_game() {
     let dir = temp_dir("other-game");
     let path = dir.join("games.rec");
     write_file(&path, &[]);
-    let other = GameSpec::DotsAndBoxes { rows: 5, cols: 5 };
+    let other = GameSpec::dots_and_boxes(5, 5).unwrap();
     let err = RecordWriter::resume(&path, &other)
         .err()
         .unwrap()
         .to_string();
     assert!(err.contains("3x3") && err.contains("5x5"), "{err}");
     assert!(
-        RecordWriter::create(&path, &SPEC).is_err(),
+        RecordWriter::create(&path, &spec()).is_err(),
         "create never overwrites"
     );
     std::fs::remove_dir_all(dir).unwrap();
@@ -269,7 +271,7 @@ fn manifest_for(files: Vec<FileEntry>) -> Manifest {
     Manifest {
         format: Manifest::FORMAT.to_string(),
         format_version: FORMAT_VERSION,
-        game: SPEC,
+        game: spec(),
         generator: "test".into(),
         config: serde_json::json!({"iterations": 1}),
         seeds: "test".into(),

@@ -78,7 +78,11 @@ impl BoardArgs {
     /// The game and its parameters, checked.
     pub fn spec(&self) -> Result<GameSpec, String> {
         let mut params = self.params.clone();
-        for (key, value) in [("rows", self.rows), ("cols", self.cols), ("size", self.size)] {
+        for (key, value) in [
+            ("rows", self.rows),
+            ("cols", self.cols),
+            ("size", self.size),
+        ] {
             if let Some(v) = value {
                 params.push(format!("{key}={v}"));
             }
@@ -177,7 +181,6 @@ impl NetArgs {
         let net = load_dab_net(path, board).map_err(|e| e.to_string())?;
         Ok(Some((Arc::new(net), guide)))
     }
-
 }
 
 #[derive(Args)]
@@ -348,9 +351,14 @@ fn play(args: PlayArgs) -> Result<(), String> {
             if io::stdin().is_terminal() {
                 let mut moves = Vec::new();
                 start.legal_actions(&mut moves);
-                let example = moves.first().map_or(String::new(), |&a| start.format_action(a));
-                writeln!(out, "Moves in the game's notation (for example {example}), or an id.")
-                    .map_err(io_err)?;
+                let example = moves
+                    .first()
+                    .map_or(String::new(), |&a| start.format_action(a));
+                writeln!(
+                    out,
+                    "Moves in the game's notation (for example {example}), or an id."
+                )
+                .map_err(io_err)?;
             }
             let engine = RegistryEngine::<G>::new(self.settings);
             interactive::play(start, self.human, engine, &mut input, &mut out).map_err(io_err)?;
@@ -373,13 +381,18 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
             let args = self.args;
             let state = if let Some(edges) = &args.edges {
                 if start.name() != "dots_and_boxes" {
-                    return Err("--edges is for Dots and Boxes; give positions with --moves or --position".into());
+                    return Err(
+                        "--edges is for Dots and Boxes; give positions with --moves or --position"
+                            .into(),
+                    );
                 }
                 let mut words = vec![edges.as_str()];
-                let (p1, p2) = args
-                    .scores
-                    .split_once(',')
-                    .ok_or_else(|| format!("--scores must be two numbers P1,P2 (e.g. 3,2), got '{}'", args.scores))?;
+                let (p1, p2) = args.scores.split_once(',').ok_or_else(|| {
+                    format!(
+                        "--scores must be two numbers P1,P2 (e.g. 3,2), got '{}'",
+                        args.scores
+                    )
+                })?;
                 words.extend([p1.trim(), p2.trim(), args.to_move.as_str()]);
                 if let Some(owners) = &args.owners {
                     words.push(owners);
@@ -390,7 +403,13 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
                 start.parse_position(&words)?
             } else {
                 let mut state = start.clone();
-                for (i, word) in args.moves.as_deref().unwrap_or("").split_whitespace().enumerate() {
+                for (i, word) in args
+                    .moves
+                    .as_deref()
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .enumerate()
+                {
                     let plies = state
                         .parse_legal_plies(word)
                         .map_err(|e| format!("move {}: {e}", i + 1))?;
@@ -493,7 +512,10 @@ fn analyse_report<G: Game>(
         );
     }
     if rows.len() > 40 {
-        println!("  ... {} more moves (--json lists them all)", rows.len() - 40);
+        println!(
+            "  ... {} more moves (--json lists them all)",
+            rows.len() - 40
+        );
     }
     println!(
         "\nbest: {} (id {}) for {mover}; value is wins minus losses over visits for {mover}",

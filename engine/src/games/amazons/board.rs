@@ -89,7 +89,8 @@ impl Geometry {
 
     /// The geometry of an `n` x `n` board (6, 8 or 10; built once).
     pub fn of(n: usize) -> &'static Geometry {
-        static TABLES: [OnceLock<Geometry>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static TABLES: [OnceLock<Geometry>; 3] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
         let slot = match n {
             6 => 0,
             8 => 1,

@@ -19,7 +19,8 @@ const SHAPES: [&str; 2] = ["split", "whole"];
 
 impl RegisteredGame for Amazons {
     const NAME: &'static str = "amazons";
-    const ABOUT: &'static str = "The Game of the Amazons (queen move, then arrow; who cannot move loses).";
+    const ABOUT: &'static str =
+        "The Game of the Amazons (queen move, then arrow; who cannot move loses).";
     const PARAMS: &'static [ParamDecl] = &[
         ParamDecl {
             name: "size",
@@ -45,7 +46,10 @@ impl RegisteredGame for Amazons {
     }
 
     fn param_values(&self) -> Vec<i64> {
-        vec![self.size() as i64, i64::from(self.shape() == TurnShape::Whole)]
+        vec![
+            self.size() as i64,
+            i64::from(self.shape() == TurnShape::Whole),
+        ]
     }
 
     type Rollout = EvalRollout;
@@ -97,9 +101,13 @@ impl RegisteredGame for Amazons {
         let mcts = AmazonsMctsConfig::new(config);
         if self.mid_turn() {
             let cp = mcts.search.cp;
-            let result = Search::new(mcts.search.clone(), crate::mcts::Ucb::new(cp), mcts.rollout())
-                .run(self)
-                .map_err(|e| e.to_string())?;
+            let result = Search::new(
+                mcts.search.clone(),
+                crate::mcts::Ucb::new(cp),
+                mcts.rollout(),
+            )
+            .run(self)
+            .map_err(|e| e.to_string())?;
             return Ok(Searched {
                 plies: vec![result.best],
                 result: Some(result),
@@ -264,7 +272,10 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
     // MCTS iterations a second.
     let iterations = options.iterations;
     for (label, pos) in [("start", *start), ("middle game", middle)] {
-        for (shape_label, shape) in [("MG (split)", TurnShape::Split), ("whole-turn", TurnShape::Whole)] {
+        for (shape_label, shape) in [
+            ("MG (split)", TurnShape::Split),
+            ("whole-turn", TurnShape::Whole),
+        ] {
             let mut thread_counts = vec![1];
             if options.threads > 1 {
                 thread_counts.push(options.threads);

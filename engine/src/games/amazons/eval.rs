@@ -107,7 +107,10 @@ impl EvalWeights {
     /// Weights from a vector of 15 (phase by phase), keeping the tie constant and boundaries.
     pub fn from_vector(&self, v: &[f32]) -> Result<EvalWeights, String> {
         if v.len() != 15 {
-            return Err(format!("expected 15 weights (3 phases x 5 terms), got {}", v.len()));
+            return Err(format!(
+                "expected 15 weights (3 phases x 5 terms), got {}",
+                v.len()
+            ));
         }
         let mut w = *self;
         for (i, x) in v.iter().enumerate() {
@@ -274,7 +277,11 @@ pub fn terms(game: &Amazons, tie: f32) -> EvalTerms {
     let geo = game.geometry();
     let empty = game.empty();
     let pieces = [game.pieces(Player::P1), game.pieces(Player::P2)];
-    let tie = if game.to_move() == Player::P1 { tie } else { -tie };
+    let tie = if game.to_move() == Player::P1 {
+        tie
+    } else {
+        -tie
+    };
     let queen = Layers::fill(pieces, empty, |set| geo.queen_step(set, empty));
     let king = Layers::fill(pieces, empty, |set| geo.king_step(set));
     let planes = neighbour_counts(geo, empty);
@@ -353,7 +360,11 @@ pub fn terms_by_definition(game: &Amazons, tie: f32) -> EvalTerms {
         }
         dist
     };
-    let tie = if game.to_move() == Player::P1 { tie } else { -tie };
+    let tie = if game.to_move() == Player::P1 {
+        tie
+    } else {
+        -tie
+    };
     let (q1, q2) = (distances(Player::P1, true), distances(Player::P2, true));
     let (k1, k2) = (distances(Player::P1, false), distances(Player::P2, false));
     let delta = |a: u32, b: u32| -> f32 {

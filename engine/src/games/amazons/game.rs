@@ -10,7 +10,12 @@ impl Amazons {
     fn decode_queen(&self, action: Action) -> Option<(u32, u32)> {
         let a = (self.geo.n * self.geo.n) as u32;
         let (from, to) = (action as u32 / a, action as u32 % a);
-        (from < a).then(|| (self.geo.bit_of[from as usize] as u32, self.geo.bit_of[to as usize] as u32))
+        (from < a).then(|| {
+            (
+                self.geo.bit_of[from as usize] as u32,
+                self.geo.bit_of[to as usize] as u32,
+            )
+        })
     }
 
     /// What kind of ply is due, in words (for error messages).
@@ -159,10 +164,11 @@ impl Game for Amazons {
             expected: self.ply_due().into(),
         };
         let square = |s: &str| {
-            self.parse_square(s).map_err(|detail| ActionError::OutOfRange {
-                text: text.to_string(),
-                detail,
-            })
+            self.parse_square(s)
+                .map_err(|detail| ActionError::OutOfRange {
+                    text: text.to_string(),
+                    detail,
+                })
         };
         if let Ok(id) = text.parse::<Action>() {
             return Ok(id);
@@ -205,7 +211,9 @@ impl Game for Amazons {
 
     fn format_action(&self, action: Action) -> String {
         match (self.shape, self.pending) {
-            (TurnShape::Split, Some(_)) => self.square_name(self.geo.bit_of[action as usize % 100] as u32),
+            (TurnShape::Split, Some(_)) => {
+                self.square_name(self.geo.bit_of[action as usize % 100] as u32)
+            }
             (TurnShape::Split, None) => match self.decode_queen(action) {
                 Some((from, to)) => {
                     format!("{}-{}", self.square_name(from), self.square_name(to))
@@ -238,7 +246,11 @@ impl Game for Amazons {
                 )
             }
             (TurnShape::Split, None) => match self.decode_queen(action) {
-                Some((from, to)) => Turn { from, to, arrow: to },
+                Some((from, to)) => Turn {
+                    from,
+                    to,
+                    arrow: to,
+                },
                 None => return format!("{action} is not a move id"),
             },
             (TurnShape::Whole, _) => match self.decode_whole(action) {
@@ -297,7 +309,11 @@ impl Game for Amazons {
             [queen, arrow] if self.shape == TurnShape::Split && self.pending.is_none() => {
                 let mut next = *self;
                 next.apply(*queen);
-                format!("{}/{}", self.format_action(*queen), next.format_action(*arrow))
+                format!(
+                    "{}/{}",
+                    self.format_action(*queen),
+                    next.format_action(*arrow)
+                )
             }
             _ => {
                 let mut state = *self;

@@ -73,7 +73,17 @@ pub struct Amazons {
 
 impl Amazons {
     /// Everything that makes the position, the board size standing for its tables.
-    fn key(&self) -> (usize, [Bits; 2], Bits, Player, TurnShape, Option<(u8, u8)>, u16) {
+    fn key(
+        &self,
+    ) -> (
+        usize,
+        [Bits; 2],
+        Bits,
+        Player,
+        TurnShape,
+        Option<(u8, u8)>,
+        u16,
+    ) {
         (
             self.geo.n,
             self.pieces,
@@ -118,7 +128,11 @@ impl Amazons {
             10 => (&["a4", "d1", "g1", "j4"], &["a7", "d10", "g10", "j7"]),
             8 => (&["a3", "c1", "f1", "h3"], &["a6", "c8", "f8", "h6"]),
             6 => (&["b1", "e1", "a2", "f2"], &["b6", "e6", "a5", "f5"]),
-            _ => return Err(format!("Amazons is played on 10x10, 8x8 or 6x6, not {n}x{n}")),
+            _ => {
+                return Err(format!(
+                    "Amazons is played on 10x10, 8x8 or 6x6, not {n}x{n}"
+                ))
+            }
         };
         let geo = Geometry::of(n);
         let mut game = Amazons {
@@ -132,7 +146,9 @@ impl Amazons {
         };
         for (side, squares) in [start.0, start.1].iter().enumerate() {
             for s in *squares {
-                let b = game.parse_square(s).expect("start squares are on the board");
+                let b = game
+                    .parse_square(s)
+                    .expect("start squares are on the board");
                 game.pieces[side] |= 1 << b;
             }
         }
@@ -204,8 +220,7 @@ impl Amazons {
             if game.empty() & (1 << from_bit) == 0 {
                 return Err(format!("{from}, the square the amazon left, is not empty"));
             }
-            if game.geo.queen_reach(to_bit, game.empty() | (1 << to_bit)) & (1 << from_bit) == 0
-            {
+            if game.geo.queen_reach(to_bit, game.empty() | (1 << to_bit)) & (1 << from_bit) == 0 {
                 return Err(format!("an amazon on {to} cannot have come from {from}"));
             }
             game.pending = Some((to_bit as u8, from_bit as u8));
@@ -486,10 +501,11 @@ impl Amazons {
         let (queen, arrow) = text.split_once('/').ok_or_else(malformed)?;
         let (from, to) = queen.split_once('-').ok_or_else(malformed)?;
         let square = |s: &str| {
-            self.parse_square(s).map_err(|detail| ActionError::OutOfRange {
-                text: text.to_string(),
-                detail,
-            })
+            self.parse_square(s)
+                .map_err(|detail| ActionError::OutOfRange {
+                    text: text.to_string(),
+                    detail,
+                })
         };
         Ok(Turn {
             from: square(from)?,

@@ -121,6 +121,23 @@ impl RegisteredGame for DotsAndBoxes {
         spec.build_dots(start)
     }
 
+    fn endgame_oracle(
+        &self,
+        free_edges: u32,
+    ) -> Box<dyn FnMut(&DotsAndBoxes) -> Option<crate::game::Action> + Send> {
+        let mut solver = None;
+        Box::new(move |state: &DotsAndBoxes| {
+            let free = state.num_edges() as u32 - state.edges_drawn();
+            if free_edges == 0 || free > free_edges {
+                return None;
+            }
+            let solver =
+                solver.get_or_insert_with(|| super::endgame::EndgameSolver::for_board(state));
+            // Far more than 40 free edges ever need; past it the search plays the move.
+            solver.try_best_action(state, 200_000_000).map(|(a, _)| a)
+        })
+    }
+
     fn bench(start: &DotsAndBoxes, options: &BenchOptions) -> Result<Vec<Figure>, String> {
         if (start.rows(), start.cols()) != (5, 5) {
             return Ok(crate::bench::generic_figures(start, options));
