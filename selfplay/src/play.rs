@@ -144,6 +144,7 @@ fn root_stats(result: &SearchResult) -> Vec<RootStat> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::game::Game;
     use engine::games::DotsAndBoxes;
     use engine::record::replay;
 

@@ -451,7 +451,7 @@ pub trait RegisteredGame: Game + Sized {
 
     /// Perfect moves for late positions (self-play's `solver_edges`: Dots and Boxes' exact
     /// endgame solver once `free` or fewer edges are free); by default none.
-    fn endgame_oracle(&self, _free: u32) -> Box<dyn FnMut(&Self) -> Option<Action> + Send> {
+    fn endgame_oracle(&self, _free: u32) -> Box<Oracle<Self>> {
         Box::new(|_| None)
     }
 
@@ -460,6 +460,9 @@ pub trait RegisteredGame: Game + Sized {
         Ok(crate::bench::generic_figures(start, options))
     }
 }
+
+/// A source of perfect moves for late positions (`None` where it has none).
+pub type Oracle<G> = dyn FnMut(&G) -> Option<Action> + Send;
 
 /// A command written once for every game: called with the start position as its own type.
 pub trait GameVisitor {

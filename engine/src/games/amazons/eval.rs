@@ -139,8 +139,8 @@ impl Layers {
             reach: [[0; MAX_LAYERS + 1]; 2],
             last: [0; 2],
         };
-        for side in 0..2 {
-            let mut frontier = pieces[side];
+        for (side, &amazons) in pieces.iter().enumerate() {
+            let mut frontier = amazons;
             let mut reached: Bits = 0;
             let mut d = 0;
             while frontier != 0 && d < MAX_LAYERS {

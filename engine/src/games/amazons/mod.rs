@@ -71,19 +71,20 @@ pub struct Amazons {
     turns: u16,
 }
 
+/// What makes a position equal to another: size, pieces, arrows, mover, shape, pending, turns.
+type PositionKey = (
+    usize,
+    [Bits; 2],
+    Bits,
+    Player,
+    TurnShape,
+    Option<(u8, u8)>,
+    u16,
+);
+
 impl Amazons {
     /// Everything that makes the position, the board size standing for its tables.
-    fn key(
-        &self,
-    ) -> (
-        usize,
-        [Bits; 2],
-        Bits,
-        Player,
-        TurnShape,
-        Option<(u8, u8)>,
-        u16,
-    ) {
+    fn key(&self) -> PositionKey {
         (
             self.geo.n,
             self.pieces,

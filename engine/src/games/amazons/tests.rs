@@ -43,7 +43,7 @@ fn starts_and_notation() {
          ........../W........W/........../........../...W..W..."
     );
     let e = start(8, TurnShape::Split);
-    assert_eq!(e.board_string().split('/').last().unwrap(), "..W..W..");
+    assert_eq!(e.board_string().split('/').next_back().unwrap(), "..W..W..");
     let six = start(6, TurnShape::Split);
     assert_eq!(
         six.board_string(),

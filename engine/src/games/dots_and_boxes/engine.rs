@@ -121,10 +121,7 @@ impl RegisteredGame for DotsAndBoxes {
         spec.build_dots(start)
     }
 
-    fn endgame_oracle(
-        &self,
-        free_edges: u32,
-    ) -> Box<dyn FnMut(&DotsAndBoxes) -> Option<crate::game::Action> + Send> {
+    fn endgame_oracle(&self, free_edges: u32) -> Box<crate::games::registry::Oracle<Self>> {
         let mut solver = None;
         Box::new(move |state: &DotsAndBoxes| {
             let free = state.num_edges() as u32 - state.edges_drawn();
