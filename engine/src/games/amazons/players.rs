@@ -64,6 +64,22 @@ impl PlannedArrow {
         }
     }
 
+    /// The planned arrow, or (when the queen move was not this player's plan) the arrow with
+    /// the best evaluation.
+    fn arrow_or_best(
+        &mut self,
+        state: &Amazons,
+        evaluator: &Evaluator,
+    ) -> Result<Choice, AgentError> {
+        if let Some(arrow) = self.take(state) {
+            return Ok(Choice::plain(arrow));
+        }
+        let arrow = state
+            .best_arrow(evaluator)
+            .ok_or_else(|| AgentError::new("no arrow to shoot"))?;
+        Ok(Choice::plain(state.arrow_id(arrow)))
+    }
+
     /// The first ply of `turn` in `state`'s shape, keeping the arrow of a split game.
     fn first_ply(&mut self, state: &Amazons, turn: Turn) -> Action {
         let plies = state.turn_plies(turn);
@@ -395,13 +411,7 @@ impl Agent<Amazons> for AlphaBeta {
 
     fn choose(&mut self, state: &Amazons, _moves: &[Action]) -> Result<Choice, AgentError> {
         if state.mid_turn() {
-            if let Some(arrow) = self.planned.take(state) {
-                return Ok(Choice::plain(arrow));
-            }
-            let arrow = state
-                .best_arrow(&self.evaluator)
-                .ok_or_else(|| AgentError::new("no arrow to shoot"))?;
-            return Ok(Choice::plain(state.arrow_id(arrow)));
+            return self.planned.arrow_or_best(state, &self.evaluator);
         }
         let (turn, _) = self
             .best_turn(state)
@@ -480,13 +490,7 @@ impl Agent<Amazons> for Greedy {
 
     fn choose(&mut self, state: &Amazons, _moves: &[Action]) -> Result<Choice, AgentError> {
         if state.mid_turn() {
-            if let Some(arrow) = self.planned.take(state) {
-                return Ok(Choice::plain(arrow));
-            }
-            let arrow = state
-                .best_arrow(&self.evaluator)
-                .ok_or_else(|| AgentError::new("no arrow to shoot"))?;
-            return Ok(Choice::plain(state.arrow_id(arrow)));
+            return self.planned.arrow_or_best(state, &self.evaluator);
         }
         let turn = self
             .best_turn(state)
