@@ -13,6 +13,12 @@
 //!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0); `solver_edges`
 //!   is 34 and `safe_first` 1 by default (`solver_edges=0,safe_first=0` is the paper's engine,
 //!   with no game knowledge).
+//! * On Amazons, `mcts` also reads `turn` (`split`: Move Groups, the default; `whole`: one node
+//!   a turn), `depth` (random whole turns before the evaluation, 2), `backup` (`sign` or
+//!   `sample`) and `scale` (of `sample`); other games refuse these keys. `greedy` is the best
+//!   evaluation after one turn there.
+//! * `alphabeta` — iterative-deepening alpha-beta over whole turns (Amazons). Keys: `time_ms`
+//!   (1000), `depth` (the deepest iteration, 64), `seed` (1).
 //! * `external` — a program speaking the text protocol. Keys: `cmd` (required), `name`,
 //!   `time_ms` (sent as its `time_ms` option), `timeout_ms` (how long `genmove` may take; by
 //!   default twice `time_ms` and at least a second more, else 60 s), and `opt.NAME=VALUE` for any
