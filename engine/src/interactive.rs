@@ -4,8 +4,7 @@
 use std::io::{self, BufRead, Write};
 
 use crate::game::{Action, Game, Player};
-use crate::games::dots_and_boxes::DotsKnowledge;
-use crate::games::{DotsAndBoxes, RegisteredGame};
+use crate::games::RegisteredGame;
 use crate::mcts::{RolloutPolicy, Search, TreePolicy};
 use crate::protocol::settings::Settings;
 
@@ -49,35 +48,6 @@ fn searched_move<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
 impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> EngineSide<G> for Search<G, T, R> {
     fn engine_move(&mut self, state: &G) -> (Action, String) {
         searched_move(self, state, &[])
-    }
-}
-
-/// A Dots-and-Boxes search with the game's knowledge in front of it (`--solver-edges`,
-/// `--safe-first`).
-pub struct WithKnowledge<T: TreePolicy, R: RolloutPolicy<DotsAndBoxes>> {
-    search: Search<DotsAndBoxes, T, R>,
-    knowledge: DotsKnowledge,
-    root_moves: Vec<Action>,
-}
-
-impl<T: TreePolicy, R: RolloutPolicy<DotsAndBoxes>> WithKnowledge<T, R> {
-    pub fn new(search: Search<DotsAndBoxes, T, R>, knowledge: DotsKnowledge) -> Self {
-        WithKnowledge {
-            search,
-            knowledge,
-            root_moves: Vec::new(),
-        }
-    }
-}
-
-impl<T: TreePolicy, R: RolloutPolicy<DotsAndBoxes>> EngineSide<DotsAndBoxes>
-    for WithKnowledge<T, R>
-{
-    fn engine_move(&mut self, state: &DotsAndBoxes) -> (Action, String) {
-        match self.knowledge.known_move(state, &mut self.root_moves) {
-            Some(known) => (known.action(), known.describe().to_string()),
-            None => searched_move(&mut self.search, state, &self.root_moves),
-        }
     }
 }
 
@@ -269,12 +239,16 @@ mod tests {
 
     #[test]
     fn with_the_knowledge_the_solver_and_free_captures_answer() {
-        use crate::games::dots_and_boxes::EndgameConfig;
         // 2x2 has 12 edges: with the solver from 12 free edges no engine move is searched.
         let script: String = (0..12).map(|c| format!("{c}\n")).collect();
         let mut out = Vec::new();
-        let knowledge = DotsKnowledge::new(EndgameConfig::from_edges(12), true);
-        let engine = WithKnowledge::new(search(), knowledge);
+        let settings = Settings {
+            iterations: Some(200),
+            solver_edges: 12,
+            safe_first: true,
+            ..Settings::default()
+        };
+        let engine = RegistryEngine::<DotsAndBoxes>::new(settings);
         let start = DotsAndBoxes::new(2, 2).unwrap();
         let end = play(start, Player::P1, engine, &mut script.as_bytes(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
