@@ -142,21 +142,56 @@ impl Geometry {
     /// Every square one king step from a square of `set` (guard bits included; mask them).
     #[inline]
     pub fn king_step(&self, set: Bits) -> Bits {
-        let w = self.width as u32;
-        let horizontal = set | (set << 1) | (set >> 1);
-        horizontal | (horizontal << w) | (horizontal >> w)
+        match self.width {
+            11 => king_step::<11>(set),
+            9 => king_step::<9>(set),
+            _ => king_step::<7>(set),
+        }
     }
 
-    /// Every square one queen move from a square of `set`, sliding through `empty`: one
-    /// occluded fill per direction (Kogge-Stone, doubling steps).
+    /// Every square one queen move from a square of `set`, sliding through `empty`.
     #[inline]
     pub fn queen_step(&self, set: Bits, empty: Bits) -> Bits {
-        let mut out = 0;
-        for &s in &self.shifts {
-            out |= occluded_fill(set, empty, s) & empty;
+        match self.width {
+            11 => queen_step::<11>(set, empty),
+            9 => queen_step::<9>(set, empty),
+            _ => queen_step::<7>(set, empty),
         }
-        out
     }
+}
+
+/// The shifts of the eight directions on a board `w` bits wide, in [`DIRECTIONS`] order.
+pub const fn shifts_of(w: i32) -> [i32; 8] {
+    [1, w, w + 1, w - 1, -1, -w, -w - 1, -w + 1]
+}
+
+// The fills below take the row width `W` (bits per row: 7, 9 or 11) as a constant, so that
+// every shift of a `u128` is by an immediate: a shift by a variable amount costs a branch or
+// a pair of conditional moves for the 64-bit halves, and these fills are most of the
+// evaluation's time. Callers dispatch once on `Geometry::width`.
+
+/// Every square one king step from a square of `set` on a board `W` bits wide (guard bits
+/// included; mask them).
+#[inline(always)]
+pub fn king_step<const W: i32>(set: Bits) -> Bits {
+    let horizontal = set | (set << 1) | (set >> 1);
+    horizontal | (horizontal << W) | (horizontal >> W)
+}
+
+/// Every square one queen move from a square of `set` through `empty`, on a board `W` bits
+/// wide: one occluded fill per direction (Kogge-Stone, doubling steps).
+#[inline(always)]
+pub fn queen_step<const W: i32>(set: Bits, empty: Bits) -> Bits {
+    let s = shifts_of(W);
+    let out = occluded_fill(set, empty, s[0])
+        | occluded_fill(set, empty, s[1])
+        | occluded_fill(set, empty, s[2])
+        | occluded_fill(set, empty, s[3])
+        | occluded_fill(set, empty, s[4])
+        | occluded_fill(set, empty, s[5])
+        | occluded_fill(set, empty, s[6])
+        | occluded_fill(set, empty, s[7]);
+    out & empty
 }
 
 /// Shifts by `s` bits (left when positive).

@@ -21,7 +21,7 @@
 //! Everything is bitboard arithmetic on `u128`: distance layers by fills, the territory and
 //! position sums by popcounts, the neighbour counts `F` as bit-sliced counters. No allocation.
 
-use super::board::{shift, Bits, Geometry};
+use super::board::{king_step, queen_step, shift, shifts_of, Bits};
 use super::Amazons;
 use crate::game::{Game, Player};
 
@@ -133,7 +133,7 @@ struct Layers {
 }
 
 impl Layers {
-    #[inline]
+    #[inline(always)]
     fn fill(pieces: [Bits; 2], empty: Bits, step: impl Fn(Bits) -> Bits) -> Layers {
         let mut layers = Layers {
             reach: [[0; MAX_LAYERS + 1]; 2],
@@ -215,10 +215,10 @@ impl Layers {
 
 /// The bit-sliced count of empty neighbours of every square (`F` of the paper): bit `i` of each
 /// square's count is in `planes[i]`.
-#[inline]
-fn neighbour_counts(geo: &Geometry, empty: Bits) -> [Bits; 4] {
+#[inline(always)]
+fn neighbour_counts<const W: i32>(empty: Bits) -> [Bits; 4] {
     let mut planes = [0 as Bits; 4];
-    for &s in &geo.shifts {
+    for s in shifts_of(W) {
         // Squares whose neighbour in this direction is empty.
         let mut carry = shift(empty, -s);
         for plane in planes.iter_mut() {
@@ -245,8 +245,22 @@ fn sum_counts(planes: &[Bits; 4], set: Bits) -> u32 {
 /// `Σ F(amazon)` over the amazons of `pieces`: ray by ray, the squares `d` steps out weigh `1/d`.
 /// Rays of one direction from different amazons never share a square, so all four amazons
 /// advance together.
-#[inline]
-fn mobility(geo: &Geometry, pieces: Bits, empty: Bits, planes: &[Bits; 4]) -> f32 {
+#[inline(always)]
+fn mobility<const W: i32>(pieces: Bits, empty: Bits, planes: &[Bits; 4]) -> f32 {
+    let s = shifts_of(W);
+    ray_mobility(pieces, empty, planes, s[0])
+        + ray_mobility(pieces, empty, planes, s[1])
+        + ray_mobility(pieces, empty, planes, s[2])
+        + ray_mobility(pieces, empty, planes, s[3])
+        + ray_mobility(pieces, empty, planes, s[4])
+        + ray_mobility(pieces, empty, planes, s[5])
+        + ray_mobility(pieces, empty, planes, s[6])
+        + ray_mobility(pieces, empty, planes, s[7])
+}
+
+/// The part of [`mobility`] along the direction of shift `s`.
+#[inline(always)]
+fn ray_mobility(pieces: Bits, empty: Bits, planes: &[Bits; 4], s: i32) -> f32 {
     const INVERSE: [f32; 10] = [
         0.0,
         1.0,
@@ -260,21 +274,28 @@ fn mobility(geo: &Geometry, pieces: Bits, empty: Bits, planes: &[Bits; 4]) -> f3
         1.0 / 9.0,
     ];
     let mut total = 0.0f32;
-    for &s in &geo.shifts {
-        let mut front = shift(pieces, s) & empty;
-        let mut d = 1;
-        while front != 0 {
-            total += sum_counts(planes, front) as f32 * INVERSE[d];
-            front = shift(front, s) & empty;
-            d += 1;
-        }
+    let mut front = shift(pieces, s) & empty;
+    let mut d = 1;
+    while front != 0 {
+        total += sum_counts(planes, front) as f32 * INVERSE[d];
+        front = shift(front, s) & empty;
+        d += 1;
     }
     total
 }
 
 /// The terms of `game` (an arrow due is ignored: the position as the board stands).
 pub fn terms(game: &Amazons, tie: f32) -> EvalTerms {
-    let geo = game.geometry();
+    match game.geometry().width {
+        11 => terms_of_width::<11>(game, tie),
+        9 => terms_of_width::<9>(game, tie),
+        _ => terms_of_width::<7>(game, tie),
+    }
+}
+
+/// [`terms`] on a board `W` bits wide.
+#[inline(never)]
+fn terms_of_width<const W: i32>(game: &Amazons, tie: f32) -> EvalTerms {
     let empty = game.empty();
     let pieces = [game.pieces(Player::P1), game.pieces(Player::P2)];
     let tie = if game.to_move() == Player::P1 {
@@ -282,16 +303,16 @@ pub fn terms(game: &Amazons, tie: f32) -> EvalTerms {
     } else {
         -tie
     };
-    let queen = Layers::fill(pieces, empty, |set| geo.queen_step(set, empty));
-    let king = Layers::fill(pieces, empty, |set| geo.king_step(set));
-    let planes = neighbour_counts(geo, empty);
+    let queen = Layers::fill(pieces, empty, |set| queen_step::<W>(set, empty));
+    let king = Layers::fill(pieces, empty, king_step::<W>);
+    let planes = neighbour_counts::<W>(empty);
     EvalTerms {
         t1: queen.territory(tie),
         t2: king.territory(tie),
         p1: queen.position_powers(),
         p2: king.position_clamped(),
-        mobility: mobility(geo, pieces[0], empty, &planes)
-            - mobility(geo, pieces[1], empty, &planes),
+        mobility: mobility::<W>(pieces[0], empty, &planes)
+            - mobility::<W>(pieces[1], empty, &planes),
     }
 }
 
