@@ -29,7 +29,14 @@ pub struct GameReport {
     pub seconds: [f64; 2],
     pub iterations: [u64; 2],
     pub rollouts: [RolloutStats; 2],
+    /// Per seat, the moves whose search gave a win probability, and the first of them (1-based)
+    /// at which the estimate reached [`MATCH_POINT`]: the paper's "match point round".
+    pub estimated_moves: [u32; 2],
+    pub match_point: [Option<u32>; 2],
 }
+
+/// The win probability at which a player's game counts as won (the MG-PEO paper's 90%).
+pub const MATCH_POINT: f64 = 0.9;
 
 /// Plays from `initial` (the empty board) after `start_moves` (checked for legality) to the
 /// end: `agents[0]` plays P1, `agents[1]` P2. A player whose `new_game` or `choose` fails, or
@@ -61,6 +68,8 @@ pub fn play_game<G: Game>(
         seconds: [0.0; 2],
         iterations: [0; 2],
         rollouts: [RolloutStats::default(); 2],
+        estimated_moves: [0; 2],
+        match_point: [None; 2],
     };
     let [a1, a2] = agents;
     let mut seats: [&mut dyn Agent<G>; 2] = [a1, a2];
@@ -101,6 +110,12 @@ pub fn play_game<G: Game>(
                 report.moves_made[seat] += 1;
                 report.iterations[seat] += c.iterations;
                 report.rollouts[seat].add(c.rollouts);
+                if let Some(p) = c.win_probability {
+                    report.estimated_moves[seat] += 1;
+                    if p >= MATCH_POINT && report.match_point[seat].is_none() {
+                        report.match_point[seat] = Some(report.estimated_moves[seat]);
+                    }
+                }
                 state.apply(c.action);
                 moves.push(c.action);
             }
@@ -116,4 +131,56 @@ pub fn play_game<G: Game>(
     report.forfeit = forfeit;
     report.moves = moves;
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::{AgentError, Choice};
+    use crate::games::TicTacToe;
+
+    /// Plays the first legal move and reports the next of its scripted estimates.
+    struct Scripted {
+        estimates: Vec<Option<f64>>,
+        next: usize,
+    }
+
+    impl Agent<TicTacToe> for Scripted {
+        fn name(&self) -> String {
+            "scripted".into()
+        }
+
+        fn new_game(&mut self, _: &TicTacToe, _: &[Action]) -> Result<(), AgentError> {
+            Ok(())
+        }
+
+        fn choose(&mut self, state: &TicTacToe, _: &[Action]) -> Result<Choice, AgentError> {
+            let mut moves = Vec::new();
+            state.legal_actions(&mut moves);
+            let estimate = self.estimates.get(self.next).copied().flatten();
+            self.next += 1;
+            Ok(Choice {
+                win_probability: estimate,
+                ..Choice::plain(moves[0])
+            })
+        }
+    }
+
+    /// The match point is the first searched move (moves without an estimate not counted) whose
+    /// estimate reaches 90%; a player never that sure has none.
+    #[test]
+    fn match_point_is_the_first_sure_searched_move() {
+        let start = TicTacToe::new();
+        let mut p1 = Scripted {
+            estimates: vec![None, Some(0.5), Some(0.91), Some(0.2), Some(0.95)],
+            next: 0,
+        };
+        let mut p2 = Scripted {
+            estimates: vec![Some(0.1), Some(0.89999)],
+            next: 0,
+        };
+        let report = play_game(&start, &[], [&mut p1, &mut p2]).unwrap();
+        assert_eq!(report.estimated_moves[0], report.moves_made[0] - 1);
+        assert_eq!(report.match_point, [Some(2), None]);
+    }
 }

@@ -46,11 +46,7 @@ impl<G: Game, R: RolloutPolicy<G>> MctsAgent<G, R> {
             .search
             .run_among(state, allowed)
             .map_err(|e| AgentError::new(format!("search failed: {e}")))?;
-        Ok(Choice {
-            action: result.best,
-            iterations: result.iterations,
-            rollouts: result.rollouts,
-        })
+        Ok(Choice::searched(&result))
     }
 }
 

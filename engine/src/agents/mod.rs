@@ -11,13 +11,13 @@ mod random;
 mod spec;
 
 pub use external::{ExternalAgent, ExternalConfig};
-pub use game::{play_game, Forfeit, GameReport};
+pub use game::{play_game, Forfeit, GameReport, MATCH_POINT};
 pub use mcts::MctsAgent;
 pub use random::RandomAgent;
 pub use spec::{parse_spec, AgentSpec};
 
 use crate::game::{Action, Game};
-use crate::mcts::RolloutStats;
+use crate::mcts::{RolloutStats, SearchResult};
 
 /// A move chosen, with what the search behind it did (when there was one).
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +25,9 @@ pub struct Choice {
     pub action: Action,
     pub iterations: u64,
     pub rollouts: RolloutStats,
+    /// The mover's estimate of its chance to win after this move, in [0, 1], when a search
+    /// gave one (the paper's "evaluation value" of its match points).
+    pub win_probability: Option<f64>,
 }
 
 impl Choice {
@@ -33,6 +36,19 @@ impl Choice {
             action,
             iterations: 0,
             rollouts: RolloutStats::default(),
+            win_probability: None,
+        }
+    }
+
+    /// The move a search chose, with its iterations, rollouts and the chosen move's mean result
+    /// as a win probability for the mover.
+    pub fn searched(result: &SearchResult) -> Choice {
+        let mean = result.best_move().value_for(result.to_move);
+        Choice {
+            action: result.best,
+            iterations: result.iterations,
+            rollouts: result.rollouts,
+            win_probability: Some((mean + 1.0) / 2.0),
         }
     }
 }

@@ -76,6 +76,10 @@ pub struct PlayerStats {
     /// those it won.
     pub winnable_seats: u32,
     pub converted: u32,
+    /// Over the games this player won after its estimate reached the match point (90%): how
+    /// many, and the sum of the searched moves it took (the MG-PEO paper's Table 6).
+    pub match_point_games: u32,
+    pub match_point_moves: u64,
 }
 
 /// Milliseconds with three significant digits or more (a solver's move takes microseconds).
@@ -103,6 +107,12 @@ impl PlayerStats {
     /// Share of the winnable seats converted.
     pub fn conversion(&self) -> Option<f64> {
         (self.winnable_seats > 0).then(|| self.converted as f64 / self.winnable_seats as f64)
+    }
+
+    /// The mean match-point move over the games won with one, if any.
+    pub fn mean_match_point(&self) -> Option<f64> {
+        (self.match_point_games > 0)
+            .then(|| self.match_point_moves as f64 / self.match_point_games as f64)
     }
 }
 
@@ -361,6 +371,10 @@ fn add_game(players: &mut [PlayerStats; 2], game: &MatchGame) {
         p.seconds += r.seconds[seat];
         p.iterations += r.iterations[seat];
         p.rollouts.add(r.rollouts[seat]);
+        if let (1, Some(m)) = (r.outcome.value_for(player), r.match_point[seat]) {
+            p.match_point_games += 1;
+            p.match_point_moves += m as u64;
+        }
         if game.perfect == Some(Outcome::win_for(player)) {
             p.winnable_seats += 1;
             if r.outcome == Outcome::win_for(player) {

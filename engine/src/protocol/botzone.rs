@@ -115,6 +115,16 @@ fn answer(bot: &mut AmazonsMcts, game: &Amazons, turn_number: u64) -> String {
     }
 }
 
+/// Reads one line into `line` (cleared), bytes that are not UTF-8 replaced; 0 at the end of the
+/// input.
+fn read_line_lossy(input: &mut impl BufRead, line: &mut String) -> io::Result<usize> {
+    let mut bytes = Vec::new();
+    let n = input.read_until(b'\n', &mut bytes)?;
+    line.clear();
+    line.push_str(&String::from_utf8_lossy(&bytes));
+    Ok(n)
+}
+
 /// Serves Botzone inputs from `input` until it ends (one input without keep-running).
 pub fn serve(
     config: &BotzoneConfig,
@@ -135,7 +145,7 @@ pub fn serve(
     let mut line = String::new();
     loop {
         line.clear();
-        if input.read_line(&mut line)? == 0 {
+        if read_line_lossy(input, &mut line)? == 0 {
             return Ok(());
         }
         let head = line.trim();
@@ -145,9 +155,9 @@ pub fn serve(
         // A full input starts with the turn number; in keep-running mode a bare request follows.
         if let Ok(n) = head.parse::<usize>() {
             history.clear();
-            for _ in 0..(2 * n).saturating_sub(1) {
+            for _ in 0..n.saturating_mul(2).saturating_sub(1) {
                 line.clear();
-                if input.read_line(&mut line)? == 0 {
+                if read_line_lossy(input, &mut line)? == 0 {
                     break;
                 }
                 history.push(line.trim().to_string());
@@ -270,6 +280,66 @@ mod tests {
             assert!(problem.is_some(), "{bad:?}");
             let turn = read_turn(&game, answer).unwrap().unwrap();
             assert!(game.is_legal_turn(turn), "{bad:?}: {answer}");
+        }
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn word() -> impl Strategy<Value = String> {
+            prop_oneof![
+                proptest::sample::select(vec![
+                    "1",
+                    "2",
+                    "3",
+                    "-1",
+                    "0",
+                    "7",
+                    "8",
+                    "9",
+                    "99999999999999999999",
+                    "\n",
+                    "2 0 2 3 2 5",
+                    "-1 -1 -1 -1 -1 -1",
+                    "5 7 5 3 1 3",
+                ])
+                .prop_map(str::to_string),
+                "[ -~]{0,8}",
+                any::<String>(),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+            /// Any input, bytes or lines of likely words: no panic, no error, and every answer
+            /// is one line of six numbers.
+            #[test]
+            fn any_input_gets_six_numbers(
+                lines in proptest::collection::vec(proptest::collection::vec(word(), 0..7), 0..8),
+                junk in proptest::collection::vec(any::<u8>(), 0..40),
+            ) {
+                let mut input: Vec<u8> = lines
+                    .iter()
+                    .map(|l| l.join(" "))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .into_bytes();
+                input.extend(junk);
+                let config = BotzoneConfig {
+                    time: Duration::from_millis(1),
+                    first_time: Duration::from_millis(1),
+                    keep_running: true,
+                    ..config()
+                };
+                let mut out = Vec::new();
+                serve(&config, &mut input.as_slice(), &mut out).unwrap();
+                let text = String::from_utf8(out).unwrap();
+                for line in text.lines().filter(|l| *l != KEEP_RUNNING) {
+                    prop_assert_eq!(line.split_whitespace().count(), 6, "{}", line);
+                }
+            }
         }
     }
 }

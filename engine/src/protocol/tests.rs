@@ -389,6 +389,27 @@ mod fuzz {
                 "=",
                 "#",
                 "\t",
+                // Amazons: the game, sizes, shapes, whole turns, halves, squares, sides.
+                "amazons",
+                "size=6",
+                "size=8",
+                "size=10",
+                "size=7",
+                "turn=whole",
+                "turn=split",
+                "b1-b3/b5",
+                "b1-b3",
+                "e1-e4/b1",
+                "a2-a4",
+                "b5",
+                "f6",
+                "z9",
+                "d1-d7/g7",
+                "genmove_plies",
+                "set_position",
+                "W",
+                "B",
+                "white",
             ])
             .prop_map(str::to_string),
             "[ -~]{0,12}",
@@ -412,28 +433,48 @@ mod fuzz {
         }
 
         #[test]
+        fn amazons_sessions_get_one_answer_each(lines in proptest::collection::vec(command_line(), 1..30)) {
+            check_session(&["game amazons size=6", "set_option iterations 50"], &lines)?;
+        }
+
+        #[test]
         fn command_sequences_get_one_answer_each(lines in proptest::collection::vec(command_line(), 1..40)) {
-            let mut session = Session::new();
-            // Keep searches short: the fuzzer may ask for genmove often.
-            let _ = session.handle_line("set_option iterations 50");
-            for line in &lines {
-                if line.contains("iterations") || line.contains("time_ms") || line.contains("threads") {
-                    continue;
-                }
-                match session.handle_line(line) {
-                    Answer::Nothing => prop_assert!(reader::preprocess(line).is_empty()),
-                    Answer::Reply(r) | Answer::Quit(r) => {
-                        let rendered = r.render();
-                        let mark = if r.ok { '=' } else { '?' };
-                        prop_assert!(rendered.starts_with(mark), "{}", rendered);
-                        prop_assert!(rendered.ends_with("\n\n"));
-                        prop_assert_eq!(rendered.matches("\n\n").count(), 1);
-                    }
+            check_session(&["set_option iterations 50"], &lines)?;
+        }
+    }
+
+    /// Plays `lines` after `setup` (searches kept short): one framed answer each, and the
+    /// session still answers at the end.
+    fn check_session(setup: &[&str], lines: &[String]) -> Result<(), TestCaseError> {
+        let mut session = Session::new();
+        for line in setup {
+            let _ = session.handle_line(line);
+        }
+        for line in lines {
+            if line.contains("iterations") || line.contains("time_ms") || line.contains("threads") {
+                continue;
+            }
+            match session.handle_line(line) {
+                Answer::Nothing => prop_assert!(reader::preprocess(line).is_empty()),
+                Answer::Reply(r) | Answer::Quit(r) => {
+                    let rendered = r.render();
+                    let mark = if r.ok { '=' } else { '?' };
+                    prop_assert!(rendered.starts_with(mark), "{}", rendered);
+                    prop_assert!(rendered.ends_with("\n\n"));
+                    prop_assert_eq!(rendered.matches("\n\n").count(), 1);
                 }
             }
-            // Still answering.
-            prop_assert_eq!(session.handle_line("name"), Answer::Reply(Reply { id: None, ok: true, text: ENGINE_NAME.into() }));
         }
+        // Still answering.
+        prop_assert_eq!(
+            session.handle_line("name"),
+            Answer::Reply(Reply {
+                id: None,
+                ok: true,
+                text: ENGINE_NAME.into()
+            })
+        );
+        Ok(())
     }
 }
 

@@ -18,6 +18,7 @@ use engine::{Game, Player};
 
 mod botzone_cmd;
 mod match_cmd;
+mod paper_amazons;
 mod paper_cmd;
 
 #[derive(Parser)]
@@ -51,7 +52,8 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Write a file of State-S-like start positions (with their perfect-play winners).
     Positions(match_cmd::PositionsArgs),
-    /// Play the paper's Tables 3, 4 and 5 again against the rival and write them as markdown.
+    /// Play a paper's experiments again and write them as markdown (Dots and Boxes: Tables 3-5
+    /// against the rival; Amazons: the MG-PEO ablation).
     Paper(paper_cmd::PaperArgs),
 }
 

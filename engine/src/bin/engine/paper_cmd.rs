@@ -15,15 +15,22 @@ use engine::games::{DotsAndBoxes, GameSpec};
 
 #[derive(Args)]
 pub struct PaperArgs {
+    /// Whose paper: dots_and_boxes (Tables 3-5) or amazons (the MG-PEO paper's Tables 6 and 8).
+    #[arg(long, default_value = "dots_and_boxes")]
+    pub game: String,
+    /// Amazons: time a move of every player.
+    #[arg(long, default_value_t = 1000)]
+    pub time_ms: u64,
     /// The 40-edge positions (State S like, with perfect-play winners).
     #[arg(long, default_value = "configs/state-s-40.txt")]
     positions40: PathBuf,
     /// Earlier positions (20 edges drawn).
     #[arg(long, default_value = "configs/positions-20.txt")]
     positions20: PathBuf,
-    /// Games a setting from the 40- and 20-edge positions (the paper played 100).
+    /// Games a setting from the 40- and 20-edge positions (the paper played 100); Amazons: games
+    /// a row.
     #[arg(long, default_value_t = 100)]
-    games: usize,
+    pub games: usize,
     /// Games a setting from the empty board.
     #[arg(long, default_value_t = 20)]
     empty_games: usize,
@@ -36,13 +43,13 @@ pub struct PaperArgs {
     #[arg(long, default_value_t = 2)]
     threads: usize,
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub seed: u64,
     /// Iterations are divided by this (a quick run to try the command: 100 makes 100K 1K).
     #[arg(long, default_value_t = 1)]
     scale_down: u64,
     /// Write the markdown here (also printed).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub out: Option<PathBuf>,
 }
 
 /// One row: what our engine plays.
@@ -181,6 +188,15 @@ fn conversion(p: &PlayerStats) -> String {
 }
 
 pub fn run(args: PaperArgs) -> Result<(), String> {
+    match engine::games::GameSpec::named(&args.game)?.name() {
+        "amazons" => return super::paper_amazons::run(args),
+        "dots_and_boxes" => {}
+        other => {
+            return Err(format!(
+                "engine paper knows dots_and_boxes and amazons, not {other}"
+            ))
+        }
+    }
     let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
     // A bad rival spec fails here, before any game.
     parse_spec(&args.rival)?;

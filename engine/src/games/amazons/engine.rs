@@ -165,7 +165,8 @@ impl RegisteredGame for Amazons {
 }
 
 /// Reads the Amazons keys of an `mcts` spec: `turn=split|whole`, `depth=N` (random whole turns
-/// before the evaluation), `backup=sign|sample`, `scale=X` (of `sample`).
+/// before the evaluation), `backup=sign|sample`, `scale=X` (of `sample`), `pe=0|1` (Parallel
+/// Evaluation).
 fn read_search_keys(
     text: &str,
     keys: &[(String, String)],
@@ -202,9 +203,16 @@ fn read_search_keys(
                     .filter(|s: &f32| s.is_finite() && *s > 0.0)
                     .ok_or_else(|| err(format!("scale must be a positive number, got '{value}'")))?
             }
+            "pe" => {
+                config.parallel_eval = match value.as_str() {
+                    "1" | "on" | "true" => true,
+                    "0" | "off" | "false" => false,
+                    _ => return Err(err(format!("pe is 0 or 1, not '{value}'"))),
+                }
+            }
             other => {
                 return Err(err(format!(
-                    "{other} is not a key of the Amazons search (turn, depth, backup, scale)"
+                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, pe)"
                 )))
             }
         }
@@ -246,6 +254,18 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
             t.elapsed().as_nanos() as f64 / n as f64,
             "ns",
         ));
+        let mut parallel = EvalRollout::default().with_parallel(true);
+        parallel.evaluate(&pos);
+        let t = Instant::now();
+        for _ in 0..n {
+            sink += std::hint::black_box(parallel.evaluate(std::hint::black_box(&pos)));
+        }
+        std::hint::black_box(sink);
+        figures.push(Figure::new(
+            format!("evaluation, {label}, parallel (caller + helper thread)"),
+            t.elapsed().as_nanos() as f64 / n as f64,
+            "ns",
+        ));
     }
     // Perft 2 (whole turns, bulk-counted leaves).
     let t = Instant::now();
@@ -272,16 +292,23 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
     // MCTS iterations a second.
     let iterations = options.iterations;
     for (label, pos) in [("start", *start), ("middle game", middle)] {
-        for (shape_label, shape) in [
-            ("MG (split)", TurnShape::Split),
-            ("whole-turn", TurnShape::Whole),
+        for (shape_label, shape, parallel) in [
+            ("MG (split)", TurnShape::Split, false),
+            ("whole-turn", TurnShape::Whole, false),
+            (
+                "MG-PEO (split, parallel evaluation)",
+                TurnShape::Split,
+                true,
+            ),
         ] {
             let mut thread_counts = vec![1];
-            if options.threads > 1 {
+            // A PE search thread has a helper thread of its own: one is already two cores' worth.
+            if options.threads > 1 && !parallel {
                 thread_counts.push(options.threads);
             }
             for threads in thread_counts {
-                let rate = mcts_rate(&pos.with_shape(shape), iterations, threads, options);
+                let pos = pos.with_shape(shape);
+                let rate = mcts_rate(&pos, iterations, threads, parallel, options);
                 figures.push(Figure::new(
                     format!(
                         "MCTS {shape_label}, {label}, {threads} thread{}",
@@ -298,7 +325,13 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
 
 /// Iterations a second of the default rollout's MCTS from `pos`: `repeats` searches of
 /// `iterations` a thread.
-fn mcts_rate(pos: &Amazons, iterations: u64, threads: usize, options: &BenchOptions) -> f64 {
+fn mcts_rate(
+    pos: &Amazons,
+    iterations: u64,
+    threads: usize,
+    parallel_eval: bool,
+    options: &BenchOptions,
+) -> f64 {
     let config = SearchConfig {
         budget: Budget::iterations(iterations * threads as u64),
         threads,
@@ -306,7 +339,8 @@ fn mcts_rate(pos: &Amazons, iterations: u64, threads: usize, options: &BenchOpti
         ..SearchConfig::default()
     };
     let cp = config.cp;
-    let mut search = Search::new(config, crate::mcts::Ucb::new(cp), EvalRollout::default());
+    let rollout = EvalRollout::default().with_parallel(parallel_eval);
+    let mut search = Search::new(config, crate::mcts::Ucb::new(cp), rollout);
     let (mut total, mut secs) = (0u64, 0.0f64);
     for _ in 0..options.repeats.max(1) {
         let r = search.run(pos).expect("the position is not over");

@@ -284,36 +284,80 @@ fn ray_mobility(pieces: Bits, empty: Bits, planes: &[Bits; 4], s: i32) -> f32 {
     total
 }
 
-/// The terms of `game` (an arrow due is ignored: the position as the board stands).
-pub fn terms(game: &Amazons, tie: f32) -> EvalTerms {
-    match game.geometry().width {
-        11 => terms_of_width::<11>(game, tie),
-        9 => terms_of_width::<9>(game, tie),
-        _ => terms_of_width::<7>(game, tie),
+/// What the evaluation reads of a position: the board, and the tie constant signed for the
+/// side to move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EvalInput {
+    pub width: u32,
+    pub empty: Bits,
+    pub pieces: [Bits; 2],
+    pub tie: f32,
+}
+
+impl EvalInput {
+    /// The input of `game` (an arrow due is ignored: the position as the board stands).
+    #[inline]
+    pub fn of(game: &Amazons, tie: f32) -> EvalInput {
+        EvalInput {
+            width: game.geometry().width as u32,
+            empty: game.empty(),
+            pieces: [game.pieces(Player::P1), game.pieces(Player::P2)],
+            tie: if game.to_move() == Player::P1 {
+                tie
+            } else {
+                -tie
+            },
+        }
     }
 }
 
-/// [`terms`] on a board `W` bits wide.
-#[inline(never)]
-fn terms_of_width<const W: i32>(game: &Amazons, tie: f32) -> EvalTerms {
-    let empty = game.empty();
-    let pieces = [game.pieces(Player::P1), game.pieces(Player::P2)];
-    let tie = if game.to_move() == Player::P1 {
-        tie
-    } else {
-        -tie
-    };
-    let queen = Layers::fill(pieces, empty, |set| queen_step::<W>(set, empty));
-    let king = Layers::fill(pieces, empty, king_step::<W>);
-    let planes = neighbour_counts::<W>(empty);
+/// The terms of `game` (an arrow due is ignored: the position as the board stands).
+pub fn terms(game: &Amazons, tie: f32) -> EvalTerms {
+    let input = EvalInput::of(game, tie);
+    let (t1, p1) = queen_terms(&input);
+    let (t2, p2, mobility) = king_and_mobility_terms(&input);
     EvalTerms {
-        t1: queen.territory(tie),
-        t2: king.territory(tie),
-        p1: queen.position_powers(),
-        p2: king.position_clamped(),
-        mobility: mobility::<W>(pieces[0], empty, &planes)
-            - mobility::<W>(pieces[1], empty, &planes),
+        t1,
+        t2,
+        p1,
+        p2,
+        mobility,
     }
+}
+
+/// `(t1, p1)`: the terms of the queen-move distances (the larger half of the work).
+pub fn queen_terms(input: &EvalInput) -> (f32, f32) {
+    match input.width {
+        11 => queen_terms_of_width::<11>(input),
+        9 => queen_terms_of_width::<9>(input),
+        _ => queen_terms_of_width::<7>(input),
+    }
+}
+
+/// `(t2, p2, mobility)`: the terms of the king-move distances and the mobility.
+pub fn king_and_mobility_terms(input: &EvalInput) -> (f32, f32, f32) {
+    match input.width {
+        11 => king_and_mobility_of_width::<11>(input),
+        9 => king_and_mobility_of_width::<9>(input),
+        _ => king_and_mobility_of_width::<7>(input),
+    }
+}
+
+#[inline(never)]
+fn queen_terms_of_width<const W: i32>(input: &EvalInput) -> (f32, f32) {
+    let empty = input.empty;
+    let queen = Layers::fill(input.pieces, empty, |set| queen_step::<W>(set, empty));
+    (queen.territory(input.tie), queen.position_powers())
+}
+
+#[inline(never)]
+fn king_and_mobility_of_width<const W: i32>(input: &EvalInput) -> (f32, f32, f32) {
+    let empty = input.empty;
+    let king = Layers::fill(input.pieces, empty, king_step::<W>);
+    let planes = neighbour_counts::<W>(empty);
+    let mobility = mobility::<W>(input.pieces[0], empty, &planes)
+        - mobility::<W>(input.pieces[1], empty, &planes);
+    (king.territory(input.tie), king.position_clamped(), mobility)
 }
 
 /// The evaluation with its weights: a value from P1's point of view.
@@ -330,10 +374,15 @@ impl Evaluator {
     /// The value of `game` for P1 (positive: P1 is better).
     #[inline]
     pub fn value(&self, game: &Amazons) -> f32 {
-        let t = terms(game, self.weights.tie);
+        self.value_of_terms(&terms(game, self.weights.tie), game)
+    }
+
+    /// The weighted sum of `game`'s terms, by `game`'s phase.
+    #[inline]
+    pub fn value_of_terms(&self, terms: &EvalTerms, game: &Amazons) -> f32 {
         let squares = (game.size() * game.size()) as u32;
         self.weights
-            .value(&t, self.weights.phase(game.arrows_shot(), squares))
+            .value(terms, self.weights.phase(game.arrows_shot(), squares))
     }
 
     /// The value of `game` for `player`.

@@ -32,6 +32,7 @@ pub mod board;
 mod engine;
 pub mod eval;
 mod game;
+pub mod parallel_eval;
 pub mod players;
 pub mod rollout;
 #[cfg(test)]

@@ -102,6 +102,8 @@ pub struct AmazonsMctsConfig {
     pub depth: u32,
     pub backup: Backup,
     pub weights: EvalWeights,
+    /// Parallel Evaluation: every evaluation split with a helper thread (per search thread).
+    pub parallel_eval: bool,
 }
 
 impl AmazonsMctsConfig {
@@ -112,11 +114,12 @@ impl AmazonsMctsConfig {
             depth: EvalRollout::DEFAULT_DEPTH,
             backup: Backup::Sign,
             weights: EvalWeights::paper(),
+            parallel_eval: false,
         }
     }
 
     pub fn rollout(&self) -> EvalRollout {
-        EvalRollout::new(self.depth, self.weights, self.backup)
+        EvalRollout::new(self.depth, self.weights, self.backup).with_parallel(self.parallel_eval)
     }
 }
 
@@ -205,19 +208,14 @@ impl Agent<Amazons> for AmazonsMcts {
                 .search
                 .run(state)
                 .map_err(|e| AgentError::new(e.to_string()))?;
-            return Ok(Choice {
-                action: result.best,
-                iterations: result.iterations,
-                rollouts: result.rollouts,
-            });
+            return Ok(Choice::searched(&result));
         }
         let (turn, result) = self
             .search_turn(state, moves.len() as u64)
             .map_err(AgentError::new)?;
         Ok(Choice {
             action: self.planned.first_ply(state, turn),
-            iterations: result.iterations,
-            rollouts: result.rollouts,
+            ..Choice::searched(&result)
         })
     }
 }
@@ -325,7 +323,9 @@ impl AlphaBeta {
 
     fn negamax(&mut self, pos: &Amazons, depth: u32, ply: usize, mut alpha: f32, beta: f32) -> f32 {
         self.nodes += 1;
-        if self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        // Every node: a node near the frontier evaluates every turn (thousands of evaluations,
+        // milliseconds), so the clock costs nothing beside it and the budget is kept.
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.stopped = true;
         }
         if self.stopped {
@@ -417,9 +417,8 @@ impl Agent<Amazons> for AlphaBeta {
             .best_turn(state)
             .ok_or_else(|| AgentError::new("no legal turn"))?;
         Ok(Choice {
-            action: self.planned.first_ply(state, turn),
             iterations: self.nodes,
-            rollouts: Default::default(),
+            ..Choice::plain(self.planned.first_ply(state, turn))
         })
     }
 }

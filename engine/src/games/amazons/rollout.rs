@@ -1,7 +1,8 @@
 //! The paper's shallow rollouts: a few random whole turns, then the evaluation, mapped to the
 //! result the tree backs up.
 
-use super::eval::{EvalWeights, Evaluator};
+use super::eval::{EvalInput, EvalWeights, Evaluator};
+use super::parallel_eval::ParallelTerms;
 use super::Amazons;
 use crate::game::{Game, Outcome};
 use crate::mcts::RolloutPolicy;
@@ -20,11 +21,33 @@ pub enum Backup {
 
 /// Random whole turns (the arrow due first, when the leaf is mid-turn), `depth` of them, then
 /// the evaluation: the paper's Shallow Rollout. A game that ends on the way backs up its result.
-#[derive(Clone, Copy, Debug)]
 pub struct EvalRollout {
     pub depth: u32,
     pub evaluator: Evaluator,
     pub backup: Backup,
+    /// Parallel Evaluation: each evaluation's terms split with a helper thread.
+    pub parallel: bool,
+    /// The helper, started at the first evaluation (a clone starts its own).
+    helper: Option<ParallelTerms>,
+}
+
+impl Clone for EvalRollout {
+    fn clone(&self) -> EvalRollout {
+        EvalRollout {
+            helper: None,
+            ..*self
+        }
+    }
+}
+
+impl std::fmt::Debug for EvalRollout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvalRollout")
+            .field("depth", &self.depth)
+            .field("backup", &self.backup)
+            .field("parallel", &self.parallel)
+            .finish()
+    }
 }
 
 impl EvalRollout {
@@ -36,7 +59,29 @@ impl EvalRollout {
             depth,
             evaluator: Evaluator::new(weights),
             backup,
+            parallel: false,
+            helper: None,
         }
+    }
+
+    /// The same rollout with Parallel Evaluation on or off.
+    pub fn with_parallel(mut self, parallel: bool) -> EvalRollout {
+        self.parallel = parallel;
+        self
+    }
+
+    /// The evaluation of `state` for P1, on this thread or split with the helper.
+    #[inline]
+    pub fn evaluate(&mut self, state: &Amazons) -> f32 {
+        if !self.parallel {
+            return self.evaluator.value(state);
+        }
+        let input = EvalInput::of(state, self.evaluator.weights.tie);
+        let terms = self
+            .helper
+            .get_or_insert_with(ParallelTerms::new)
+            .terms(&input);
+        self.evaluator.value_of_terms(&terms, state)
     }
 }
 
@@ -64,7 +109,7 @@ impl RolloutPolicy<Amazons> for EvalRollout {
         if state.is_terminal() {
             return Outcome::win_for(state.to_move().opponent());
         }
-        let value = self.evaluator.value(state);
+        let value = self.evaluate(state);
         match self.backup {
             Backup::Sign => {
                 if value > 0.0 {
