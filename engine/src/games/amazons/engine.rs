@@ -241,29 +241,17 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
     let mut figures = Vec::new();
     let middle = bench_middle_game(start);
     let evaluator = Evaluator::new(EvalWeights::paper());
+    let mut parallel = EvalRollout::default().with_parallel(true);
     for (label, pos) in [("start", *start), ("middle game", middle)] {
-        let n = 20_000;
-        let t = Instant::now();
-        let mut sink = 0.0f32;
-        for _ in 0..n {
-            sink += std::hint::black_box(evaluator.value(std::hint::black_box(&pos)));
-        }
-        std::hint::black_box(sink);
         figures.push(Figure::new(
             format!("evaluation, {label}"),
-            t.elapsed().as_nanos() as f64 / n as f64,
+            ns_per_call(|| evaluator.value(std::hint::black_box(&pos))),
             "ns",
         ));
-        let mut parallel = EvalRollout::default().with_parallel(true);
         parallel.evaluate(&pos);
-        let t = Instant::now();
-        for _ in 0..n {
-            sink += std::hint::black_box(parallel.evaluate(std::hint::black_box(&pos)));
-        }
-        std::hint::black_box(sink);
         figures.push(Figure::new(
             format!("evaluation, {label}, parallel (caller + helper thread)"),
-            t.elapsed().as_nanos() as f64 / n as f64,
+            ns_per_call(|| parallel.evaluate(std::hint::black_box(&pos))),
             "ns",
         ));
     }
@@ -321,6 +309,18 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
         }
     }
     figures
+}
+
+/// Nanoseconds a call of `f`, over 20,000 calls.
+fn ns_per_call(mut f: impl FnMut() -> f32) -> f64 {
+    let n = 20_000;
+    let t = Instant::now();
+    let mut sink = 0.0f32;
+    for _ in 0..n {
+        sink += std::hint::black_box(f());
+    }
+    std::hint::black_box(sink);
+    t.elapsed().as_nanos() as f64 / n as f64
 }
 
 /// Iterations a second of the default rollout's MCTS from `pos`: `repeats` searches of
