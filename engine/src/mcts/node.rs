@@ -10,6 +10,9 @@ use crate::game::{Action, Outcome, Player};
 /// double counter; draws are `visits - p1_wins - p2_wins`), so the same node can be read from
 /// either player's point of view: the selection reads it from the view of the player who chooses
 /// at the parent, who may be the same player as at the child.
+///
+/// A rollout policy that backs up fractional rewards (an evaluation's expectation) counts each
+/// as a win for the side it favours; the mean reward is then kept by the [`Tree`] alone.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Node {
     pub visits: u32,
@@ -50,14 +53,44 @@ impl Node {
         }
     }
 
+    /// Counts one visit, as a win for the side `reward` favours.
     #[inline]
-    pub fn record(&mut self, outcome: Outcome) {
+    pub fn record(&mut self, reward: Reward) {
         self.visits += 1;
-        match outcome {
-            Outcome::P1Win => self.p1_wins += 1,
-            Outcome::P2Win => self.p2_wins += 1,
-            Outcome::Draw => {}
+        if reward.p1 > 0.0 {
+            self.p1_wins += 1;
+        } else if reward.p1 < 0.0 {
+            self.p2_wins += 1;
         }
+    }
+}
+
+/// What one iteration backs up: its result from P1's view in [-1, 1] (a win 1, a loss -1, a
+/// draw 0, an evaluation's expectation anywhere between).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reward {
+    pub p1: f32,
+}
+
+impl Reward {
+    /// P1's expected result when P1 wins with probability `p1_wins` and never draws.
+    #[inline]
+    pub fn from_win_probability(p1_wins: f32) -> Reward {
+        Reward {
+            p1: (2.0 * p1_wins - 1.0).clamp(-1.0, 1.0),
+        }
+    }
+}
+
+impl From<Outcome> for Reward {
+    #[inline]
+    fn from(outcome: Outcome) -> Reward {
+        let p1 = match outcome {
+            Outcome::P1Win => 1.0,
+            Outcome::P2Win => -1.0,
+            Outcome::Draw => 0.0,
+        };
+        Reward { p1 }
     }
 }
 
@@ -110,14 +143,28 @@ impl Tree {
         self.inv_sqrt_visits.push(f32::INFINITY);
     }
 
-    /// Adds one result to node `i`.
+    /// Adds one result to node `i`. With `fractional` the mean moves by the reward itself
+    /// (kept incrementally); without, every reward is a result (1, 0 or -1) and the mean is
+    /// computed exactly from the counts.
     #[inline]
-    pub fn record(&mut self, i: usize, outcome: Outcome) {
+    pub fn record(&mut self, i: usize, reward: impl Into<Reward>, fractional: bool) {
+        let reward = reward.into();
         let node = &mut self.nodes[i];
-        node.record(outcome);
+        node.record(reward);
         let n = node.visits as f32;
-        self.mean_p1[i] = (node.p1_wins as f32 - node.p2_wins as f32) / n;
+        self.mean_p1[i] = if fractional {
+            let mean = self.mean_p1[i];
+            mean + (reward.p1 - mean) / n
+        } else {
+            (node.p1_wins as f32 - node.p2_wins as f32) / n
+        };
         self.inv_sqrt_visits[i] = 1.0 / n.sqrt();
+    }
+
+    /// The mean reward of node `i` from P1's view (0 before its first visit).
+    #[inline]
+    pub fn mean_p1(&self, i: usize) -> f32 {
+        self.mean_p1[i]
     }
 
     /// The `count` children starting at `first`.
@@ -145,13 +192,31 @@ mod tests {
     #[test]
     fn net_wins_reads_both_views() {
         let mut n = Node::leaf(3);
-        n.record(Outcome::P1Win);
-        n.record(Outcome::P1Win);
-        n.record(Outcome::P2Win);
-        n.record(Outcome::Draw);
+        for o in [
+            Outcome::P1Win,
+            Outcome::P1Win,
+            Outcome::P2Win,
+            Outcome::Draw,
+        ] {
+            n.record(o.into());
+        }
         assert_eq!(n.visits, 4);
+        assert_eq!((n.p1_wins, n.p2_wins), (2, 1));
         assert_eq!(n.net_wins(Player::P1), 1);
         assert_eq!(n.net_wins(Player::P2), -1);
+    }
+
+    /// An evaluation's expectation moves the mean by its size and counts for the side it favours.
+    #[test]
+    fn fractional_rewards_count_for_the_side_they_favour() {
+        let mut t = Tree::default();
+        t.push(Node::leaf(0));
+        t.record(0, Reward::from_win_probability(0.75), true);
+        t.record(0, Reward::from_win_probability(0.5), true);
+        t.record(0, Reward::from_win_probability(0.0), true);
+        let n = t.nodes[0];
+        assert_eq!((n.visits, n.p1_wins, n.p2_wins), (3, 1, 1));
+        assert!((t.mean_p1(0) - (-0.5 / 3.0)).abs() < 1e-6);
     }
 
     #[test]
@@ -165,7 +230,7 @@ mod tests {
             Outcome::P2Win,
             Outcome::Draw,
         ] {
-            t.record(1, o);
+            t.record(1, o, false);
         }
         let c = t.children(1, 1);
         assert_eq!(c.nodes[0].visits, 4);

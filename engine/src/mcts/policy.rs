@@ -3,8 +3,8 @@
 
 use std::sync::OnceLock;
 
-use super::node::Children;
-use crate::game::{Game, Outcome, Player};
+use super::node::{Children, Reward};
+use crate::game::{Action, Game, Outcome, Player};
 use crate::rng::Rng;
 
 /// Chooses the child to descend into once every child has been visited at least once.
@@ -33,6 +33,30 @@ pub trait RolloutPolicy<G: Game>: Clone + Send {
 
     /// Plays `state` (a leaf of the tree) out, or stops early, and returns the outcome to back up.
     fn rollout(&mut self, state: &mut G, rng: &mut Rng) -> Outcome;
+
+    /// Whether [`rollout_reward`](Self::rollout_reward) or
+    /// [`child_rewards`](Self::child_rewards) may give rewards strictly between the results;
+    /// the tree then keeps its means incrementally instead of from the win counts.
+    const FRACTIONAL: bool = false;
+
+    /// What the search backs up for a leaf: the rollout's outcome, unless the policy ends in an
+    /// evaluation whose expectation it backs up instead (then [`FRACTIONAL`](Self::FRACTIONAL)).
+    #[inline]
+    fn rollout_reward(&mut self, state: &mut G, rng: &mut Rng) -> Reward {
+        self.rollout(state, rng).into()
+    }
+
+    /// Rewards for every child of a node being expanded (`actions`, the moves from `state`),
+    /// into `out` in the same order, or `false` (the default) to leave expansion as it is.
+    ///
+    /// With rewards the search puts the children in the order of their reward for the player
+    /// to move (best first), records each reward as the child's first visit, and backs up the
+    /// best of them instead of playing a rollout: every iteration looks one ply ahead of the
+    /// tree with the policy's evaluation, and selection starts from an informed order.
+    #[inline]
+    fn child_rewards(&mut self, _state: &G, _actions: &[Action], _out: &mut Vec<Reward>) -> bool {
+        false
+    }
 
     /// What the rollouts since the last call did, and resets the counts.
     #[inline]
@@ -213,7 +237,7 @@ mod tests {
                 } else {
                     Outcome::Draw
                 };
-                t.record(i + 1, o);
+                t.record(i + 1, o, false);
             }
         }
         t

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::node::{Node, Tree, BYTES_PER_NODE};
+use super::node::{Node, Reward, Tree, BYTES_PER_NODE};
 use super::policy::{RandomRollout, RolloutPolicy, RolloutStats, TreePolicy, Ucb};
 use crate::game::{Action, Game, Outcome, Player};
 use crate::rng::{derive_seed, Rng};
@@ -73,18 +73,31 @@ impl Default for SearchConfig {
 }
 
 /// Statistics of one root move, merged over all threads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct RootMove {
     pub action: Action,
     pub visits: u64,
+    /// Playouts whose reward favoured each side (wins, when every playout ends in a result).
     pub p1_wins: u64,
     pub p2_wins: u64,
+    /// The sum of the rewards from P1's view: `p1_wins - p2_wins` when every playout ended in
+    /// a result, an evaluation's expectations otherwise.
+    pub score_p1: f64,
 }
 
 impl RootMove {
-    /// Mean result from `player`'s view: wins minus losses over visits, in [-1, 1].
+    /// Mean reward from `player`'s view, in [-1, 1]: wins minus losses over visits when every
+    /// playout ended in a result.
     pub fn value_for(&self, player: Player) -> f64 {
-        mean_result(self.p1_wins, self.p2_wins, self.visits, player)
+        if self.visits == 0 {
+            return 0.0;
+        }
+        let d = if player == Player::P1 {
+            self.score_p1
+        } else {
+            -self.score_p1
+        };
+        d / self.visits as f64
     }
 }
 
@@ -188,6 +201,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 tree: Tree::default(),
                 path: Vec::new(),
                 actions: Vec::new(),
+                rewards: Vec::new(),
+                ranked: Vec::new(),
                 rng: Rng::new(0),
                 rollouts: 0,
                 root_actions: Vec::new(),
@@ -338,18 +353,20 @@ fn merge(
         iterations += out.iterations;
         tree_nodes += out.nodes as u64;
         rollouts.add(out.rollouts);
-        for child in out.root_children {
+        for (child, score_p1) in out.root_children {
             match root_moves.iter_mut().find(|m| m.action == child.action) {
                 Some(m) => {
                     m.visits += child.visits as u64;
                     m.p1_wins += child.p1_wins as u64;
                     m.p2_wins += child.p2_wins as u64;
+                    m.score_p1 += score_p1;
                 }
                 None => root_moves.push(RootMove {
                     action: child.action,
                     visits: child.visits as u64,
                     p1_wins: child.p1_wins as u64,
                     p2_wins: child.p2_wins as u64,
+                    score_p1,
                 }),
             }
         }
@@ -381,7 +398,8 @@ fn merge(
 struct WorkerOutput {
     iterations: u64,
     nodes: usize,
-    root_children: Vec<Node>,
+    /// The root's children and the sum of their rewards from P1's view.
+    root_children: Vec<(Node, f64)>,
     rollouts: RolloutStats,
 }
 
@@ -393,6 +411,10 @@ struct Worker<G: Game, T, R> {
     tree: Tree,
     path: Vec<u32>,
     actions: Vec<Action>,
+    /// The children's rewards of an expansion, when the rollout policy gives them.
+    rewards: Vec<Reward>,
+    /// (reward for the player to move, action), sorted best first.
+    ranked: Vec<(f32, Action)>,
     rng: Rng,
     /// Rollouts played in the current search.
     rollouts: u64,
@@ -445,7 +467,17 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         let root_children = if root_node.is_expanded() {
             let first = root_node.first_child as usize;
             let count = root_node.num_children as usize;
-            self.tree.children(first, count).nodes.to_vec()
+            (first..first + count)
+                .map(|i| {
+                    let node = self.tree.nodes[i];
+                    let score = if R::FRACTIONAL {
+                        self.tree.mean_p1(i) as f64 * node.visits as f64
+                    } else {
+                        node.p1_wins as f64 - node.p2_wins as f64
+                    };
+                    (node, score)
+                })
+                .collect()
         } else {
             // A search too short to expand the root still reports every move, unvisited.
             let mut actions = Vec::new();
@@ -453,7 +485,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             if !self.root_actions.is_empty() {
                 actions.clone_from(&self.root_actions);
             }
-            actions.into_iter().map(Node::leaf).collect()
+            actions.into_iter().map(|a| (Node::leaf(a), 0.0)).collect()
         };
         let mut rollouts = self.rollout.take_stats();
         rollouts.rollouts = self.rollouts;
@@ -484,7 +516,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             let first = node.first_child as usize;
             let count = node.num_children as usize;
             let visited = node.visits as usize - 1;
-            let pick = if visited < count {
+            // A child that got its first visit from an evaluated expansion is not waiting.
+            let pick = if visited < count && self.tree.nodes[first + visited].visits == 0 {
                 visited
             } else {
                 let viewer = match counter {
@@ -504,8 +537,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         }
         // Expansion (the paper's: a leaf already simulated once gets all its children) and
         // simulation from the first, random, child.
-        let outcome = if state.is_terminal() {
-            terminal_outcome(&state)
+        let reward = if state.is_terminal() {
+            terminal_outcome(&state).into()
         } else {
             if self.tree.nodes[index].visits > 0 && self.tree.len() < max_nodes {
                 if index == 0 && !self.root_actions.is_empty() {
@@ -515,6 +548,12 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 }
                 self.rng.shuffle(&mut self.actions);
                 let first = self.tree.len();
+                if self
+                    .rollout
+                    .child_rewards(&state, &self.actions, &mut self.rewards)
+                {
+                    return self.expand_evaluated(index, state.to_move());
+                }
                 for &a in &self.actions {
                     self.tree.push(Node::leaf(a));
                 }
@@ -526,16 +565,51 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 self.path.push(index as u32);
             }
             if state.is_terminal() {
-                terminal_outcome(&state)
+                terminal_outcome(&state).into()
             } else {
                 self.rollouts += 1;
-                self.rollout.rollout(&mut state, &mut self.rng)
+                self.rollout.rollout_reward(&mut state, &mut self.rng)
             }
         };
-        // Backpropagation, in absolute terms.
+        self.back_up(reward);
+    }
+
+    /// Backpropagation along the path, in absolute terms.
+    #[inline]
+    fn back_up(&mut self, reward: Reward) {
         for &i in &self.path {
-            self.tree.record(i as usize, outcome);
+            self.tree.record(i as usize, reward, R::FRACTIONAL);
         }
+    }
+
+    /// Expands node `index` with the children `self.actions` and their rewards `self.rewards`:
+    /// best first for `mover`, each reward its child's first visit, and the best one backed up.
+    fn expand_evaluated(&mut self, index: usize, mover: Player) {
+        debug_assert_eq!(self.rewards.len(), self.actions.len());
+        let sign = if mover == Player::P1 { 1.0 } else { -1.0 };
+        self.ranked.clear();
+        self.ranked.extend(
+            self.rewards
+                .iter()
+                .zip(&self.actions)
+                .map(|(r, &a)| (sign * r.p1, a)),
+        );
+        // Stable: equal rewards keep the shuffled order.
+        self.ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let first = self.tree.len();
+        for &(value, action) in &self.ranked {
+            self.tree.push(Node::leaf(action));
+            let child = self.tree.len() - 1;
+            self.tree
+                .record(child, Reward { p1: sign * value }, R::FRACTIONAL);
+        }
+        let parent = &mut self.tree.nodes[index];
+        parent.first_child = first as u32;
+        parent.num_children = self.ranked.len() as u16;
+        let best = Reward {
+            p1: sign * self.ranked[0].0,
+        };
+        self.back_up(best);
     }
 }
 

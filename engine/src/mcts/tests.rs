@@ -314,3 +314,93 @@ fn the_capturing_player_keeps_the_view() {
         s.format_action(chosen)
     );
 }
+
+/// A rollout policy for tic-tac-toe that backs up fractional rewards: a constant from every
+/// rollout, and (when `exact_children`) the solver's value of every child at expansion, scaled
+/// by one half so that it is never a plain result.
+#[derive(Clone)]
+struct HalfRewards {
+    constant: f32,
+    exact_children: bool,
+}
+
+impl RolloutPolicy<TicTacToe> for HalfRewards {
+    const FRACTIONAL: bool = true;
+
+    fn rollout(&mut self, _: &mut TicTacToe, _: &mut Rng) -> Outcome {
+        unreachable!("the search asks for rewards")
+    }
+
+    fn rollout_reward(&mut self, _: &mut TicTacToe, _: &mut Rng) -> Reward {
+        Reward { p1: self.constant }
+    }
+
+    fn child_rewards(
+        &mut self,
+        state: &TicTacToe,
+        actions: &[Action],
+        out: &mut Vec<Reward>,
+    ) -> bool {
+        if !self.exact_children {
+            return false;
+        }
+        let mut solver = TicTacToeSolver::new();
+        out.clear();
+        for &a in actions {
+            let mut child = *state;
+            child.apply(a);
+            let for_mover = -solver.value(&child) as f32;
+            let p1 = if state.to_move() == Player::P1 {
+                for_mover
+            } else {
+                -for_mover
+            };
+            out.push(Reward { p1: 0.5 * p1 });
+        }
+        true
+    }
+}
+
+/// Fractional rewards move the means by their size: a constant reward is every move's mean,
+/// and each rollout counts as a win for the side it favours.
+#[test]
+fn fractional_rewards_are_averaged_not_counted() {
+    let policy = HalfRewards {
+        constant: 0.25,
+        exact_children: false,
+    };
+    let r = Search::new(config(100, 1), Ucb::default(), policy)
+        .run(&TicTacToe::new())
+        .unwrap();
+    for m in &r.root_moves {
+        // No game ends within four plies and a 100-iteration tree stays shallower, so every
+        // visit is a rollout's reward.
+        assert!((m.value_for(Player::P1) - 0.25).abs() < 1e-4, "{m:?}");
+        assert_eq!((m.p1_wins, m.p2_wins), (m.visits, 0), "{m:?}");
+    }
+}
+
+/// Evaluated expansion: with the solver as the evaluation, a search of a few iterations (the
+/// root's expansion and a little more) plays the solver's moves.
+#[test]
+fn evaluated_children_order_the_search() {
+    let mut solver = TicTacToeSolver::new();
+    let positions = discriminating_tictactoe_positions();
+    for (i, s) in positions.iter().enumerate().step_by(7) {
+        let policy = HalfRewards {
+            constant: 0.0,
+            exact_children: true,
+        };
+        let cfg = SearchConfig {
+            cp: 0.05,
+            ..config(12, i as u64)
+        };
+        let r = Search::new(cfg, Ucb::new(0.05), policy).run(s).unwrap();
+        assert!(
+            solver.optimal_actions(s).contains(&r.best),
+            "{s}: chose {}, {:?}",
+            r.best,
+            r.root_moves
+        );
+    }
+}

@@ -165,8 +165,8 @@ impl RegisteredGame for Amazons {
 }
 
 /// Reads the Amazons keys of an `mcts` spec: `turn=split|whole`, `depth=N` (random whole turns
-/// before the evaluation), `backup=sign|sample`, `scale=X` (of `sample`), `pe=0|1` (Parallel
-/// Evaluation).
+/// before the evaluation), `backup=sign|sample|expected`, `scale=X` (of `sample` and
+/// `expected`), `pe=0|1` (Parallel Evaluation).
 fn read_search_keys(
     text: &str,
     keys: &[(String, String)],
@@ -174,7 +174,7 @@ fn read_search_keys(
 ) -> Result<(), String> {
     let err = |e: String| format!("player '{text}': {e}");
     let mut scale = 1.0f32;
-    let mut sample = false;
+    let mut backup = "sign";
     for (key, value) in keys {
         match key.as_str() {
             "turn" => {
@@ -190,10 +190,15 @@ fn read_search_keys(
                     .map_err(|_| err(format!("depth must be a whole number, got '{value}'")))?
             }
             "backup" => {
-                sample = match value.as_str() {
-                    "sign" => false,
-                    "sample" => true,
-                    _ => return Err(err(format!("backup is sign or sample, not '{value}'"))),
+                backup = match value.as_str() {
+                    "sign" => "sign",
+                    "sample" => "sample",
+                    "expected" => "expected",
+                    _ => {
+                        return Err(err(format!(
+                            "backup is sign, sample or expected, not '{value}'"
+                        )))
+                    }
                 }
             }
             "scale" => {
@@ -202,6 +207,13 @@ fn read_search_keys(
                     .ok()
                     .filter(|s: &f32| s.is_finite() && *s > 0.0)
                     .ok_or_else(|| err(format!("scale must be a positive number, got '{value}'")))?
+            }
+            "expand" => {
+                config.evaluate_children = match value.as_str() {
+                    "eval" => true,
+                    "random" => false,
+                    _ => return Err(err(format!("expand is eval or random, not '{value}'"))),
+                }
             }
             "pe" => {
                 config.parallel_eval = match value.as_str() {
@@ -212,15 +224,15 @@ fn read_search_keys(
             }
             other => {
                 return Err(err(format!(
-                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, pe)"
+                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, pe)"
                 )))
             }
         }
     }
-    config.backup = if sample {
-        Backup::Sample { scale }
-    } else {
-        Backup::Sign
+    config.backup = match backup {
+        "sample" => Backup::Sample { scale },
+        "expected" => Backup::Expected { scale },
+        _ => Backup::Sign,
     };
     Ok(())
 }

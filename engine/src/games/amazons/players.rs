@@ -104,6 +104,8 @@ pub struct AmazonsMctsConfig {
     pub weights: EvalWeights,
     /// Parallel Evaluation: every evaluation split with a helper thread (per search thread).
     pub parallel_eval: bool,
+    /// Expansion evaluates every new child instead of playing a rollout from one.
+    pub evaluate_children: bool,
 }
 
 impl AmazonsMctsConfig {
@@ -115,11 +117,15 @@ impl AmazonsMctsConfig {
             backup: Backup::Sign,
             weights: EvalWeights::paper(),
             parallel_eval: false,
+            evaluate_children: false,
         }
     }
 
     pub fn rollout(&self) -> EvalRollout {
-        EvalRollout::new(self.depth, self.weights, self.backup).with_parallel(self.parallel_eval)
+        let mut rollout = EvalRollout::new(self.depth, self.weights, self.backup)
+            .with_parallel(self.parallel_eval);
+        rollout.evaluate_children = self.evaluate_children;
+        rollout
     }
 }
 

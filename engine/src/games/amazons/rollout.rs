@@ -4,8 +4,8 @@
 use super::eval::{EvalInput, EvalWeights, Evaluator};
 use super::parallel_eval::ParallelTerms;
 use super::Amazons;
-use crate::game::{Game, Outcome};
-use crate::mcts::RolloutPolicy;
+use crate::game::{Action, Game, Outcome};
+use crate::mcts::{Reward, RolloutPolicy};
 use crate::rng::Rng;
 
 /// How an evaluation becomes the result a rollout backs up (the tree counts wins).
@@ -17,6 +17,17 @@ pub enum Backup {
     /// A win for P1 with probability `1 / (1 + exp(-value / scale))`, else for P2: unbiased but
     /// noisier.
     Sample { scale: f32 },
+    /// P1's expected result under that probability, backed up as it is: the paper's
+    /// `Δ = SituationEvaluation(S)` as a reward in [-1, 1], no sampling noise.
+    Expected { scale: f32 },
+}
+
+impl Backup {
+    /// The probability that P1 wins a position the evaluation puts at `value` for P1.
+    #[inline]
+    pub fn p1_win_probability(value: f32, scale: f32) -> f32 {
+        1.0 / (1.0 + (-value / scale).exp())
+    }
 }
 
 /// Random whole turns (the arrow due first, when the leaf is mid-turn), `depth` of them, then
@@ -27,6 +38,9 @@ pub struct EvalRollout {
     pub backup: Backup,
     /// Parallel Evaluation: each evaluation's terms split with a helper thread.
     pub parallel: bool,
+    /// Expansion evaluates every new child (see [`RolloutPolicy::child_rewards`]) instead of
+    /// playing a rollout from one of them.
+    pub evaluate_children: bool,
     /// The helper, started at the first evaluation (a clone starts its own).
     helper: Option<ParallelTerms>,
 }
@@ -46,6 +60,7 @@ impl std::fmt::Debug for EvalRollout {
             .field("depth", &self.depth)
             .field("backup", &self.backup)
             .field("parallel", &self.parallel)
+            .field("evaluate_children", &self.evaluate_children)
             .finish()
     }
 }
@@ -60,8 +75,29 @@ impl EvalRollout {
             evaluator: Evaluator::new(weights),
             backup,
             parallel: false,
+            evaluate_children: false,
             helper: None,
         }
+    }
+
+    /// The logistic scale that maps an evaluation to a win probability (that of `sample` or
+    /// `expected`; 2 for `sign`).
+    pub fn scale(&self) -> f32 {
+        match self.backup {
+            Backup::Sign => 2.0,
+            Backup::Sample { scale } | Backup::Expected { scale } => scale,
+        }
+    }
+
+    /// The reward of a position just reached: its result if the game is over, else the
+    /// evaluation's expectation.
+    #[inline]
+    fn reward_of(&mut self, state: &Amazons) -> Reward {
+        if state.is_terminal() {
+            return Outcome::win_for(state.to_move().opponent()).into();
+        }
+        let value = self.evaluate(state);
+        Reward::from_win_probability(Backup::p1_win_probability(value, self.scale()))
     }
 
     /// The same rollout with Parallel Evaluation on or off.
@@ -95,21 +131,35 @@ impl Default for EvalRollout {
     }
 }
 
-impl RolloutPolicy<Amazons> for EvalRollout {
+impl EvalRollout {
+    /// Plays the shallow rollout from `state`: `Ok(evaluation for P1)` at its end, or
+    /// `Err(outcome)` when the game ended on the way.
     #[inline]
-    fn rollout(&mut self, state: &mut Amazons, rng: &mut Rng) -> Outcome {
+    fn play_out(&mut self, state: &mut Amazons, rng: &mut Rng) -> Result<f32, Outcome> {
         if state.mid_turn() {
             state.play_random_turn(rng);
         }
         for _ in 0..self.depth {
             if !state.play_random_turn(rng) {
-                return Outcome::win_for(state.to_move().opponent());
+                return Err(Outcome::win_for(state.to_move().opponent()));
             }
         }
         if state.is_terminal() {
-            return Outcome::win_for(state.to_move().opponent());
+            return Err(Outcome::win_for(state.to_move().opponent()));
         }
-        let value = self.evaluate(state);
+        Ok(self.evaluate(state))
+    }
+}
+
+impl RolloutPolicy<Amazons> for EvalRollout {
+    const FRACTIONAL: bool = true;
+
+    #[inline]
+    fn rollout(&mut self, state: &mut Amazons, rng: &mut Rng) -> Outcome {
+        let value = match self.play_out(state, rng) {
+            Ok(value) => value,
+            Err(outcome) => return outcome,
+        };
         match self.backup {
             Backup::Sign => {
                 if value > 0.0 {
@@ -120,14 +170,43 @@ impl RolloutPolicy<Amazons> for EvalRollout {
                     Outcome::Draw
                 }
             }
-            Backup::Sample { scale } => {
-                let p1 = 1.0 / (1.0 + (-(value / scale) as f64).exp());
+            Backup::Sample { scale } | Backup::Expected { scale } => {
+                let p1 = Backup::p1_win_probability(value, scale) as f64;
                 if rng.unit_f64() < p1 {
                     Outcome::P1Win
                 } else {
                     Outcome::P2Win
                 }
             }
+        }
+    }
+
+    fn child_rewards(
+        &mut self,
+        state: &Amazons,
+        actions: &[Action],
+        out: &mut Vec<Reward>,
+    ) -> bool {
+        if !self.evaluate_children {
+            return false;
+        }
+        out.clear();
+        for &action in actions {
+            let mut child = *state;
+            child.apply(action);
+            out.push(self.reward_of(&child));
+        }
+        true
+    }
+
+    #[inline]
+    fn rollout_reward(&mut self, state: &mut Amazons, rng: &mut Rng) -> Reward {
+        let Backup::Expected { scale } = self.backup else {
+            return self.rollout(state, rng).into();
+        };
+        match self.play_out(state, rng) {
+            Ok(value) => Reward::from_win_probability(Backup::p1_win_probability(value, scale)),
+            Err(outcome) => outcome.into(),
         }
     }
 }
