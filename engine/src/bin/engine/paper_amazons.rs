@@ -22,30 +22,35 @@ struct Variant {
     paper: Option<(u32, u32)>,
 }
 
-const VARIANTS: [Variant; 5] = [
+const VARIANTS: [Variant; 6] = [
     Variant {
         label: "MCTS (whole turn)",
-        keys: "turn=whole,pe=0",
+        keys: "turn=whole,pe=0,expand=random,backup=sign,cp=1.414",
         paper: Some((74, 2_176)),
     },
     Variant {
         label: "MCTS + PE",
-        keys: "turn=whole,pe=1",
+        keys: "turn=whole,pe=1,expand=random,backup=sign,cp=1.414",
         paper: Some((89, 10_026)),
     },
     Variant {
         label: "MCTS + MG",
-        keys: "turn=split,pe=0",
+        keys: "turn=split,pe=0,expand=random,backup=sign,cp=1.414",
         paper: Some((83, 5_663)),
     },
     Variant {
         label: "MCTS + MG-PEO",
-        keys: "turn=split,pe=1",
+        keys: "turn=split,pe=1,expand=random,backup=sign,cp=1.414",
         paper: Some((97, 45_536)),
     },
     Variant {
         label: "MCTS + MG, 2 threads (root parallel)",
-        keys: "turn=split,pe=0,threads=2",
+        keys: "turn=split,pe=0,expand=random,backup=sign,cp=1.414,threads=2",
+        paper: None,
+    },
+    Variant {
+        label: "MG, every child evaluated at expansion (the default `mcts`)",
+        keys: "turn=split",
         paper: None,
     },
 ];

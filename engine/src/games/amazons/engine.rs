@@ -173,8 +173,8 @@ fn read_search_keys(
     config: &mut AmazonsMctsConfig,
 ) -> Result<(), String> {
     let err = |e: String| format!("player '{text}': {e}");
-    let mut scale = 1.0f32;
-    let mut backup = "sign";
+    let mut scale = None;
+    let mut backup = None;
     for (key, value) in keys {
         match key.as_str() {
             "turn" => {
@@ -191,9 +191,9 @@ fn read_search_keys(
             }
             "backup" => {
                 backup = match value.as_str() {
-                    "sign" => "sign",
-                    "sample" => "sample",
-                    "expected" => "expected",
+                    "sign" => Some("sign"),
+                    "sample" => Some("sample"),
+                    "expected" => Some("expected"),
                     _ => {
                         return Err(err(format!(
                             "backup is sign, sample or expected, not '{value}'"
@@ -205,7 +205,8 @@ fn read_search_keys(
                 scale = value
                     .parse()
                     .ok()
-                    .filter(|s: &f32| s.is_finite() && *s > 0.0)
+                    .map(Some)
+                    .filter(|s: &Option<f32>| s.is_some_and(|s| s.is_finite() && s > 0.0))
                     .ok_or_else(|| err(format!("scale must be a positive number, got '{value}'")))?
             }
             "expand" => {
@@ -229,10 +230,19 @@ fn read_search_keys(
             }
         }
     }
+    let scale = scale.unwrap_or(match config.backup {
+        Backup::Sign => Backup::DEFAULT_SCALE,
+        Backup::Sample { scale } | Backup::Expected { scale } => scale,
+    });
     config.backup = match backup {
-        "sample" => Backup::Sample { scale },
-        "expected" => Backup::Expected { scale },
-        _ => Backup::Sign,
+        Some("sign") => Backup::Sign,
+        Some("sample") => Backup::Sample { scale },
+        Some(_) => Backup::Expected { scale },
+        None => match config.backup {
+            Backup::Sign => Backup::Sign,
+            Backup::Sample { .. } => Backup::Sample { scale },
+            Backup::Expected { .. } => Backup::Expected { scale },
+        },
     };
     Ok(())
 }
@@ -301,6 +311,10 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
                 true,
             ),
         ] {
+            let paper = AmazonsMctsConfig {
+                parallel_eval: parallel,
+                ..AmazonsMctsConfig::paper(SearchConfig::default())
+            };
             let mut thread_counts = vec![1];
             // A PE search thread has a helper thread of its own: one is already two cores' worth.
             if options.threads > 1 && !parallel {
@@ -308,7 +322,7 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
             }
             for threads in thread_counts {
                 let pos = pos.with_shape(shape);
-                let rate = mcts_rate(&pos, iterations, threads, parallel, options);
+                let rate = mcts_rate(&pos, iterations, threads, &paper, options);
                 figures.push(Figure::new(
                     format!(
                         "MCTS {shape_label}, {label}, {threads} thread{}",
@@ -319,6 +333,14 @@ fn bench_figures(start: &Amazons, options: &BenchOptions) -> Vec<Figure> {
                 ));
             }
         }
+        // The product's search: each iteration evaluates every child of the node it expands.
+        let product = AmazonsMctsConfig::new(SearchConfig::default());
+        let rate = mcts_rate(&pos, iterations / 20, 1, &product, options);
+        figures.push(Figure::new(
+            format!("MCTS MG, evaluated expansion (the default mcts), {label}, 1 thread"),
+            rate,
+            "iterations/s",
+        ));
     }
     figures
 }
@@ -335,24 +357,23 @@ fn ns_per_call(mut f: impl FnMut() -> f32) -> f64 {
     t.elapsed().as_nanos() as f64 / n as f64
 }
 
-/// Iterations a second of the default rollout's MCTS from `pos`: `repeats` searches of
-/// `iterations` a thread.
+/// Iterations a second of the MCTS `mcts` describes (its budget and threads aside) from `pos`:
+/// `repeats` searches of `iterations` a thread.
 fn mcts_rate(
     pos: &Amazons,
     iterations: u64,
     threads: usize,
-    parallel_eval: bool,
+    mcts: &AmazonsMctsConfig,
     options: &BenchOptions,
 ) -> f64 {
     let config = SearchConfig {
-        budget: Budget::iterations(iterations * threads as u64),
+        budget: Budget::iterations(iterations.max(1) * threads as u64),
         threads,
         seed: options.seed,
-        ..SearchConfig::default()
+        ..mcts.search.clone()
     };
     let cp = config.cp;
-    let rollout = EvalRollout::default().with_parallel(parallel_eval);
-    let mut search = Search::new(config, crate::mcts::Ucb::new(cp), rollout);
+    let mut search = Search::new(config, crate::mcts::Ucb::new(cp), mcts.rollout());
     let (mut total, mut secs) = (0u64, 0.0f64);
     for _ in 0..options.repeats.max(1) {
         let r = search.run(pos).expect("the position is not over");

@@ -109,16 +109,40 @@ pub struct AmazonsMctsConfig {
 }
 
 impl AmazonsMctsConfig {
-    pub fn new(search: SearchConfig) -> AmazonsMctsConfig {
+    /// The exploration constant of the Amazons search unless a spec sets `cp`: with every
+    /// child evaluated at expansion the search should trust its values (measured: see
+    /// docs/amazons.md).
+    pub const DEFAULT_CP: f64 = 0.1;
+
+    /// The product's Amazons search: Move Groups, every child evaluated at expansion, the
+    /// evaluation's win probability backed up. `search.cp` at the generic default
+    /// ([`Ucb::DEFAULT_CP`]) is read as unset and becomes [`Self::DEFAULT_CP`].
+    pub fn new(mut search: SearchConfig) -> AmazonsMctsConfig {
+        if search.cp == Ucb::DEFAULT_CP {
+            search.cp = AmazonsMctsConfig::DEFAULT_CP;
+        }
         AmazonsMctsConfig {
             search,
             shape: TurnShape::Split,
             depth: EvalRollout::DEFAULT_DEPTH,
-            backup: Backup::Sign,
+            backup: Backup::Expected {
+                scale: Backup::DEFAULT_SCALE,
+            },
             weights: EvalWeights::paper(),
             parallel_eval: false,
-            evaluate_children: false,
+            evaluate_children: true,
         }
+    }
+
+    /// The paper's MCTS: children expanded in random order, one shallow rollout from the
+    /// first, the evaluation's sign backed up, the generic exploration constant.
+    pub fn paper(search: SearchConfig) -> AmazonsMctsConfig {
+        let cp = search.cp;
+        let mut config = AmazonsMctsConfig::new(search);
+        config.search.cp = cp;
+        config.backup = Backup::Sign;
+        config.evaluate_children = false;
+        config
     }
 
     pub fn rollout(&self) -> EvalRollout {

@@ -23,6 +23,10 @@ pub enum Backup {
 }
 
 impl Backup {
+    /// The logistic scale of `expected` (and `sample`) unless a spec says otherwise: an
+    /// evaluation lead of 2 is a 73% chance to win.
+    pub const DEFAULT_SCALE: f32 = 2.0;
+
     /// The probability that P1 wins a position the evaluation puts at `value` for P1.
     #[inline]
     pub fn p1_win_probability(value: f32, scale: f32) -> f32 {
@@ -81,10 +85,10 @@ impl EvalRollout {
     }
 
     /// The logistic scale that maps an evaluation to a win probability (that of `sample` or
-    /// `expected`; 2 for `sign`).
+    /// `expected`; the default for `sign`).
     pub fn scale(&self) -> f32 {
         match self.backup {
-            Backup::Sign => 2.0,
+            Backup::Sign => Backup::DEFAULT_SCALE,
             Backup::Sample { scale } | Backup::Expected { scale } => scale,
         }
     }

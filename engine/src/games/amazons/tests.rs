@@ -234,14 +234,23 @@ fn players_find_the_win_in_one() {
     let mut ab = players::AlphaBeta::new("ab", std::time::Duration::from_millis(200), 3, 1);
     assert!(wins.contains(&ab.best_turn(&s).unwrap().0));
     for shape in [TurnShape::Split, TurnShape::Whole] {
-        let mut config = AmazonsMctsConfig::new(SearchConfig {
+        let search = SearchConfig {
             budget: Budget::iterations(3000),
             ..SearchConfig::default()
-        });
-        config.shape = shape;
-        let mut mcts = AmazonsMcts::new("mcts", config);
-        let (turn, _) = mcts.search_turn(&s, 0).unwrap();
-        assert!(wins.contains(&turn), "{shape:?}: {}", s.format_turn(turn));
+        };
+        for mut config in [
+            AmazonsMctsConfig::new(search.clone()),
+            AmazonsMctsConfig::paper(search.clone()),
+        ] {
+            config.shape = shape;
+            let label = format!(
+                "{shape:?}, evaluated expansion {}",
+                config.evaluate_children
+            );
+            let mut mcts = AmazonsMcts::new("mcts", config);
+            let (turn, _) = mcts.search_turn(&s, 0).unwrap();
+            assert!(wins.contains(&turn), "{label}: {}", s.format_turn(turn));
+        }
     }
 }
 
