@@ -81,7 +81,8 @@ pub enum AgentSpec {
 }
 
 /// Keys of `mcts` that a game reads for its own search (Amazons'), refused by the others.
-pub const GAME_SEARCH_KEYS: [&str; 6] = ["turn", "depth", "backup", "scale", "expand", "pe"];
+pub const GAME_SEARCH_KEYS: [&str; 7] =
+    ["turn", "depth", "backup", "scale", "expand", "reuse", "pe"];
 
 const SEARCH_KEYS: [&str; 6] = ["iterations", "time_ms", "threads", "cp", "counter", "seed"];
 const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];

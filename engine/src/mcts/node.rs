@@ -161,6 +161,52 @@ impl Tree {
         self.inv_sqrt_visits[i] = 1.0 / n.sqrt();
     }
 
+    /// The node reached from the root by `path` (actions), if the tree holds it.
+    pub fn follow(&self, path: &[Action]) -> Option<usize> {
+        let mut index = 0;
+        self.nodes.first()?;
+        for &action in path {
+            let node = self.nodes[index];
+            if !node.is_expanded() {
+                return None;
+            }
+            let first = node.first_child as usize;
+            let offset = self.nodes[first..first + node.num_children as usize]
+                .iter()
+                .position(|c| c.action == action)?;
+            index = first + offset;
+        }
+        Some(index)
+    }
+
+    /// Keeps only the subtree under node `root`, which becomes node 0, every node's statistics
+    /// and its children's order as they were. `scratch` is a buffer (left holding the old tree).
+    pub fn reroot(&mut self, root: usize, scratch: &mut Tree) {
+        scratch.clear();
+        scratch.copy_node_from(self, root);
+        let mut next = 0;
+        // Breadth first: the children of each copied node are copied side by side.
+        while next < scratch.len() {
+            let old = scratch.nodes[next];
+            if old.is_expanded() {
+                let first = old.first_child as usize;
+                let new_first = scratch.len();
+                for i in first..first + old.num_children as usize {
+                    scratch.copy_node_from(self, i);
+                }
+                scratch.nodes[next].first_child = new_first as u32;
+            }
+            next += 1;
+        }
+        std::mem::swap(self, scratch);
+    }
+
+    fn copy_node_from(&mut self, other: &Tree, i: usize) {
+        self.nodes.push(other.nodes[i]);
+        self.mean_p1.push(other.mean_p1[i]);
+        self.inv_sqrt_visits.push(other.inv_sqrt_visits[i]);
+    }
+
     /// The mean reward of node `i` from P1's view (0 before its first visit).
     #[inline]
     pub fn mean_p1(&self, i: usize) -> f32 {
@@ -204,6 +250,39 @@ mod tests {
         assert_eq!((n.p1_wins, n.p2_wins), (2, 1));
         assert_eq!(n.net_wins(Player::P1), 1);
         assert_eq!(n.net_wins(Player::P2), -1);
+    }
+
+    /// Rerooting keeps the subtree's statistics and shape and drops the rest.
+    #[test]
+    fn reroot_keeps_the_subtree() {
+        // 0 -> (1: a=10, 2: a=11); 2 -> (3: a=20, 4: a=21); 4 -> (5: a=30).
+        let mut t = Tree::default();
+        for a in [0, 10, 11, 20, 21, 30] {
+            t.push(Node::leaf(a));
+        }
+        for (parent, first, count) in [(0, 1, 2), (2, 3, 2), (4, 5, 1)] {
+            t.nodes[parent].first_child = first;
+            t.nodes[parent].num_children = count;
+        }
+        for (i, o) in [
+            (2, Outcome::P1Win),
+            (4, Outcome::P2Win),
+            (4, Outcome::P2Win),
+            (5, Outcome::Draw),
+        ] {
+            t.record(i, o, false);
+        }
+        assert_eq!(t.follow(&[11, 21, 30]), Some(5));
+        assert_eq!(t.follow(&[11, 22]), None);
+        assert_eq!(t.follow(&[10, 20]), None, "node 1 is not expanded");
+        let mut scratch = Tree::default();
+        t.reroot(t.follow(&[11]).unwrap(), &mut scratch);
+        assert_eq!(t.len(), 4);
+        assert_eq!(t.nodes[0].visits, 1);
+        assert_eq!(t.follow(&[21, 30]), Some(3));
+        assert_eq!((t.nodes[2].visits, t.nodes[2].p2_wins), (2, 2));
+        assert_eq!(t.children(1, 2).mean_p1[1], -1.0);
+        assert_eq!(t.children(3, 1).nodes[0].visits, 1);
     }
 
     /// An evaluation's expectation moves the mean by its size and counts for the side it favours.

@@ -203,6 +203,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 actions: Vec::new(),
                 rewards: Vec::new(),
                 ranked: Vec::new(),
+                continue_along: None,
+                scratch: Tree::default(),
                 rng: Rng::new(0),
                 rollouts: 0,
                 root_actions: Vec::new(),
@@ -217,6 +219,11 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
 
     pub fn config(&self) -> &SearchConfig {
         &self.config
+    }
+
+    /// Sets the budget of the next searches.
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.config.budget = budget;
     }
 
     /// Sets the base seed; the next search is seeded as the first search of a fresh `Search`.
@@ -235,9 +242,30 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
         self.run_among(root, &[])
     }
 
+    /// [`run`](Self::run) from a position reached by `path` (actions) from the last search's
+    /// root: each tree keeps what it had learnt below that node (tree reuse) and grows on from
+    /// there. Without such a node (another game, a path the tree never expanded) the search
+    /// starts afresh.
+    pub fn run_continuing(
+        &mut self,
+        root: &G,
+        path: &[Action],
+    ) -> Result<SearchResult, SearchError> {
+        self.search(root, &[], Some(path))
+    }
+
     /// [`run`](Self::run) with the root's moves restricted to `allowed` (all legal moves when
     /// empty): for players that search only the moves their knowledge leaves.
     pub fn run_among(&mut self, root: &G, allowed: &[Action]) -> Result<SearchResult, SearchError> {
+        self.search(root, allowed, None)
+    }
+
+    fn search(
+        &mut self,
+        root: &G,
+        allowed: &[Action],
+        path: Option<&[Action]>,
+    ) -> Result<SearchResult, SearchError> {
         debug_assert!(
             allowed.iter().all(|&a| root.is_legal(a)) && allowed.windows(2).all(|w| w[0] < w[1]),
             "root moves must be legal, in ascending order, each once"
@@ -245,6 +273,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
         for w in &mut self.workers {
             w.root_actions.clear();
             w.root_actions.extend_from_slice(allowed);
+            w.continue_along = path.map(|p| p.to_vec());
         }
         if root.is_terminal() {
             return Err(SearchError::GameOver);
@@ -415,6 +444,11 @@ struct Worker<G: Game, T, R> {
     rewards: Vec<Reward>,
     /// (reward for the player to move, action), sorted best first.
     ranked: Vec<(f32, Action)>,
+    /// The actions from the last search's root to this search's root, when the caller asks
+    /// to keep the subtree there.
+    continue_along: Option<Vec<Action>>,
+    /// The old tree while the kept subtree is copied out of it.
+    scratch: Tree,
     rng: Rng,
     /// Rollouts played in the current search.
     rollouts: u64,
@@ -436,13 +470,22 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         max_nodes: usize,
     ) -> WorkerOutput {
         self.rng = Rng::new(seed);
-        self.tree.clear();
+        let kept = match self.continue_along.take() {
+            Some(path) if self.root_actions.is_empty() => self.tree.follow(&path),
+            _ => None,
+        };
+        match kept {
+            Some(index) => self.tree.reroot(index, &mut self.scratch),
+            None => self.tree.clear(),
+        }
         if let Some(n) = limit {
             // About two nodes per iteration at most, plus the last expansions' children.
             let want = (n as usize).saturating_mul(2).min(max_nodes) + 1024;
             self.tree.reserve(want);
         }
-        self.tree.push(Node::leaf(0));
+        if self.tree.is_empty() {
+            self.tree.push(Node::leaf(0));
+        }
         self.actions.reserve(root.max_actions());
         self.rollouts = 0;
         self.rollout.take_stats();

@@ -404,3 +404,29 @@ fn evaluated_children_order_the_search() {
         );
     }
 }
+
+/// Tree reuse: a search continued along a path the last tree expanded starts from what that
+/// tree learnt there (its children's visits carry over); a path it never expanded, or a plain
+/// `run`, starts afresh.
+#[test]
+fn a_continued_search_keeps_the_subtree() {
+    let root = TicTacToe::new();
+    let mut search = Search::plain(config(4_000, 2));
+    let first = search.run(&root).unwrap();
+    let best = first.best_move();
+    let mut child = root;
+    child.apply(best.action);
+    let mut more = search;
+    more.set_budget(Budget::iterations(100));
+    let continued = more.run_continuing(&child, &[best.action]).unwrap();
+    let visits: u64 = continued.root_moves.iter().map(|m| m.visits).sum();
+    // The kept node had `best.visits` visits, one of them before its expansion.
+    assert_eq!(visits, best.visits - 1 + 100);
+    // A path into an unexpanded part of the tree, and a plain run, start afresh.
+    let fresh = more.run_continuing(&root, &[u16::MAX]).unwrap();
+    let visits: u64 = fresh.root_moves.iter().map(|m| m.visits).sum();
+    assert_eq!(visits, 100 - 1);
+    let plain = more.run(&child).unwrap();
+    let visits: u64 = plain.root_moves.iter().map(|m| m.visits).sum();
+    assert_eq!(visits, 100 - 1);
+}

@@ -216,6 +216,13 @@ fn read_search_keys(
                     _ => return Err(err(format!("expand is eval or random, not '{value}'"))),
                 }
             }
+            "reuse" => {
+                config.reuse_tree = match value.as_str() {
+                    "1" | "on" | "true" => true,
+                    "0" | "off" | "false" => false,
+                    _ => return Err(err(format!("reuse is 0 or 1, not '{value}'"))),
+                }
+            }
             "pe" => {
                 config.parallel_eval = match value.as_str() {
                     "1" | "on" | "true" => true,
@@ -225,7 +232,7 @@ fn read_search_keys(
             }
             other => {
                 return Err(err(format!(
-                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, pe)"
+                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, reuse, pe)"
                 )))
             }
         }

@@ -106,6 +106,9 @@ pub struct AmazonsMctsConfig {
     pub parallel_eval: bool,
     /// Expansion evaluates every new child instead of playing a rollout from one.
     pub evaluate_children: bool,
+    /// Each search keeps the subtree of the position it starts from that the last search of
+    /// the game grew (tree reuse), instead of starting afresh.
+    pub reuse_tree: bool,
 }
 
 impl AmazonsMctsConfig {
@@ -131,6 +134,7 @@ impl AmazonsMctsConfig {
             weights: EvalWeights::paper(),
             parallel_eval: false,
             evaluate_children: true,
+            reuse_tree: true,
         }
     }
 
@@ -142,6 +146,7 @@ impl AmazonsMctsConfig {
         config.search.cp = cp;
         config.backup = Backup::Sign;
         config.evaluate_children = false;
+        config.reuse_tree = false;
         config
     }
 
@@ -162,6 +167,9 @@ pub struct AmazonsMcts {
     games: u64,
     planned: PlannedArrow,
     evaluator: Evaluator,
+    /// The position of this game's last search (in the game's shape) and the moves played
+    /// before it, for tree reuse.
+    last_search: Option<(Amazons, usize)>,
 }
 
 impl AmazonsMcts {
@@ -179,6 +187,7 @@ impl AmazonsMcts {
             search,
             games: 0,
             planned: PlannedArrow::default(),
+            last_search: None,
         }
     }
 
@@ -189,10 +198,25 @@ impl AmazonsMcts {
         state: &Amazons,
         move_number: u64,
     ) -> Result<(Turn, SearchResult), String> {
+        self.search_turn_along(state, move_number, None)
+    }
+
+    /// [`search_turn`](Self::search_turn), keeping the last search's subtree at the end of
+    /// `path` (the plies from its root, in this player's shape) when there is one.
+    fn search_turn_along(
+        &mut self,
+        state: &Amazons,
+        move_number: u64,
+        path: Option<&[Action]>,
+    ) -> Result<(Turn, SearchResult), String> {
         let seed = derive_seed(derive_seed(self.seed, self.games), move_number);
         self.search.set_seed(seed);
         let root = state.with_shape(self.config.shape);
-        let result = self.search.run(&root).map_err(|e| e.to_string())?;
+        let result = match path {
+            Some(path) => self.search.run_continuing(&root, path),
+            None => self.search.run(&root),
+        }
+        .map_err(|e| e.to_string())?;
         let turn = match self.config.shape {
             TurnShape::Whole => root.decode_whole(result.best).expect("a legal whole turn"),
             TurnShape::Split => {
@@ -225,6 +249,7 @@ impl Agent<Amazons> for AmazonsMcts {
     fn new_game(&mut self, _start: &Amazons, _moves: &[Action]) -> Result<(), AgentError> {
         self.games += 1;
         self.planned = PlannedArrow::default();
+        self.last_search = None;
         Ok(())
     }
 
@@ -240,14 +265,62 @@ impl Agent<Amazons> for AmazonsMcts {
                 .map_err(|e| AgentError::new(e.to_string()))?;
             return Ok(Choice::searched(&result));
         }
+        let path = match (self.config.reuse_tree, &self.last_search) {
+            (true, Some((last, played))) => moves
+                .get(*played..)
+                .and_then(|since| plies_in_shape(last, since, self.config.shape))
+                .filter(|(reached, _)| reached == state)
+                .map(|(_, path)| path),
+            _ => None,
+        };
         let (turn, result) = self
-            .search_turn(state, moves.len() as u64)
+            .search_turn_along(state, moves.len() as u64, path.as_deref())
             .map_err(AgentError::new)?;
+        self.last_search = Some((*state, moves.len()));
         Ok(Choice {
             action: self.planned.first_ply(state, turn),
             ..Choice::searched(&result)
         })
     }
+}
+
+/// The position `plies` (in `from`'s shape) lead to from `from`, and the same moves as actions
+/// of a game of `shape`; `None` if a ply is illegal or the plies end in the middle of a turn.
+pub(crate) fn plies_in_shape(
+    from: &Amazons,
+    plies: &[Action],
+    shape: TurnShape,
+) -> Option<(Amazons, Vec<Action>)> {
+    let mut state = *from;
+    let mut path = Vec::with_capacity(plies.len());
+    let mut turn_start = state;
+    for &ply in plies {
+        if !state.is_legal(ply) {
+            return None;
+        }
+        let before = state;
+        state.apply(ply);
+        let turn = match from.shape() {
+            TurnShape::Whole => before.decode_whole(ply),
+            // The queen half: wait for the arrow.
+            TurnShape::Split if before.pending().is_none() => {
+                turn_start = before;
+                continue;
+            }
+            TurnShape::Split => {
+                let (to, from) = before.pending()?;
+                let arrow = (state.arrows() & !before.arrows()).trailing_zeros();
+                Some(Turn { from, to, arrow })
+            }
+        }?;
+        let start = if from.shape() == TurnShape::Whole {
+            before
+        } else {
+            turn_start
+        };
+        path.extend(start.with_shape(shape).turn_plies(turn));
+    }
+    (!state.mid_turn()).then_some((state, path))
 }
 
 /// Iterative-deepening alpha-beta (negamax) over whole turns with the same evaluation: the rival

@@ -304,3 +304,50 @@ fn evaluation_is_antisymmetric() {
         assert!((a + b).abs() < 1e-3, "{a} vs {b}");
     }
 }
+
+/// Tree reuse reads the moves since the last search in the searching player's shape: random
+/// turns played as split plies and as whole turns are the same moves either way, and a ply
+/// that is not legal or a turn left half played gives nothing.
+#[test]
+fn plies_convert_between_turn_shapes() {
+    let mut rng = Rng::new(3);
+    for n in [6, 8, 10] {
+        for _ in 0..20 {
+            let mut split = start(n, TurnShape::Split);
+            let mut whole = start(n, TurnShape::Whole);
+            let (split_start, whole_start) = (split, whole);
+            let (mut split_plies, mut whole_plies) = (Vec::new(), Vec::new());
+            for _ in 0..1 + rng.below(4) {
+                let mut turns = Vec::new();
+                whole.whole_turns(&mut turns);
+                if turns.is_empty() {
+                    break;
+                }
+                let turn = turns[rng.below(turns.len() as u32) as usize];
+                for ply in split.turn_plies(turn) {
+                    split_plies.push(ply);
+                    split.apply(ply);
+                }
+                let id = whole.whole_id(turn);
+                whole_plies.push(id);
+                whole.apply(id);
+            }
+            let (reached, as_whole) =
+                players::plies_in_shape(&split_start, &split_plies, TurnShape::Whole).unwrap();
+            assert_eq!(reached.board_string(), split.board_string());
+            assert_eq!(as_whole, whole_plies);
+            let (reached, as_split) =
+                players::plies_in_shape(&whole_start, &whole_plies, TurnShape::Split).unwrap();
+            assert_eq!(reached.board_string(), whole.board_string());
+            assert_eq!(as_split, split_plies);
+            let same = players::plies_in_shape(&split_start, &split_plies, TurnShape::Split);
+            assert_eq!(same.unwrap().1, split_plies);
+            assert!(
+                players::plies_in_shape(&split_start, &split_plies[..1], TurnShape::Whole)
+                    .is_none(),
+                "half a turn"
+            );
+            assert!(players::plies_in_shape(&whole_start, &[u16::MAX], TurnShape::Split).is_none());
+        }
+    }
+}
