@@ -16,7 +16,7 @@ use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
 use crate::agents::Agent;
-use crate::game::Game;
+use crate::game::{Action, Game};
 use crate::games::amazons::{Amazons, AmazonsMcts, AmazonsMctsConfig, Turn, TurnShape};
 use crate::mcts::{Budget, SearchConfig};
 
@@ -72,11 +72,21 @@ fn write_turn(game: &Amazons, turn: Turn) -> String {
 /// The game so far from the lines of one input (requests and responses in order); the
 /// position as far as it replayed, and the problem that stopped it.
 pub fn replay(lines: &[String]) -> (Amazons, Option<String>) {
+    let (game, _, problem) = replay_moves(lines);
+    (game, problem)
+}
+
+/// [`replay`], with the whole turns played (ids of the 8x8 whole-turn game).
+pub fn replay_moves(lines: &[String]) -> (Amazons, Vec<Action>, Option<String>) {
     let mut game = Amazons::new(8, TurnShape::Whole).expect("8x8 is a size");
+    let mut moves = Vec::with_capacity(lines.len());
     for (i, line) in lines.iter().enumerate() {
+        let problem = |why: String| Some(format!("line {}: {why}", i + 2));
         match read_turn(&game, line) {
             Ok(None) if i == 0 => {}
-            Ok(None) => return (game, Some(format!("line {}: -1 only starts a game", i + 2))),
+            Ok(None) => {
+                return (game, moves, problem("-1 only starts a game".into()));
+            }
             Ok(Some(turn)) => {
                 if !game.is_legal_turn(turn) {
                     let why = if game.is_terminal() {
@@ -84,25 +94,24 @@ pub fn replay(lines: &[String]) -> (Amazons, Option<String>) {
                     } else {
                         game.illegal_reason(game.whole_id(turn))
                     };
-                    return (
-                        game,
-                        Some(format!("line {}: '{line}' is illegal: {why}", i + 2)),
-                    );
+                    return (game, moves, problem(format!("'{line}' is illegal: {why}")));
                 }
+                moves.push(game.whole_id(turn));
                 game.play_turn(turn);
             }
-            Err(e) => return (game, Some(format!("line {}: {e}", i + 2))),
+            Err(e) => return (game, moves, problem(e)),
         }
     }
-    (game, None)
+    (game, moves, None)
 }
 
-/// Plays one answer for `game`: the search's turn, or `-1 ...` when there is none.
-fn answer(bot: &mut AmazonsMcts, game: &Amazons, turn_number: u64) -> String {
+/// Plays one answer for `game`, reached by `moves`: the search's turn (continuing the bot's
+/// last tree when `game` follows its last search), or `-1 ...` when there is none.
+fn answer(bot: &mut AmazonsMcts, game: &Amazons, moves: &[Action]) -> String {
     if game.is_terminal() {
         return "-1 -1 -1 -1 -1 -1".into();
     }
-    match bot.search_turn(game, turn_number) {
+    match bot.search_next_turn(game, moves) {
         Ok((turn, _)) => write_turn(game, turn),
         Err(e) => {
             eprintln!("botzone: search failed ({e}); answering the first legal turn");
@@ -165,17 +174,16 @@ pub fn serve(
         } else {
             history.push(head.to_string());
         }
-        let (game, problem) = replay(&history);
+        let (game, moves, problem) = replay_moves(&history);
         if let Some(p) = problem {
             eprintln!("botzone: {p}; answering from the position before it");
         }
         if !first {
-            bot = AmazonsMcts::new("botzone", AmazonsMctsConfig::new(search(config.time)));
-            bot.new_game(&game, &[])
-                .expect("a search player starts any game");
+            // The same bot goes on (keep-running mode), so its tree carries over between turns.
+            bot.set_budget(Budget::time(config.time));
         }
         first = false;
-        let reply = answer(&mut bot, &game, history.len() as u64);
+        let reply = answer(&mut bot, &game, &moves);
         writeln!(out, "{reply}")?;
         history.push(reply);
         if !config.keep_running {

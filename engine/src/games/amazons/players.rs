@@ -201,6 +201,33 @@ impl AmazonsMcts {
         self.search_turn_along(state, move_number, None)
     }
 
+    /// [`search_turn`](Self::search_turn) for the turn after `moves` (the game's plies from its
+    /// start), keeping what the last search of this game learnt below `state` (tree reuse,
+    /// unless `reuse=0`).
+    pub fn search_next_turn(
+        &mut self,
+        state: &Amazons,
+        moves: &[Action],
+    ) -> Result<(Turn, SearchResult), String> {
+        let path = match (self.config.reuse_tree, &self.last_search) {
+            (true, Some((last, played))) => moves
+                .get(*played..)
+                .and_then(|since| plies_in_shape(last, since, self.config.shape))
+                .filter(|(reached, _)| reached == state)
+                .map(|(_, path)| path),
+            _ => None,
+        };
+        let searched = self.search_turn_along(state, moves.len() as u64, path.as_deref())?;
+        self.last_search = Some((*state, moves.len()));
+        Ok(searched)
+    }
+
+    /// Sets the budget of the next searches.
+    pub fn set_budget(&mut self, budget: crate::mcts::Budget) {
+        self.config.search.budget = budget;
+        self.search.set_budget(budget);
+    }
+
     /// [`search_turn`](Self::search_turn), keeping the last search's subtree at the end of
     /// `path` (the plies from its root, in this player's shape) when there is one.
     fn search_turn_along(
@@ -265,18 +292,9 @@ impl Agent<Amazons> for AmazonsMcts {
                 .map_err(|e| AgentError::new(e.to_string()))?;
             return Ok(Choice::searched(&result));
         }
-        let path = match (self.config.reuse_tree, &self.last_search) {
-            (true, Some((last, played))) => moves
-                .get(*played..)
-                .and_then(|since| plies_in_shape(last, since, self.config.shape))
-                .filter(|(reached, _)| reached == state)
-                .map(|(_, path)| path),
-            _ => None,
-        };
         let (turn, result) = self
-            .search_turn_along(state, moves.len() as u64, path.as_deref())
+            .search_next_turn(state, moves)
             .map_err(AgentError::new)?;
-        self.last_search = Some((*state, moves.len()));
         Ok(Choice {
             action: self.planned.first_ply(state, turn),
             ..Choice::searched(&result)
