@@ -89,26 +89,27 @@ impl RootMove {
     /// Mean reward from `player`'s view, in [-1, 1]: wins minus losses over visits when every
     /// playout ended in a result.
     pub fn value_for(&self, player: Player) -> f64 {
-        if self.visits == 0 {
-            return 0.0;
-        }
-        let d = if player == Player::P1 {
-            self.score_p1
-        } else {
-            -self.score_p1
-        };
-        d / self.visits as f64
+        mean_score(self.score_p1, self.visits, player)
     }
 }
 
 /// Mean result of `visits` rollouts with these win counts, from `player`'s view:
 /// (wins - losses) / visits, in [-1, 1]; 0 without visits.
 pub fn mean_result(p1_wins: u64, p2_wins: u64, visits: u64, player: Player) -> f64 {
+    mean_score(p1_wins as f64 - p2_wins as f64, visits, player)
+}
+
+/// `score_p1` (a sum of rewards from P1's view) over `visits`, from `player`'s view; 0 without
+/// visits.
+fn mean_score(score_p1: f64, visits: u64, player: Player) -> f64 {
     if visits == 0 {
         return 0.0;
     }
-    let d = p1_wins as f64 - p2_wins as f64;
-    let d = if player == Player::P1 { d } else { -d };
+    let d = if player == Player::P1 {
+        score_p1
+    } else {
+        -score_p1
+    };
     d / visits as f64
 }
 

@@ -190,24 +190,28 @@ fn read_search_keys(
                     .map_err(|_| err(format!("depth must be a whole number, got '{value}'")))?
             }
             "backup" => {
-                backup = match value.as_str() {
-                    "sign" => Some("sign"),
-                    "sample" => Some("sample"),
-                    "expected" => Some("expected"),
+                // The scale is set below, from `scale` or the backup it replaces.
+                backup = Some(match value.as_str() {
+                    "sign" => Backup::Sign,
+                    "sample" => Backup::Sample { scale: 1.0 },
+                    "expected" => Backup::Expected { scale: 1.0 },
                     _ => {
                         return Err(err(format!(
                             "backup is sign, sample or expected, not '{value}'"
                         )))
                     }
-                }
+                })
             }
             "scale" => {
-                scale = value
-                    .parse()
-                    .ok()
-                    .map(Some)
-                    .filter(|s: &Option<f32>| s.is_some_and(|s| s.is_finite() && s > 0.0))
-                    .ok_or_else(|| err(format!("scale must be a positive number, got '{value}'")))?
+                scale = Some(
+                    value
+                        .parse()
+                        .ok()
+                        .filter(|s: &f32| s.is_finite() && *s > 0.0)
+                        .ok_or_else(|| {
+                            err(format!("scale must be a positive number, got '{value}'"))
+                        })?,
+                )
             }
             "expand" => {
                 config.evaluate_children = match value.as_str() {
@@ -216,20 +220,8 @@ fn read_search_keys(
                     _ => return Err(err(format!("expand is eval or random, not '{value}'"))),
                 }
             }
-            "reuse" => {
-                config.reuse_tree = match value.as_str() {
-                    "1" | "on" | "true" => true,
-                    "0" | "off" | "false" => false,
-                    _ => return Err(err(format!("reuse is 0 or 1, not '{value}'"))),
-                }
-            }
-            "pe" => {
-                config.parallel_eval = match value.as_str() {
-                    "1" | "on" | "true" => true,
-                    "0" | "off" | "false" => false,
-                    _ => return Err(err(format!("pe is 0 or 1, not '{value}'"))),
-                }
-            }
+            "reuse" => config.reuse_tree = switch(key, value).map_err(err)?,
+            "pe" => config.parallel_eval = switch(key, value).map_err(err)?,
             other => {
                 return Err(err(format!(
                     "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, reuse, pe)"
@@ -237,21 +229,18 @@ fn read_search_keys(
             }
         }
     }
-    let scale = scale.unwrap_or(match config.backup {
-        Backup::Sign => Backup::DEFAULT_SCALE,
-        Backup::Sample { scale } | Backup::Expected { scale } => scale,
-    });
-    config.backup = match backup {
-        Some("sign") => Backup::Sign,
-        Some("sample") => Backup::Sample { scale },
-        Some(_) => Backup::Expected { scale },
-        None => match config.backup {
-            Backup::Sign => Backup::Sign,
-            Backup::Sample { .. } => Backup::Sample { scale },
-            Backup::Expected { .. } => Backup::Expected { scale },
-        },
-    };
+    let scale = scale.unwrap_or(config.backup.scale());
+    config.backup = backup.unwrap_or(config.backup).with_scale(scale);
     Ok(())
+}
+
+/// An on/off key's value: `1`, `on`, `true` or `0`, `off`, `false`.
+fn switch(key: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "1" | "on" | "true" => Ok(true),
+        "0" | "off" | "false" => Ok(false),
+        _ => Err(format!("{key} is 0 or 1, not '{value}'")),
+    }
 }
 
 /// A middle-game position of the 10x10 game for the benchmark: 20 seeded random turns.

@@ -41,6 +41,17 @@ pub struct EvalTerms {
 }
 
 impl EvalTerms {
+    /// The terms from the queen half `(t1, p1)` and the king half `(t2, p2, mobility)`.
+    pub fn from_halves((t1, p1): (f32, f32), (t2, p2, mobility): (f32, f32, f32)) -> EvalTerms {
+        EvalTerms {
+            t1,
+            t2,
+            p1,
+            p2,
+            mobility,
+        }
+    }
+
     pub fn as_array(&self) -> [f32; 5] {
         [self.t1, self.t2, self.p1, self.p2, self.mobility]
     }
@@ -314,15 +325,7 @@ impl EvalInput {
 /// The terms of `game` (an arrow due is ignored: the position as the board stands).
 pub fn terms(game: &Amazons, tie: f32) -> EvalTerms {
     let input = EvalInput::of(game, tie);
-    let (t1, p1) = queen_terms(&input);
-    let (t2, p2, mobility) = king_and_mobility_terms(&input);
-    EvalTerms {
-        t1,
-        t2,
-        p1,
-        p2,
-        mobility,
-    }
+    EvalTerms::from_halves(queen_terms(&input), king_and_mobility_terms(&input))
 }
 
 /// `(t1, p1)`: the terms of the queen-move distances (the larger half of the work).

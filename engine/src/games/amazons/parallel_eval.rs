@@ -128,20 +128,14 @@ impl ParallelTerms {
         if let Some(t) = &self.thread {
             t.thread().unpark();
         }
-        let (t2, p2, mobility) = king_and_mobility_terms(input);
+        let king_half = king_and_mobility_terms(input);
         while self.mailbox.state.load(Ordering::Acquire) != DONE {
             std::hint::spin_loop();
         }
         let t1 = f32::from_bits(self.mailbox.result[0].load(Ordering::Relaxed));
         let p1 = f32::from_bits(self.mailbox.result[1].load(Ordering::Relaxed));
         self.mailbox.state.store(IDLE, Ordering::Relaxed);
-        EvalTerms {
-            t1,
-            t2,
-            p1,
-            p2,
-            mobility,
-        }
+        EvalTerms::from_halves((t1, p1), king_half)
     }
 }
 

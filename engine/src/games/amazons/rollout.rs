@@ -32,6 +32,30 @@ impl Backup {
     pub fn p1_win_probability(value: f32, scale: f32) -> f32 {
         1.0 / (1.0 + (-value / scale).exp())
     }
+
+    /// P1's expected result in a position the evaluation puts at `value` for P1.
+    #[inline]
+    pub fn expected_reward(value: f32, scale: f32) -> Reward {
+        Reward::from_win_probability(Backup::p1_win_probability(value, scale))
+    }
+
+    /// The logistic scale that maps an evaluation to a win probability (that of `sample` or
+    /// `expected`; the default for `sign`).
+    pub fn scale(&self) -> f32 {
+        match *self {
+            Backup::Sign => Backup::DEFAULT_SCALE,
+            Backup::Sample { scale } | Backup::Expected { scale } => scale,
+        }
+    }
+
+    /// The same kind of backup with logistic scale `scale` (`sign` has none).
+    pub fn with_scale(self, scale: f32) -> Backup {
+        match self {
+            Backup::Sign => Backup::Sign,
+            Backup::Sample { .. } => Backup::Sample { scale },
+            Backup::Expected { .. } => Backup::Expected { scale },
+        }
+    }
 }
 
 /// Random whole turns (the arrow due first, when the leaf is mid-turn), `depth` of them, then
@@ -84,15 +108,6 @@ impl EvalRollout {
         }
     }
 
-    /// The logistic scale that maps an evaluation to a win probability (that of `sample` or
-    /// `expected`; the default for `sign`).
-    pub fn scale(&self) -> f32 {
-        match self.backup {
-            Backup::Sign => Backup::DEFAULT_SCALE,
-            Backup::Sample { scale } | Backup::Expected { scale } => scale,
-        }
-    }
-
     /// The reward of a position just reached: its result if the game is over, else the
     /// evaluation's expectation.
     #[inline]
@@ -101,7 +116,7 @@ impl EvalRollout {
             return Outcome::win_for(state.to_move().opponent()).into();
         }
         let value = self.evaluate(state);
-        Reward::from_win_probability(Backup::p1_win_probability(value, self.scale()))
+        Backup::expected_reward(value, self.backup.scale())
     }
 
     /// The same rollout with Parallel Evaluation on or off.
@@ -209,7 +224,7 @@ impl RolloutPolicy<Amazons> for EvalRollout {
             return self.rollout(state, rng).into();
         };
         match self.play_out(state, rng) {
-            Ok(value) => Reward::from_win_probability(Backup::p1_win_probability(value, scale)),
+            Ok(value) => Backup::expected_reward(value, scale),
             Err(outcome) => outcome.into(),
         }
     }
