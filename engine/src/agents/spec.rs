@@ -81,10 +81,19 @@ pub enum AgentSpec {
 }
 
 /// Keys of `mcts` that a game reads for its own search (Amazons'), refused by the others.
-pub const GAME_SEARCH_KEYS: [&str; 7] =
-    ["turn", "depth", "backup", "scale", "expand", "reuse", "pe"];
+pub const GAME_SEARCH_KEYS: [&str; 10] = [
+    "turn", "depth", "backup", "scale", "expand", "reuse", "eval", "tempo", "arrow", "pe",
+];
 
-const SEARCH_KEYS: [&str; 6] = ["iterations", "time_ms", "threads", "cp", "counter", "seed"];
+const SEARCH_KEYS: [&str; 7] = [
+    "iterations",
+    "time_ms",
+    "threads",
+    "cp",
+    "counter",
+    "seed",
+    "minimax",
+];
 const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
@@ -203,6 +212,14 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     }
                     "threads" => config.threads = number(key, value).map_err(err)?,
                     "cp" => config.cp = number(key, value).map_err(err)?,
+                    "minimax" => {
+                        config.minimax = number(key, value).map_err(err)?;
+                        if !(0.0..=1.0).contains(&config.minimax) {
+                            return Err(err(format!(
+                                "minimax is a weight from 0 to 1, got '{value}'"
+                            )));
+                        }
+                    }
                     "seed" => config.seed = number(key, value).map_err(err)?,
                     "counter" => {
                         config.counter = match value.as_str() {

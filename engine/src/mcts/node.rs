@@ -107,11 +107,24 @@ pub struct Children<'a> {
 /// The arena: node `i` is `nodes[i]`, with `mean_p1[i]` and `inv_sqrt_visits[i]` kept up to date
 /// by [`Tree::record`] so that selection, which reads every child of every node on the path,
 /// does no division.
+///
+/// With implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant, 2014) each node also
+/// keeps a minimax value of the rewards of the tree below it (a leaf's is its first reward, an
+/// expanded node's the best of its visited children's for the player to move there), and the
+/// value selection reads is `(1 - alpha) * mean + alpha * minimax`.
 #[derive(Default)]
 pub struct Tree {
     pub nodes: Vec<Node>,
+    /// What selection reads: the mean reward from P1's view, blended with the minimax value
+    /// when `alpha > 0`.
     mean_p1: Vec<f32>,
     inv_sqrt_visits: Vec<f32>,
+    /// The weight of the minimax value (0: plain means, and the two arrays below stay empty).
+    alpha: f32,
+    /// The plain mean reward from P1's view, when `mean_p1` is blended.
+    mc_p1: Vec<f32>,
+    /// The minimax value from P1's view.
+    minimax_p1: Vec<f32>,
 }
 
 impl Tree {
@@ -119,6 +132,19 @@ impl Tree {
         self.nodes.clear();
         self.mean_p1.clear();
         self.inv_sqrt_visits.clear();
+        self.mc_p1.clear();
+        self.minimax_p1.clear();
+    }
+
+    /// Sets the weight of implicit minimax backups (0 turns them off); the tree must be empty.
+    pub fn set_minimax_weight(&mut self, alpha: f32) {
+        debug_assert!(self.is_empty());
+        self.alpha = alpha.clamp(0.0, 1.0);
+    }
+
+    #[inline]
+    fn blends(&self) -> bool {
+        self.alpha > 0.0
     }
 
     pub fn reserve(&mut self, nodes: usize) {
@@ -126,6 +152,10 @@ impl Tree {
         self.nodes.reserve(more);
         self.mean_p1.reserve(more);
         self.inv_sqrt_visits.reserve(more);
+        if self.blends() {
+            self.mc_p1.reserve(more);
+            self.minimax_p1.reserve(more);
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -141,6 +171,10 @@ impl Tree {
         self.nodes.push(node);
         self.mean_p1.push(0.0);
         self.inv_sqrt_visits.push(f32::INFINITY);
+        if self.blends() {
+            self.mc_p1.push(0.0);
+            self.minimax_p1.push(0.0);
+        }
     }
 
     /// Adds one result to node `i`. With `fractional` the mean moves by the reward itself
@@ -149,16 +183,59 @@ impl Tree {
     #[inline]
     pub fn record(&mut self, i: usize, reward: impl Into<Reward>, fractional: bool) {
         let reward = reward.into();
-        let node = &mut self.nodes[i];
-        node.record(reward);
+        self.nodes[i].record(reward);
+        let node = self.nodes[i];
         let n = node.visits as f32;
-        self.mean_p1[i] = if fractional {
-            let mean = self.mean_p1[i];
+        let mean = if fractional {
+            let mean = self.mean_p1(i);
             mean + (reward.p1 - mean) / n
         } else {
             (node.p1_wins as f32 - node.p2_wins as f32) / n
         };
         self.inv_sqrt_visits[i] = 1.0 / n.sqrt();
+        if self.blends() {
+            self.mc_p1[i] = mean;
+            if node.visits == 1 {
+                self.minimax_p1[i] = reward.p1;
+            }
+            self.blend(i);
+        } else {
+            self.mean_p1[i] = mean;
+        }
+    }
+
+    #[inline]
+    fn blend(&mut self, i: usize) {
+        self.mean_p1[i] = (1.0 - self.alpha) * self.mc_p1[i] + self.alpha * self.minimax_p1[i];
+    }
+
+    /// Implicit minimax: node `i`'s minimax value becomes the best of its visited children's
+    /// for `mover`, the player to move at `i` (a leaf keeps its own).
+    #[inline]
+    pub fn update_minimax(&mut self, i: usize, mover: Player) {
+        let node = self.nodes[i];
+        if !self.blends() || !node.is_expanded() {
+            return;
+        }
+        let sign = match mover {
+            Player::P1 => 1.0f32,
+            Player::P2 => -1.0f32,
+        };
+        let range =
+            node.first_child as usize..node.first_child as usize + node.num_children as usize;
+        let mut best = f32::NEG_INFINITY;
+        for (child, &value) in self.nodes[range.clone()]
+            .iter()
+            .zip(&self.minimax_p1[range])
+        {
+            if child.visits > 0 {
+                best = best.max(sign * value);
+            }
+        }
+        if best > f32::NEG_INFINITY {
+            self.minimax_p1[i] = sign * best;
+            self.blend(i);
+        }
     }
 
     /// The node reached from the root by `path` (actions), if the tree holds it.
@@ -205,12 +282,27 @@ impl Tree {
         self.nodes.push(other.nodes[i]);
         self.mean_p1.push(other.mean_p1[i]);
         self.inv_sqrt_visits.push(other.inv_sqrt_visits[i]);
+        self.alpha = other.alpha;
+        if other.blends() {
+            self.mc_p1.push(other.mc_p1[i]);
+            self.minimax_p1.push(other.minimax_p1[i]);
+        }
     }
 
-    /// The mean reward of node `i` from P1's view (0 before its first visit).
+    /// The mean reward of node `i` from P1's view (0 before its first visit), without the
+    /// minimax blend.
     #[inline]
     pub fn mean_p1(&self, i: usize) -> f32 {
-        self.mean_p1[i]
+        if self.blends() {
+            self.mc_p1[i]
+        } else {
+            self.mean_p1[i]
+        }
+    }
+
+    /// The minimax value of node `i` from P1's view, when the tree keeps them.
+    pub fn minimax_p1(&self, i: usize) -> Option<f32> {
+        self.blends().then(|| self.minimax_p1[i])
     }
 
     /// The `count` children starting at `first`.
@@ -296,6 +388,44 @@ mod tests {
         let n = t.nodes[0];
         assert_eq!((n.visits, n.p1_wins, n.p2_wins), (3, 1, 1));
         assert!((t.mean_p1(0) - (-0.5 / 3.0)).abs() < 1e-6);
+    }
+
+    /// Implicit minimax: an expanded node's minimax value is the best of its visited children's
+    /// for the player to move there; selection reads the blend, reports read the plain mean.
+    #[test]
+    fn implicit_minimax_blends_the_best_child() {
+        let mut t = Tree::default();
+        t.set_minimax_weight(0.25);
+        for a in 0..4 {
+            t.push(Node::leaf(a));
+        }
+        t.nodes[0].first_child = 1;
+        t.nodes[0].num_children = 3;
+        t.record(0, Reward { p1: 0.2 }, true);
+        // Children 1 and 2 visited, child 3 not: it does not count.
+        for (i, p1) in [(1, 0.6), (2, -0.4)] {
+            t.record(i, Reward { p1 }, true);
+            t.record(0, Reward { p1 }, true);
+        }
+        let mean = (0.2 + 0.6 - 0.4) / 3.0;
+        assert!((t.mean_p1(0) - mean).abs() < 1e-6);
+        // P1 to move picks child 1, P2 child 2.
+        t.update_minimax(0, Player::P1);
+        assert_eq!(t.minimax_p1(0), Some(0.6));
+        assert!((t.children(0, 1).mean_p1[0] - (0.75 * mean + 0.25 * 0.6)).abs() < 1e-6);
+        t.update_minimax(0, Player::P2);
+        assert_eq!(t.minimax_p1(0), Some(-0.4));
+        // A leaf keeps its first reward as its minimax value while its mean moves on.
+        t.record(1, Reward { p1: -1.0 }, true);
+        t.update_minimax(1, Player::P2);
+        assert_eq!(t.minimax_p1(1), Some(0.6));
+        assert!((t.mean_p1(1) - (-0.2)).abs() < 1e-6);
+        // Rerooting keeps the values and the weight.
+        let mut scratch = Tree::default();
+        t.reroot(0, &mut scratch);
+        assert_eq!(t.minimax_p1(2), Some(-0.4));
+        // Without a weight the tree keeps no minimax values.
+        assert_eq!(Tree::default().minimax_p1(0), None);
     }
 
     #[test]

@@ -56,6 +56,8 @@ pub struct SearchConfig {
     pub seed: u64,
     /// A tree stops growing (iterations go on, as rollouts from its leaves) at this many nodes.
     pub max_nodes: usize,
+    /// The weight of implicit minimax backups in selection (0: plain MCTS; see [`Tree`]).
+    pub minimax: f32,
 }
 
 impl Default for SearchConfig {
@@ -68,6 +70,7 @@ impl Default for SearchConfig {
             seed: 0,
             // 16M nodes of 28 bytes: 450 MB a tree, reached only by long timed searches.
             max_nodes: 16 << 20,
+            minimax: 0.0,
         }
     }
 }
@@ -201,6 +204,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 rollout: rollout.clone(),
                 tree: Tree::default(),
                 path: Vec::new(),
+                movers: Vec::new(),
+                minimax: config.minimax,
                 actions: Vec::new(),
                 rewards: Vec::new(),
                 ranked: Vec::new(),
@@ -440,6 +445,10 @@ struct Worker<G: Game, T, R> {
     rollout: R,
     tree: Tree,
     path: Vec<u32>,
+    /// With implicit minimax backups: the player to move at each node of `path`.
+    movers: Vec<Player>,
+    /// The weight of implicit minimax backups (0: off).
+    minimax: f32,
     actions: Vec<Action>,
     /// The children's rewards of an expansion, when the rollout policy gives them.
     rewards: Vec<Reward>,
@@ -477,7 +486,10 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         };
         match kept {
             Some(index) => self.tree.reroot(index, &mut self.scratch),
-            None => self.tree.clear(),
+            None => {
+                self.tree.clear();
+                self.tree.set_minimax_weight(self.minimax);
+            }
         }
         if let Some(n) = limit {
             // About two nodes per iteration at most, plus the last expansions' children.
@@ -547,6 +559,11 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         let mut state = root.clone();
         self.path.clear();
         self.path.push(0);
+        let minimax = self.minimax > 0.0;
+        if minimax {
+            self.movers.clear();
+            self.movers.push(state.to_move());
+        }
         let mut index = 0usize;
         // Selection. Children are created in random order and a node is expanded on its
         // second visit, after which every visit goes to a child: so a node with v visits has
@@ -578,6 +595,9 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             index = first + pick;
             state.apply(self.tree.nodes[index].action);
             self.path.push(index as u32);
+            if minimax {
+                self.movers.push(state.to_move());
+            }
         }
         // Expansion (the paper's: a leaf already simulated once gets all its children) and
         // simulation from the first, random, child.
@@ -607,6 +627,9 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 index = first;
                 state.apply(self.tree.nodes[index].action);
                 self.path.push(index as u32);
+                if minimax {
+                    self.movers.push(state.to_move());
+                }
             }
             if state.is_terminal() {
                 terminal_outcome(&state).into()
@@ -623,6 +646,11 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
     fn back_up(&mut self, reward: Reward) {
         for &i in &self.path {
             self.tree.record(i as usize, reward, R::FRACTIONAL);
+        }
+        if self.minimax > 0.0 {
+            for (&i, &mover) in self.path.iter().zip(&self.movers).rev() {
+                self.tree.update_minimax(i as usize, mover);
+            }
         }
     }
 

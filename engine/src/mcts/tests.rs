@@ -405,6 +405,38 @@ fn evaluated_children_order_the_search() {
     }
 }
 
+/// Implicit minimax backups: with the solver as the evaluation, the blended search, and the
+/// pure minimax one (weight 1), play the solver's moves, and a seed gives the same search.
+#[test]
+fn implicit_minimax_searches_play_the_solvers_moves() {
+    let mut solver = TicTacToeSolver::new();
+    let positions = discriminating_tictactoe_positions();
+    for (i, s) in positions.iter().enumerate().step_by(3) {
+        for minimax in [0.5, 1.0] {
+            let run = || {
+                let policy = HalfRewards {
+                    constant: 0.0,
+                    exact_children: true,
+                };
+                let cfg = SearchConfig {
+                    cp: 0.05,
+                    minimax,
+                    ..config(200, i as u64)
+                };
+                Search::new(cfg, Ucb::new(0.05), policy).run(s).unwrap()
+            };
+            let r = run();
+            assert!(
+                solver.optimal_actions(s).contains(&r.best),
+                "{s}, minimax {minimax}: chose {}, {:?}",
+                r.best,
+                r.root_moves
+            );
+            assert_eq!(r.root_moves, run().root_moves);
+        }
+    }
+}
+
 /// Tree reuse: a search continued along a path the last tree expanded starts from what that
 /// tree learnt there (its children's visits carry over); a path it never expanded, or a plain
 /// `run`, starts afresh.

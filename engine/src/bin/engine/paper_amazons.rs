@@ -25,8 +25,9 @@ struct Variant {
 }
 
 /// The paper's MCTS as `mcts` keys: random expansion, shallow rollouts, the evaluation's sign,
-/// the generic exploration constant (the Amazons default search is ours, not the paper's).
-const PAPER_SEARCH: &str = "expand=random,backup=sign,cp=1.414";
+/// the generic exploration constant, the paper's evaluation (the Amazons default search is
+/// ours, not the paper's).
+const PAPER_SEARCH: &str = "expand=random,backup=sign,cp=1.414,eval=paper";
 
 impl Variant {
     /// The player's spec at `time_ms` a move.

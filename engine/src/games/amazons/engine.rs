@@ -166,8 +166,10 @@ impl RegisteredGame for Amazons {
 
 /// Reads the Amazons keys of an `mcts` spec: `turn=split|whole`, `depth=N` (random whole turns
 /// before the evaluation), `backup=sign|sample|expected`, `scale=X` (of `sample` and
-/// `expected`), `pe=0|1` (Parallel Evaluation).
-fn read_search_keys(
+/// `expected`), `expand=eval|random`, `reuse=0|1` (tree reuse), `eval=paper|corrected` (the
+/// evaluation's weights), `tempo=X[/Y/Z]` and `arrow=X[/Y/Z]` (its two corrections, per
+/// phase), `pe=0|1` (Parallel Evaluation).
+pub(super) fn read_search_keys(
     text: &str,
     keys: &[(String, String)],
     config: &mut AmazonsMctsConfig,
@@ -221,10 +223,27 @@ fn read_search_keys(
                 }
             }
             "reuse" => config.reuse_tree = switch(key, value).map_err(err)?,
+            "eval" => {
+                let base = match value.as_str() {
+                    "paper" => EvalWeights::paper(),
+                    "corrected" => EvalWeights::corrected(),
+                    _ => return Err(err(format!("eval is paper or corrected, not '{value}'"))),
+                };
+                // Explicit `tempo` and `arrow` keys win, in whatever order they come.
+                if !keys.iter().any(|(k, _)| k == "tempo") {
+                    config.weights.tempo = base.tempo;
+                }
+                if !keys.iter().any(|(k, _)| k == "arrow") {
+                    config.weights.pending_arrow = base.pending_arrow;
+                }
+                config.weights.phases = base.phases;
+            }
+            "tempo" => config.weights.tempo = per_phase(key, value).map_err(err)?,
+            "arrow" => config.weights.pending_arrow = per_phase(key, value).map_err(err)?,
             "pe" => config.parallel_eval = switch(key, value).map_err(err)?,
             other => {
                 return Err(err(format!(
-                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, reuse, pe)"
+                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, reuse, eval, tempo, arrow, pe)"
                 )))
             }
         }
@@ -232,6 +251,23 @@ fn read_search_keys(
     let scale = scale.unwrap_or(config.backup.scale());
     config.backup = backup.unwrap_or(config.backup).with_scale(scale);
     Ok(())
+}
+
+/// A constant per phase: `X` (every phase) or `X/Y/Z` (opening, middle, ending).
+fn per_phase(key: &str, value: &str) -> Result<[f32; 3], String> {
+    let bad = || {
+        format!("{key} is a number or three numbers a/b/c (opening/middle/ending), not '{value}'")
+    };
+    let numbers: Vec<f32> = value
+        .split('/')
+        .map(|x| x.parse().ok().filter(|x: &f32| x.is_finite()))
+        .collect::<Option<_>>()
+        .ok_or_else(bad)?;
+    match numbers[..] {
+        [x] => Ok([x; 3]),
+        [a, b, c] => Ok([a, b, c]),
+        _ => Err(bad()),
+    }
 }
 
 /// An on/off key's value: `1`, `on`, `true` or `0`, `off`, `false`.

@@ -66,6 +66,16 @@ pub struct EvalWeights {
     pub tie: f32,
     /// Arrow coverage (share of the board's squares) where the middle game and the ending begin.
     pub boundaries: [f32; 2],
+    /// Per phase, what the evaluation gives the side that made the last move merely for having
+    /// moved (subtracted from its value): the static terms count a move's gains before the
+    /// reply, so positions evaluated after one side's move and after the other's differ by
+    /// about twice this. 0 in the paper.
+    pub tempo: [f32; 3],
+    /// Per phase, what a position in the middle of a turn (queen moved, arrow not yet shot)
+    /// overrates for the side moving, beyond the tempo: the arrow that will land also blocks
+    /// its own amazons. Subtracted from the mover's value so that a queen move is worth about
+    /// what its best arrow will be. 0 in the paper (which evaluates whole turns).
+    pub pending_arrow: [f32; 3],
 }
 
 impl Default for EvalWeights {
@@ -85,6 +95,18 @@ impl EvalWeights {
             ],
             tie: 0.2,
             boundaries: [0.2, 0.5],
+            tempo: [0.0; 3],
+            pending_arrow: [0.0; 3],
+        }
+    }
+
+    /// The paper's weights with the tempo and pending-arrow corrections measured on greedy
+    /// games (the `measure_tempo_and_pending_arrow` test prints them; docs/amazons.md).
+    pub fn corrected() -> EvalWeights {
+        EvalWeights {
+            tempo: [2.9, 0.25, -0.5],
+            pending_arrow: [3.1, 1.4, 1.0],
+            ..EvalWeights::paper()
         }
     }
 
@@ -384,8 +406,19 @@ impl Evaluator {
     #[inline]
     pub fn value_of_terms(&self, terms: &EvalTerms, game: &Amazons) -> f32 {
         let squares = (game.size() * game.size()) as u32;
-        self.weights
-            .value(terms, self.weights.phase(game.arrows_shot(), squares))
+        let phase = self.weights.phase(game.arrows_shot(), squares);
+        let value = self.weights.value(terms, phase);
+        // The last ply was P1's when P2 is to move at a turn's start, or P1 is mid-turn.
+        let p1_moved_last = (game.to_move() == Player::P2) != game.mid_turn();
+        let mut tempo = self.weights.tempo[phase];
+        if game.mid_turn() {
+            tempo += self.weights.pending_arrow[phase];
+        }
+        if p1_moved_last {
+            value - tempo
+        } else {
+            value + tempo
+        }
     }
 
     /// The value of `game` for `player`.

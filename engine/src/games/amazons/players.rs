@@ -117,8 +117,8 @@ impl AmazonsMctsConfig {
     /// docs/amazons.md).
     pub const DEFAULT_CP: f64 = 0.1;
 
-    /// The product's Amazons search: Move Groups, every child evaluated at expansion, the
-    /// evaluation's win probability backed up. `search.cp` at the generic default
+    /// The product's Amazons search: Move Groups, every child evaluated at expansion with the
+    /// corrected evaluation ([`EvalWeights::corrected`]), its win probability backed up. `search.cp` at the generic default
     /// ([`Ucb::DEFAULT_CP`]) is read as unset and becomes [`Self::DEFAULT_CP`].
     pub fn new(mut search: SearchConfig) -> AmazonsMctsConfig {
         if search.cp == Ucb::DEFAULT_CP {
@@ -131,7 +131,7 @@ impl AmazonsMctsConfig {
             backup: Backup::Expected {
                 scale: Backup::DEFAULT_SCALE,
             },
-            weights: EvalWeights::paper(),
+            weights: EvalWeights::corrected(),
             parallel_eval: false,
             evaluate_children: true,
             reuse_tree: true,
@@ -139,7 +139,7 @@ impl AmazonsMctsConfig {
     }
 
     /// The paper's MCTS: children expanded in random order, one shallow rollout from the
-    /// first, the evaluation's sign backed up, the generic exploration constant.
+    /// first, the paper's evaluation and its sign backed up, the generic exploration constant.
     pub fn paper(search: SearchConfig) -> AmazonsMctsConfig {
         let cp = search.cp;
         let mut config = AmazonsMctsConfig::new(search);
@@ -147,6 +147,7 @@ impl AmazonsMctsConfig {
         config.backup = Backup::Sign;
         config.evaluate_children = false;
         config.reuse_tree = false;
+        config.weights = EvalWeights::paper();
         config
     }
 

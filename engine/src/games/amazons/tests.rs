@@ -167,6 +167,42 @@ fn evaluation_terms_match_the_definition() {
     assert_eq!(t, EvalTerms::default());
 }
 
+/// The tempo constant moves the value against the side that made the last ply (P2 to move at a
+/// turn's start, or P1 mid-turn, means P1 just moved), and mid-turn the pending-arrow constant
+/// too.
+#[test]
+fn tempo_counts_against_the_side_that_moved_last() {
+    let plain = Evaluator::new(EvalWeights::paper());
+    let mut weights = EvalWeights::paper();
+    weights.tempo = [1.5, 0.5, 0.25];
+    weights.pending_arrow = [4.0, 2.0, 1.0];
+    let tempo = Evaluator::new(weights);
+    let mut rng = Rng::new(3);
+    let mut s = start(8, TurnShape::Split);
+    let mut seen = [false; 4];
+    while !s.is_terminal() {
+        let p1_moved_last = (s.to_move() == Player::P2) != s.mid_turn();
+        let phase = weights.phase(s.arrows_shot(), 64);
+        let mut size = weights.tempo[phase];
+        if s.mid_turn() {
+            size += weights.pending_arrow[phase];
+        }
+        let shift = if p1_moved_last { -1.0 } else { 1.0 } * size;
+        assert!(
+            (tempo.value(&s) - (plain.value(&s) + shift)).abs() < 1e-4,
+            "{s}"
+        );
+        seen[(s.to_move() == Player::P2) as usize * 2 + s.mid_turn() as usize] = true;
+        let mut actions = Vec::new();
+        s.legal_actions(&mut actions);
+        s.apply(actions[rng.below(actions.len() as u32) as usize]);
+    }
+    assert_eq!(
+        seen, [true; 4],
+        "both sides, at a turn's start and mid-turn"
+    );
+}
+
 #[test]
 fn weights_round_trip_and_phases() {
     let w = EvalWeights::paper();
@@ -349,5 +385,125 @@ fn plies_convert_between_turn_shapes() {
             );
             assert!(players::plies_in_shape(&whole_start, &[u16::MAX], TurnShape::Split).is_none());
         }
+    }
+}
+
+/// The Amazons keys of an `mcts` spec reach the search's configuration, and a bad value is
+/// refused naming the player and the key.
+#[test]
+fn search_keys_configure_the_search_or_are_refused() {
+    use super::engine::read_search_keys;
+    use super::rollout::Backup;
+    let read = |text: &str| {
+        let keys: Vec<(String, String)> = text
+            .split(',')
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap();
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        let mut config = AmazonsMctsConfig::new(SearchConfig::default());
+        read_search_keys(text, &keys, &mut config).map(|()| config)
+    };
+    let c = read("turn=whole,depth=3,backup=sign,expand=random,reuse=0,pe=1,tempo=1.5").unwrap();
+    assert_eq!(c.shape, TurnShape::Whole);
+    assert_eq!(c.depth, 3);
+    assert_eq!(c.backup, Backup::Sign);
+    assert!(!c.evaluate_children && !c.reuse_tree && c.parallel_eval);
+    assert_eq!(c.weights.tempo, [1.5; 3]);
+    let c = read("scale=5,tempo=2/0/-0.5,arrow=3").unwrap();
+    assert_eq!(c.backup, Backup::Expected { scale: 5.0 });
+    assert_eq!(c.weights.tempo, [2.0, 0.0, -0.5]);
+    assert_eq!(c.weights.pending_arrow, [3.0; 3]);
+    // The default is the corrected evaluation; `eval=paper` is the paper's, and explicit
+    // corrections win over either in any order.
+    assert_eq!(read("depth=2").unwrap().weights, EvalWeights::corrected());
+    assert_eq!(read("eval=paper").unwrap().weights, EvalWeights::paper());
+    let c = read("tempo=1,eval=paper").unwrap();
+    assert_eq!(
+        (c.weights.tempo, c.weights.pending_arrow),
+        ([1.0; 3], [0.0; 3])
+    );
+    for (bad, named) in [
+        ("turn=diagonal", "turn"),
+        ("depth=-1", "depth"),
+        ("backup=max", "backup"),
+        ("scale=0", "scale"),
+        ("expand=all", "expand"),
+        ("reuse=maybe", "reuse"),
+        ("tempo=1/2", "tempo"),
+        ("tempo=x", "tempo"),
+        ("arrow=1/2/z", "arrow"),
+        ("eval=tuned", "eval"),
+        ("speed=9", "speed"),
+    ] {
+        let e = read(bad).unwrap_err();
+        assert!(e.contains(bad) && e.contains(named), "{bad}: {e}");
+    }
+}
+
+/// Measures the two corrections of [`EvalWeights::corrected`] (run it with `cargo test --release
+/// -p engine --lib measure_tempo_and_pending_arrow -- --ignored --nocapture`): 100 games of
+/// greedy against greedy from three random turns, by ten arrows at a time,
+///
+/// * tempo: half the zigzag of P1's value along the game, `m (e_t - (e_{t-1} + e_{t+1}) / 2) / 2`
+///   with `m` +1 when P1 moved last (a second difference, so a real trend cancels);
+/// * pending arrow: the mover's value after the queen move of the turn played minus after its
+///   arrow.
+#[test]
+#[ignore]
+fn measure_tempo_and_pending_arrow() {
+    use super::players::Greedy;
+    let ev = Evaluator::default();
+    let mut tempo = [0f64; 10];
+    let mut arrow = [0f64; 10];
+    let mut counts = [0u64; 10];
+    let mut rng = Rng::new(5);
+    let mut turns = Vec::new();
+    for g in 0..100 {
+        let mut greedy = Greedy::new(g);
+        let mut s = start(10, TurnShape::Whole);
+        // (P1's value, ten-arrow bucket, +1 if P1 moved last, the turn's pending-arrow gap)
+        let mut seq: Vec<(f32, usize, f32, f32)> = Vec::new();
+        loop {
+            let bucket = (s.arrows_shot() / 10).min(9) as usize;
+            let m = if s.to_move() == Player::P2 { 1.0 } else { -1.0 };
+            if s.is_terminal() {
+                seq.push((ev.value(&s), bucket, m, 0.0));
+                break;
+            }
+            let turn = if seq.len() < 3 {
+                s.whole_turns(&mut turns);
+                turns[rng.below(turns.len() as u32) as usize]
+            } else {
+                greedy.best_turn(&s).unwrap()
+            };
+            let mut mid = s.with_shape(TurnShape::Split);
+            mid.apply(mid.queen_id(turn.from, turn.to));
+            let mut after = mid;
+            after.apply(mid.arrow_id(turn.arrow));
+            let me = s.to_move();
+            let gap = ev.value_for(&mid, me) - ev.value_for(&after, me);
+            seq.push((ev.value(&s), bucket, m, gap));
+            s.play_turn(turn);
+        }
+        for i in 1..seq.len() - 1 {
+            let (e, b, m, gap) = seq[i];
+            let zigzag = e - (seq[i - 1].0 + seq[i + 1].0) / 2.0;
+            tempo[b] += (m * zigzag) as f64 / 2.0;
+            arrow[b] += gap as f64;
+            counts[b] += 1;
+        }
+    }
+    for b in 0..10 {
+        let n = counts[b].max(1) as f64;
+        println!(
+            "arrows {:2}-{:2}: {:5} positions, tempo {:6.2}, pending arrow {:6.2}",
+            b * 10,
+            b * 10 + 9,
+            counts[b],
+            tempo[b] / n,
+            arrow[b] / n
+        );
     }
 }
