@@ -17,6 +17,7 @@ pub mod nn;
 pub mod protocol;
 pub mod record;
 pub mod rng;
+pub mod tuning;
 
 pub use game::{Action, ActionError, Game, Outcome, Player};
 pub use rng::Rng;

@@ -14,11 +14,14 @@
 //!   is 34 and `safe_first` 1 by default (`solver_edges=0,safe_first=0` is the paper's engine,
 //!   with no game knowledge).
 //! * On Amazons, `mcts` also reads `turn` (`split`: Move Groups, the default; `whole`: one node
-//!   a turn), `depth` (random whole turns before the evaluation, 2), `backup` (`sign` or
-//!   `sample`) and `scale` (of `sample`); other games refuse these keys. `greedy` is the best
+//!   a turn), `depth` (random whole turns before the evaluation, 2), `backup`, `scale`,
+//!   `expand`, `reuse`, `eval`, `tempo`, `arrow`, `weights` and `pe` (docs/amazons.md); other
+//!   games refuse these keys. Any game's `mcts` reads `minimax` (the weight of implicit
+//!   minimax backups, 0). `greedy` is the best
 //!   evaluation after one turn there.
 //! * `alphabeta` — iterative-deepening alpha-beta over whole turns (Amazons). Keys: `time_ms`
-//!   (1000), `depth` (the deepest iteration, 64), `seed` (1).
+//!   (1000), `depth` (the deepest iteration, 64), `seed` (1), `weights` (a weights file of the
+//!   evaluation, as `tune` writes; also on Amazons `greedy` and `mcts`).
 //! * `external` — a program speaking the text protocol. Keys: `cmd` (required), `name`,
 //!   `time_ms` (sent as its `time_ms` option), `timeout_ms` (how long `genmove` may take; by
 //!   default twice `time_ms` and at least a second more, else 60 s), and `opt.NAME=VALUE` for any
@@ -66,6 +69,8 @@ pub enum AgentSpec {
     },
     Greedy {
         seed: u64,
+        /// A weights file of the game's evaluation (Amazons; `tune` writes them).
+        weights: Option<PathBuf>,
     },
     Rival {
         text: String,
@@ -77,12 +82,15 @@ pub enum AgentSpec {
         time_ms: u64,
         max_depth: u32,
         seed: u64,
+        /// A weights file of the evaluation (`tune` writes them).
+        weights: Option<PathBuf>,
     },
 }
 
 /// Keys of `mcts` that a game reads for its own search (Amazons'), refused by the others.
-pub const GAME_SEARCH_KEYS: [&str; 10] = [
-    "turn", "depth", "backup", "scale", "expand", "reuse", "eval", "tempo", "arrow", "pe",
+pub const GAME_SEARCH_KEYS: [&str; 11] = [
+    "turn", "depth", "backup", "scale", "expand", "reuse", "eval", "tempo", "arrow", "weights",
+    "pe",
 ];
 
 const SEARCH_KEYS: [&str; 7] = [
@@ -151,20 +159,23 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
     let body = body.trim();
     match kind {
         "random" | "greedy" => {
-            let known = |k: &str| k == "seed";
+            let known = |k: &str| k == "seed" || (kind == "greedy" && k == "weights");
             let list = if body.is_empty() {
                 Vec::new()
             } else {
                 pairs(body, &known).map_err(err)?
             };
-            let mut seed = 1;
+            let (mut seed, mut weights) = (1, None);
             for (key, value) in &list {
-                seed = number(key, value).map_err(err)?;
+                match key.as_str() {
+                    "weights" => weights = Some(PathBuf::from(value)),
+                    _ => seed = number(key, value).map_err(err)?,
+                }
             }
             Ok(if kind == "random" {
                 AgentSpec::Random { seed }
             } else {
-                AgentSpec::Greedy { seed }
+                AgentSpec::Greedy { seed, weights }
             })
         }
         "mcts" | "nn" | "rival" => {
@@ -292,17 +303,19 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             })
         }
         "alphabeta" => {
-            let known = |k: &str| ["time_ms", "depth", "seed"].contains(&k);
+            let known = |k: &str| ["time_ms", "depth", "seed", "weights"].contains(&k);
             let list = if body.is_empty() {
                 Vec::new()
             } else {
                 pairs(body, &known).map_err(err)?
             };
             let (mut time_ms, mut max_depth, mut seed) = (1000u64, 64u32, 1u64);
+            let mut weights = None;
             for (key, value) in &list {
                 match key.as_str() {
                     "time_ms" => time_ms = number(key, value).map_err(err)?,
                     "depth" => max_depth = number(key, value).map_err(err)?,
+                    "weights" => weights = Some(PathBuf::from(value)),
                     _ => seed = number(key, value).map_err(err)?,
                 }
             }
@@ -314,6 +327,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 time_ms,
                 max_depth,
                 seed,
+                weights,
             })
         }
         "external" => {
@@ -378,7 +392,12 @@ impl AgentSpec {
                 let agent = MctsAgent::plain(text.clone(), config.clone());
                 Ok(with_knowledge(agent, *safe_first, *endgame))
             }
-            AgentSpec::Greedy { seed } => Ok(Box::new(GreedyAgent::new(*seed))),
+            AgentSpec::Greedy { seed, weights } => match weights {
+                Some(_) => {
+                    Err("player greedy: weights files are for Amazons, not Dots and Boxes".into())
+                }
+                None => Ok(Box::new(GreedyAgent::new(*seed))),
+            },
             AgentSpec::Rival { text, config } => {
                 Ok(Box::new(RivalAgent::new(text.clone(), config.clone())))
             }

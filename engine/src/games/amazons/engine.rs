@@ -1,11 +1,13 @@
 //! Amazons in the registry: parameters, the protocol position, the engine's search (MG with
 //! shallow rollouts), the players a spec names, and the benchmark.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::eval::{EvalWeights, Evaluator};
 use super::players::{AlphaBeta, AmazonsMcts, AmazonsMctsConfig, Greedy};
 use super::rollout::{Backup, EvalRollout};
+use super::tuning::AmazonsWeights;
 use super::{Amazons, TurnShape};
 use crate::agents::{Agent, AgentSpec};
 use crate::bench::{BenchOptions, Figure};
@@ -14,6 +16,7 @@ use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
 use crate::mcts::{Budget, Search, SearchConfig};
 use crate::protocol::settings::Settings;
 use crate::rng::Rng;
+use crate::tuning::WeightsFile;
 
 const SHAPES: [&str; 2] = ["split", "whole"];
 
@@ -135,18 +138,24 @@ impl RegisteredGame for Amazons {
                 read_search_keys(text, game_keys, &mut mcts)?;
                 Ok(Box::new(AmazonsMcts::new(text.clone(), mcts)))
             }
-            AgentSpec::Greedy { seed } => Ok(Box::new(Greedy::new(*seed))),
+            AgentSpec::Greedy { seed, weights } => Ok(Box::new(
+                Greedy::new(*seed).with_weights(weights_or_paper(weights.as_deref())?),
+            )),
             AgentSpec::AlphaBeta {
                 text,
                 time_ms,
                 max_depth,
                 seed,
-            } => Ok(Box::new(AlphaBeta::new(
-                text.clone(),
-                Duration::from_millis(*time_ms),
-                *max_depth,
-                *seed,
-            ))),
+                weights,
+            } => Ok(Box::new(
+                AlphaBeta::new(
+                    text.clone(),
+                    Duration::from_millis(*time_ms),
+                    *max_depth,
+                    *seed,
+                )
+                .with_weights(weights_or_paper(weights.as_deref())?),
+            )),
             other => other.build::<Amazons>(start.spec()),
         }
     }
@@ -167,7 +176,7 @@ impl RegisteredGame for Amazons {
 /// Reads the Amazons keys of an `mcts` spec: `turn=split|whole`, `depth=N` (random whole turns
 /// before the evaluation), `backup=sign|sample|expected`, `scale=X` (of `sample` and
 /// `expected`), `expand=eval|random`, `reuse=0|1` (tree reuse), `eval=paper|corrected` (the
-/// evaluation's weights), `tempo=X[/Y/Z]` and `arrow=X[/Y/Z]` (its two corrections, per
+/// evaluation's weights), `weights=FILE` (the phases' weights from a `tune` weights file), `tempo=X[/Y/Z]` and `arrow=X[/Y/Z]` (its two corrections, per
 /// phase), `pe=0|1` (Parallel Evaluation).
 pub(super) fn read_search_keys(
     text: &str,
@@ -236,14 +245,18 @@ pub(super) fn read_search_keys(
                 if !keys.iter().any(|(k, _)| k == "arrow") {
                     config.weights.pending_arrow = base.pending_arrow;
                 }
-                config.weights.phases = base.phases;
+            }
+            "weights" => {
+                config.weights.phases = weights_or_paper(Some(Path::new(value)))
+                    .map_err(err)?
+                    .phases
             }
             "tempo" => config.weights.tempo = per_phase(key, value).map_err(err)?,
             "arrow" => config.weights.pending_arrow = per_phase(key, value).map_err(err)?,
             "pe" => config.parallel_eval = switch(key, value).map_err(err)?,
             other => {
                 return Err(err(format!(
-                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, reuse, eval, tempo, arrow, pe)"
+                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, reuse, eval, tempo, arrow, weights, pe)"
                 )))
             }
         }
@@ -251,6 +264,17 @@ pub(super) fn read_search_keys(
     let scale = scale.unwrap_or(config.backup.scale());
     config.backup = backup.unwrap_or(config.backup).with_scale(scale);
     Ok(())
+}
+
+/// The paper's weights, or those of a weights file (`tune`'s [`AmazonsWeights`] set).
+fn weights_or_paper(file: Option<&Path>) -> Result<EvalWeights, String> {
+    match file {
+        None => Ok(EvalWeights::paper()),
+        Some(path) => {
+            let values = WeightsFile::load(path, &AmazonsWeights::default())?;
+            AmazonsWeights::eval_weights(&values)
+        }
+    }
 }
 
 /// A constant per phase: `X` (every phase) or `X/Y/Z` (opening, middle, ending).

@@ -37,6 +37,7 @@ pub mod players;
 pub mod rollout;
 #[cfg(test)]
 mod tests;
+pub mod tuning;
 
 use std::fmt;
 

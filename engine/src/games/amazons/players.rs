@@ -563,6 +563,11 @@ impl Greedy {
         }
     }
 
+    pub fn with_weights(mut self, weights: EvalWeights) -> Greedy {
+        self.evaluator = Evaluator::new(weights);
+        self
+    }
+
     pub fn best_turn(&mut self, state: &Amazons) -> Option<Turn> {
         let root = state.with_shape(TurnShape::Whole);
         let me: Player = root.to_move();

@@ -1,0 +1,179 @@
+//! The Amazons evaluation as a weight set for `tune`: the 15 weights of [`EvalWeights`] (five
+//! terms in each of three phases), and fitness games between two weight vectors played by a
+//! fast player that uses them.
+
+use std::time::Duration;
+
+use super::eval::{EvalWeights, Evaluator, PHASE_NAMES, TERM_NAMES};
+use super::players::{AlphaBeta, Greedy};
+use super::{Amazons, Turn, TurnShape};
+use crate::game::{Game, Outcome};
+use crate::rng::{derive_seed, Rng};
+use crate::tuning::Tunable;
+
+/// Whole turns of every fitness game's opening, chosen at random among the best few by the
+/// paper's evaluation: varied games from sensible positions.
+pub const OPENING_TURNS: usize = 4;
+/// The opening's turns are drawn from this many best turns.
+const OPENING_CHOICES: usize = 8;
+
+/// The Amazons weights `tune` searches: [`EvalWeights::phases`] as one vector, phase by phase.
+/// The tie constant, the phase boundaries and the search's corrections stay as they are.
+#[derive(Clone, Debug, Default)]
+pub struct AmazonsWeights {
+    /// The size of the fitness games' board.
+    pub size: usize,
+}
+
+impl AmazonsWeights {
+    /// `weights` on top of the paper's other constants.
+    pub fn eval_weights(values: &[f32]) -> Result<EvalWeights, String> {
+        EvalWeights::paper().from_vector(values)
+    }
+
+    fn board(&self) -> usize {
+        if self.size == 0 {
+            10
+        } else {
+            self.size
+        }
+    }
+
+    /// The opening numbered `opening`: [`OPENING_TURNS`] turns, each drawn from the best
+    /// [`OPENING_CHOICES`] by the paper's evaluation.
+    pub fn opening(&self, opening: u64) -> Amazons {
+        let mut state = Amazons::new(self.board(), TurnShape::Whole).expect("a known size");
+        let mut rng = Rng::new(derive_seed(0x09E0_0000, opening));
+        let evaluator = Evaluator::default();
+        let mut turns: Vec<Turn> = Vec::new();
+        for _ in 0..OPENING_TURNS {
+            state.whole_turns(&mut turns);
+            let me = state.to_move();
+            let mut scored: Vec<(f32, Turn)> = turns
+                .iter()
+                .map(|&t| {
+                    let mut next = state;
+                    next.play_turn(t);
+                    (evaluator.value_for(&next, me), t)
+                })
+                .collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let k = scored.len().min(OPENING_CHOICES) as u32;
+            if k == 0 {
+                break;
+            }
+            state.play_turn(scored[rng.below(k) as usize].1);
+        }
+        state
+    }
+}
+
+/// A fitness player: chooses whole turns with its weights.
+enum FitnessPlayer {
+    Greedy(Greedy),
+    AlphaBeta(AlphaBeta),
+}
+
+impl FitnessPlayer {
+    fn new(kind: &str, weights: EvalWeights, seed: u64) -> Result<FitnessPlayer, String> {
+        match kind {
+            "greedy" => Ok(FitnessPlayer::Greedy(
+                Greedy::new(seed).with_weights(weights),
+            )),
+            // Depth 2 in full, never cut by the clock, so a game is a function of its seed.
+            "alphabeta2" => Ok(FitnessPlayer::AlphaBeta(
+                AlphaBeta::new("alphabeta2", Duration::from_secs(3600), 2, seed)
+                    .with_weights(weights),
+            )),
+            other => Err(format!(
+                "no fitness player '{other}' for amazons (greedy, alphabeta2)"
+            )),
+        }
+    }
+
+    fn turn(&mut self, state: &Amazons) -> Option<Turn> {
+        match self {
+            FitnessPlayer::Greedy(g) => g.best_turn(state),
+            FitnessPlayer::AlphaBeta(a) => a.best_turn(state).map(|(t, _)| t),
+        }
+    }
+}
+
+impl Tunable for AmazonsWeights {
+    fn game(&self) -> &'static str {
+        "amazons"
+    }
+
+    fn set(&self) -> &'static str {
+        "phases"
+    }
+
+    fn names(&self) -> Vec<String> {
+        PHASE_NAMES
+            .iter()
+            .flat_map(|p| TERM_NAMES.iter().map(move |t| format!("{p}.{t}")))
+            .collect()
+    }
+
+    fn start(&self) -> Vec<f32> {
+        EvalWeights::paper().to_vector()
+    }
+
+    fn players(&self) -> &'static [&'static str] {
+        &["greedy", "alphabeta2"]
+    }
+
+    fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
+        let mut players = [
+            FitnessPlayer::new(player, Self::eval_weights(p1)?, derive_seed(opening, 1))?,
+            FitnessPlayer::new(player, Self::eval_weights(p2)?, derive_seed(opening, 2))?,
+        ];
+        let mut state = self.opening(opening);
+        while !state.is_terminal() {
+            let turn = players[state.to_move().index()]
+                .turn(&state)
+                .ok_or("a player found no turn in a position that is not over")?;
+            state.play_turn(turn);
+        }
+        Ok(state.outcome().expect("a finished game has an outcome"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fitness games are functions of their opening number; different numbers give different
+    /// openings; weights that ignore territory lose to the paper's more often than not.
+    #[test]
+    fn fitness_games_are_reproducible_and_varied() {
+        let t = AmazonsWeights { size: 6 };
+        let start = t.start();
+        assert_eq!(start.len(), t.names().len());
+        assert_eq!(t.names()[0], "opening.t1");
+        let a = t.play(&start, &start, "greedy", 3).unwrap();
+        assert_eq!(a, t.play(&start, &start, "greedy", 3).unwrap());
+        let openings: std::collections::HashSet<String> =
+            (0..8).map(|i| t.opening(i).board_string()).collect();
+        assert!(openings.len() >= 6, "{openings:?}");
+        // Mobility only, against the paper's weights.
+        let mut blind = vec![0.0; 15];
+        for phase in 0..3 {
+            blind[phase * 5 + 4] = 1.0;
+        }
+        let mut paper_score = 0;
+        for opening in 0..10 {
+            paper_score += t
+                .play(&start, &blind, "greedy", opening)
+                .unwrap()
+                .value_for(crate::game::Player::P1);
+            paper_score -= t
+                .play(&blind, &start, "greedy", opening)
+                .unwrap()
+                .value_for(crate::game::Player::P1);
+        }
+        assert!(paper_score > 0, "{paper_score}");
+        assert!(t.play(&start, &start, "minimax", 0).is_err());
+        assert!(t.play(&start, &start[1..], "greedy", 0).is_err());
+    }
+}

@@ -1,0 +1,176 @@
+//! What the `tune` stage needs of a game: a named weight vector, its starting values and range,
+//! and a fast game between two weight vectors (the fitness game). The tuner knows nothing else
+//! of any game; each game that can be tuned implements [`Tunable`] in its own folder and adds
+//! one line to [`tunable`].
+//!
+//! Weights travel in a [`WeightsFile`] (JSON): the game, the weight set's name, the weights by
+//! name. The engine's players load one with `weights=FILE`, and the tuner writes one.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::Outcome;
+
+/// A weight set of one game that the tuner can search.
+pub trait Tunable: Send + Sync {
+    /// The game's registry name (`amazons`).
+    fn game(&self) -> &'static str;
+
+    /// The weight set's name, written into weights files so that one set is never read as
+    /// another.
+    fn set(&self) -> &'static str;
+
+    /// One name a weight, in vector order (`opening.t1`, ...).
+    fn names(&self) -> Vec<String>;
+
+    /// The weights the game plays today: the tuner's starting point and the yardstick of the
+    /// final match.
+    fn start(&self) -> Vec<f32>;
+
+    /// The fitness players this game offers (the first is the default).
+    fn players(&self) -> &'static [&'static str];
+
+    /// Plays one fitness game: weights `p1` as the first player against `p2`, both played by
+    /// the fitness player `player`, from the opening numbered `opening` (the same number gives
+    /// the same opening; different numbers give varied ones).
+    fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String>;
+}
+
+/// The games that can be tuned, by name.
+pub fn tunable(game: &str) -> Result<Box<dyn Tunable>, String> {
+    match game {
+        "amazons" => Ok(Box::new(
+            crate::games::amazons::tuning::AmazonsWeights::default(),
+        )),
+        other => Err(format!(
+            "no weight set to tune for game '{other}' (tunable: {})",
+            TUNABLE_GAMES.join(", ")
+        )),
+    }
+}
+
+/// The names [`tunable`] knows.
+pub const TUNABLE_GAMES: [&str; 1] = ["amazons"];
+
+/// Weights on disk: which game and set they are for, and each weight by name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeightsFile {
+    pub game: String,
+    pub set: String,
+    /// `(name, value)` in the set's order.
+    pub weights: Vec<(String, f32)>,
+}
+
+impl WeightsFile {
+    /// The file for `values` of `tunable`'s set.
+    pub fn new(tunable: &dyn Tunable, values: &[f32]) -> WeightsFile {
+        WeightsFile {
+            game: tunable.game().to_string(),
+            set: tunable.set().to_string(),
+            weights: tunable
+                .names()
+                .into_iter()
+                .zip(values.iter().copied())
+                .collect(),
+        }
+    }
+
+    /// The values, checked against `tunable`: the same game, set and names in the same order,
+    /// every value finite.
+    pub fn values_for(&self, tunable: &dyn Tunable) -> Result<Vec<f32>, String> {
+        if self.game != tunable.game() || self.set != tunable.set() {
+            return Err(format!(
+                "weights for {} ({}), not for {} ({})",
+                self.game,
+                self.set,
+                tunable.game(),
+                tunable.set()
+            ));
+        }
+        let names = tunable.names();
+        if self.weights.len() != names.len() {
+            return Err(format!(
+                "{} weights, the set '{}' has {}",
+                self.weights.len(),
+                tunable.set(),
+                names.len()
+            ));
+        }
+        for ((name, value), expected) in self.weights.iter().zip(&names) {
+            if name != expected {
+                return Err(format!("weight '{name}' where '{expected}' was expected"));
+            }
+            if !value.is_finite() {
+                return Err(format!("weight '{name}' is {value}"));
+            }
+        }
+        Ok(self.weights.iter().map(|(_, v)| *v).collect())
+    }
+
+    /// Reads and checks a weights file for `tunable`; errors name the file.
+    pub fn load(path: &Path, tunable: &dyn Tunable) -> Result<Vec<f32>, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read weights file {}: {e}", path.display()))?;
+        let file: WeightsFile = serde_json::from_str(&text)
+            .map_err(|e| format!("weights file {}: {e}", path.display()))?;
+        file.values_for(tunable)
+            .map_err(|e| format!("weights file {}: {e}", path.display()))
+    }
+
+    /// Writes the file whole or not at all (a temporary file renamed over the target).
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(self).expect("weights serialise");
+        write_atomically(path, text.as_bytes())
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`: a reader (or
+/// a run killed half-way) sees the old file or the new one, never a part.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_weights_file_round_trips_and_is_checked() {
+        let t = tunable("amazons").unwrap();
+        let start = t.start();
+        let file = WeightsFile::new(t.as_ref(), &start);
+        let dir = std::env::temp_dir().join(format!("tuning-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.json");
+        file.save(&path).unwrap();
+        assert_eq!(WeightsFile::load(&path, t.as_ref()).unwrap(), start);
+
+        let mut other = file.clone();
+        other.game = "dots".into();
+        assert!(other
+            .values_for(t.as_ref())
+            .unwrap_err()
+            .contains("not for amazons"));
+        let mut short = file.clone();
+        short.weights.pop();
+        assert!(short
+            .values_for(t.as_ref())
+            .unwrap_err()
+            .contains("weights, the set"));
+        let mut renamed = file.clone();
+        renamed.weights[0].0 = "x".into();
+        assert!(renamed.values_for(t.as_ref()).unwrap_err().contains("'x'"));
+
+        std::fs::write(&path, "{\"game\": \"amazons\"").unwrap();
+        let e = WeightsFile::load(&path, t.as_ref()).unwrap_err();
+        assert!(e.contains("w.json"), "{e}");
+        assert!(tunable("chess").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
