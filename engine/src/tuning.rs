@@ -37,12 +37,14 @@ pub trait Tunable: Send + Sync {
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String>;
 }
 
-/// The games that can be tuned, by name.
-pub fn tunable(game: &str) -> Result<Box<dyn Tunable>, String> {
+/// A weight set of a game that can be tuned, by the game's name and the set's (`None`: the
+/// game's first set).
+pub fn tunable(game: &str, set: Option<&str>) -> Result<Box<dyn Tunable>, String> {
+    use crate::games::amazons::tuning::AmazonsWeights;
     match game {
-        "amazons" => Ok(Box::new(
-            crate::games::amazons::tuning::AmazonsWeights::default(),
-        )),
+        "amazons" => Ok(Box::new(AmazonsWeights::for_set(
+            set.unwrap_or(AmazonsWeights::SETS[0]),
+        )?)),
         other => Err(format!(
             "no weight set to tune for game '{other}' (tunable: {})",
             TUNABLE_GAMES.join(", ")
@@ -109,13 +111,17 @@ impl WeightsFile {
         Ok(self.weights.iter().map(|(_, v)| *v).collect())
     }
 
-    /// Reads and checks a weights file for `tunable`; errors name the file.
-    pub fn load(path: &Path, tunable: &dyn Tunable) -> Result<Vec<f32>, String> {
+    /// Reads a weights file of any game and set; errors name the file.
+    pub fn read(path: &Path) -> Result<WeightsFile, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read weights file {}: {e}", path.display()))?;
-        let file: WeightsFile = serde_json::from_str(&text)
-            .map_err(|e| format!("weights file {}: {e}", path.display()))?;
-        file.values_for(tunable)
+        serde_json::from_str(&text).map_err(|e| format!("weights file {}: {e}", path.display()))
+    }
+
+    /// Reads and checks a weights file for `tunable`; errors name the file.
+    pub fn load(path: &Path, tunable: &dyn Tunable) -> Result<Vec<f32>, String> {
+        WeightsFile::read(path)?
+            .values_for(tunable)
             .map_err(|e| format!("weights file {}: {e}", path.display()))
     }
 
@@ -142,7 +148,7 @@ mod tests {
 
     #[test]
     fn a_weights_file_round_trips_and_is_checked() {
-        let t = tunable("amazons").unwrap();
+        let t = tunable("amazons", None).unwrap();
         let start = t.start();
         let file = WeightsFile::new(t.as_ref(), &start);
         let dir = std::env::temp_dir().join(format!("tuning-test-{}", std::process::id()));
@@ -170,7 +176,11 @@ mod tests {
         std::fs::write(&path, "{\"game\": \"amazons\"").unwrap();
         let e = WeightsFile::load(&path, t.as_ref()).unwrap_err();
         assert!(e.contains("w.json"), "{e}");
-        assert!(tunable("chess").is_err());
+        assert!(tunable("chess", None).is_err());
+        assert!(tunable("amazons", Some("pieces")).is_err());
+        let other_set = tunable("amazons", Some("w-segments")).unwrap();
+        let e = file.values_for(other_set.as_ref()).unwrap_err();
+        assert!(e.contains("phases") && e.contains("w-segments"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -21,6 +21,9 @@ pub enum Encoding {
 pub struct TuneConfig {
     /// A game with a weight set to tune (`amazons`).
     pub game: String,
+    /// The game's weight set (Amazons: `phases`, the engine's evaluation, five terms in three
+    /// phases; `w-segments`, the GA paper's t1, t2, c1, c2 in five segments of `w`).
+    pub set: String,
     /// The fitness player (Amazons: `greedy`, the evaluation after one turn; `alphabeta2`).
     pub player: String,
     /// Islands: sub-populations that evolve apart and exchange migrants.
@@ -71,6 +74,7 @@ impl Default for TuneConfig {
     fn default() -> TuneConfig {
         TuneConfig {
             game: "amazons".into(),
+            set: "phases".into(),
             player: "greedy".into(),
             islands: 2,
             population: 16,
@@ -102,12 +106,14 @@ impl Default for TuneConfig {
 pub const PRESETS: [&str; 2] = ["default", "paper"];
 
 impl TuneConfig {
-    /// A preset: `default`, or `paper` (120 individuals in 30 groups of 4, on 3 islands as the
-    /// paper's 3 threads, 100 generations, and a 100-game final match at 1 s a move).
+    /// A preset: `default`, or `paper` (the paper's weight set, 120 individuals in 30 groups
+    /// of 4 on 3 islands as the paper's 3 threads, 100 generations, and a 100-game final match
+    /// at 1 s a move).
     pub fn preset(name: &str) -> Result<TuneConfig, String> {
         match name {
             "default" => Ok(TuneConfig::default()),
             "paper" => Ok(TuneConfig {
+                set: "w-segments".into(),
                 islands: 3,
                 population: 40,
                 generations: 100,
@@ -137,7 +143,7 @@ impl TuneConfig {
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        let tunable = engine::tuning::tunable(&self.game)?;
+        let tunable = engine::tuning::tunable(&self.game, Some(&self.set))?;
         if !tunable.players().contains(&self.player.as_str()) {
             return Err(format!(
                 "player '{}' is not a fitness player of {} ({})",

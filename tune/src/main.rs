@@ -52,6 +52,8 @@ struct RunArgs {
     #[arg(long)]
     game: Option<String>,
     #[arg(long)]
+    set: Option<String>,
+    #[arg(long)]
     player: Option<String>,
     #[arg(long)]
     islands: Option<usize>,

@@ -105,7 +105,7 @@ fn save_checkpoint(out: &Path, c: &Checkpoint) -> Result<(), String> {
 pub fn run(options: &RunOptions) -> Result<Summary, String> {
     let config = &options.config;
     config.validate()?;
-    let tunable = tunable(&config.game)?;
+    let tunable = tunable(&config.game, Some(&config.set))?;
     let start = tunable.start();
     let coding = Coding::of(config);
     let out = &config.out;
@@ -371,7 +371,9 @@ fn wait_for_migrants(
             let genomes: Vec<Genome> = serde_json::from_str(&text)
                 .map_err(|e| format!("migrant file {} is damaged ({e})", path.display()))?;
             let coding = Coding::of(config);
-            let len = engine::tuning::tunable(&config.game)?.names().len();
+            let len = engine::tuning::tunable(&config.game, Some(&config.set))?
+                .names()
+                .len();
             let fits = genomes.iter().all(|g| match g {
                 Genome::Binary(c) => {
                     coding.encoding == crate::config::Encoding::Binary

@@ -16,7 +16,6 @@ use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
 use crate::mcts::{Budget, Search, SearchConfig};
 use crate::protocol::settings::Settings;
 use crate::rng::Rng;
-use crate::tuning::WeightsFile;
 
 const SHAPES: [&str; 2] = ["split", "whole"];
 
@@ -247,9 +246,9 @@ pub(super) fn read_search_keys(
                 }
             }
             "weights" => {
-                config.weights.phases = weights_or_paper(Some(Path::new(value)))
-                    .map_err(err)?
-                    .phases
+                let loaded = weights_or_paper(Some(Path::new(value))).map_err(err)?;
+                config.weights.phases = loaded.phases;
+                config.weights.w_segments = loaded.w_segments;
             }
             "tempo" => config.weights.tempo = per_phase(key, value).map_err(err)?,
             "arrow" => config.weights.pending_arrow = per_phase(key, value).map_err(err)?,
@@ -266,14 +265,11 @@ pub(super) fn read_search_keys(
     Ok(())
 }
 
-/// The paper's weights, or those of a weights file (`tune`'s [`AmazonsWeights`] set).
+/// The paper's weights, or those of a weights file of either of `tune`'s Amazons sets.
 fn weights_or_paper(file: Option<&Path>) -> Result<EvalWeights, String> {
     match file {
         None => Ok(EvalWeights::paper()),
-        Some(path) => {
-            let values = WeightsFile::load(path, &AmazonsWeights::default())?;
-            AmazonsWeights::eval_weights(&values)
-        }
+        Some(path) => AmazonsWeights::load(path),
     }
 }
 

@@ -38,17 +38,25 @@ pub struct EvalTerms {
     pub p1: f32,
     pub p2: f32,
     pub mobility: f32,
+    /// Lieberum's `w = Σ 2^-|Q_P1(a) - Q_P2(a)|` over the squares both sides reach: how much
+    /// of the board is still contested (large in the opening, 0 once the regions are apart).
+    /// Not a weighted term: the GA paper's segments are chosen by it.
+    pub w: f32,
 }
 
 impl EvalTerms {
-    /// The terms from the queen half `(t1, p1)` and the king half `(t2, p2, mobility)`.
-    pub fn from_halves((t1, p1): (f32, f32), (t2, p2, mobility): (f32, f32, f32)) -> EvalTerms {
+    /// The terms from the queen half `(t1, p1, w)` and the king half `(t2, p2, mobility)`.
+    pub fn from_halves(
+        (t1, p1, w): (f32, f32, f32),
+        (t2, p2, mobility): (f32, f32, f32),
+    ) -> EvalTerms {
         EvalTerms {
             t1,
             t2,
             p1,
             p2,
             mobility,
+            w,
         }
     }
 
@@ -76,6 +84,52 @@ pub struct EvalWeights {
     /// its own amazons. Subtracted from the mover's value so that a queen move is worth about
     /// what its best arrow will be. 0 in the paper (which evaluates whole turns).
     pub pending_arrow: [f32; 3],
+    /// The GA paper's evaluation instead of `phases`, when set: weights of t1, t2, c1 (= p1),
+    /// c2 (= p2) in five segments of `w` (its Eq. 2).
+    pub w_segments: Option<WSegments>,
+}
+
+/// The GA paper's weights (Qiu et al., Eq. 2): `value = wt1 t1 + wt2 t2 + wc1 c1 + wc2 c2` with
+/// one weight vector for each segment of `w`: (70, 45), (45, 30), (30, 20), (20, 10), (10, 0).
+/// Its `c1`, `c2` (the strength of the space ownership) are our `p1`, `p2`; it has no mobility.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WSegments {
+    /// `weights[segment][term]`, terms t1, t2, c1, c2.
+    pub weights: [[f32; 4]; 5],
+}
+
+impl WSegments {
+    /// Where the segments end, from the first (w above 45, and above 70 too) to the last.
+    pub const BOUNDS: [f32; 4] = [45.0, 30.0, 20.0, 10.0];
+    pub const NAMES: [&'static str; 5] = ["w70-45", "w45-30", "w30-20", "w20-10", "w10-0"];
+    pub const TERMS: [&'static str; 4] = ["t1", "t2", "c1", "c2"];
+
+    /// The segment of a position whose `w` is `w`.
+    #[inline]
+    pub fn segment(w: f32) -> usize {
+        WSegments::BOUNDS.iter().take_while(|&&b| w < b).count()
+    }
+
+    /// The MG-PEO paper's Table 1 in this shape (mobility dropped): its opening weights for the
+    /// first two segments, the middle game's for the third, the ending's for the last two.
+    pub fn from_phases(phases: &[[f32; 5]; 3]) -> WSegments {
+        let four = |p: &[f32; 5]| [p[0], p[1], p[2], p[3]];
+        WSegments {
+            weights: [
+                four(&phases[0]),
+                four(&phases[0]),
+                four(&phases[1]),
+                four(&phases[2]),
+                four(&phases[2]),
+            ],
+        }
+    }
+
+    #[inline]
+    pub fn value(&self, terms: &EvalTerms) -> f32 {
+        let w = &self.weights[WSegments::segment(terms.w)];
+        w[0] * terms.t1 + w[1] * terms.t2 + w[2] * terms.p1 + w[3] * terms.p2
+    }
 }
 
 impl Default for EvalWeights {
@@ -97,6 +151,7 @@ impl EvalWeights {
             boundaries: [0.2, 0.5],
             tempo: [0.0; 3],
             pending_arrow: [0.0; 3],
+            w_segments: None,
         }
     }
 
@@ -216,6 +271,21 @@ impl Layers {
             ties += (a & b).count_ones();
         }
         mine as f32 - theirs as f32 + tie * ties as f32
+    }
+
+    /// `Σ 2^-|D_P1 - D_P2|` over the squares both sides reach.
+    fn contest(&self) -> f32 {
+        let mut sum = 0.0f32;
+        for d1 in 1..=self.last[0] {
+            let mine = self.layer(0, d1);
+            for d2 in 1..=self.last[1] {
+                let both = (mine & self.layer(1, d2)).count_ones();
+                if both > 0 {
+                    sum += both as f32 * (-(d1.abs_diff(d2) as f32)).exp2();
+                }
+            }
+        }
+        sum
     }
 
     /// `2 Σ (2^-D_P1 - 2^-D_P2)`.
@@ -350,8 +420,8 @@ pub fn terms(game: &Amazons, tie: f32) -> EvalTerms {
     EvalTerms::from_halves(queen_terms(&input), king_and_mobility_terms(&input))
 }
 
-/// `(t1, p1)`: the terms of the queen-move distances (the larger half of the work).
-pub fn queen_terms(input: &EvalInput) -> (f32, f32) {
+/// `(t1, p1, w)`: the terms of the queen-move distances (the larger half of the work).
+pub fn queen_terms(input: &EvalInput) -> (f32, f32, f32) {
     match input.width {
         11 => queen_terms_of_width::<11>(input),
         9 => queen_terms_of_width::<9>(input),
@@ -369,10 +439,14 @@ pub fn king_and_mobility_terms(input: &EvalInput) -> (f32, f32, f32) {
 }
 
 #[inline(never)]
-fn queen_terms_of_width<const W: i32>(input: &EvalInput) -> (f32, f32) {
+fn queen_terms_of_width<const W: i32>(input: &EvalInput) -> (f32, f32, f32) {
     let empty = input.empty;
     let queen = Layers::fill(input.pieces, empty, |set| queen_step::<W>(set, empty));
-    (queen.territory(input.tie), queen.position_powers())
+    (
+        queen.territory(input.tie),
+        queen.position_powers(),
+        queen.contest(),
+    )
 }
 
 #[inline(never)]
@@ -407,7 +481,10 @@ impl Evaluator {
     pub fn value_of_terms(&self, terms: &EvalTerms, game: &Amazons) -> f32 {
         let squares = (game.size() * game.size()) as u32;
         let phase = self.weights.phase(game.arrows_shot(), squares);
-        let value = self.weights.value(terms, phase);
+        let value = match &self.weights.w_segments {
+            None => self.weights.value(terms, phase),
+            Some(segments) => segments.value(terms),
+        };
         // The last ply was P1's when P2 is to move at a turn's start, or P1 is mid-turn.
         let p1_moved_last = (game.to_move() == Player::P2) != game.mid_turn();
         let mut tempo = self.weights.tempo[phase];
@@ -494,6 +571,9 @@ pub fn terms_by_definition(game: &Amazons, tie: f32) -> EvalTerms {
         if !(k1[a] == inf && k2[a] == inf) {
             let diff = k2[a].min(1000) as f32 - k1[a].min(1000) as f32;
             t.p2 += (diff / 6.0).clamp(-1.0, 1.0);
+        }
+        if q1[a] != inf && q2[a] != inf {
+            t.w += 0.5f32.powi(q1[a].abs_diff(q2[a]) as i32);
         }
     }
     let f = |s: u32| (geo.king[s as usize] & empty).count_ones() as f32;

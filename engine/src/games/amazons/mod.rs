@@ -45,7 +45,7 @@ use crate::game::{Action, ActionError, Player};
 use board::{BitIter, Bits, Geometry};
 
 pub use engine::bench_middle_game;
-pub use eval::{EvalTerms, EvalWeights, Evaluator};
+pub use eval::{EvalTerms, EvalWeights, Evaluator, WSegments};
 pub use players::{AlphaBeta, AmazonsMcts, AmazonsMctsConfig, Greedy};
 pub use rollout::{Backup, EvalRollout};
 

@@ -36,8 +36,8 @@ struct Mailbox {
     /// empty, P1's pieces, P2's pieces: low and high halves.
     board: [AtomicU64; 6],
     tie: AtomicU32,
-    /// t1 and p1 as f32 bits.
-    result: [AtomicU32; 2],
+    /// t1, p1 and w as f32 bits.
+    result: [AtomicU32; 3],
 }
 
 fn split(x: Bits) -> (u64, u64) {
@@ -80,9 +80,10 @@ fn helper(mailbox: Arc<Mailbox>) {
             return;
         }
         if mailbox.state.load(Ordering::Acquire) == POSTED {
-            let (t1, p1) = queen_terms(&mailbox.read());
+            let (t1, p1, w) = queen_terms(&mailbox.read());
             mailbox.result[0].store(t1.to_bits(), Ordering::Relaxed);
             mailbox.result[1].store(p1.to_bits(), Ordering::Relaxed);
+            mailbox.result[2].store(w.to_bits(), Ordering::Relaxed);
             mailbox.state.store(DONE, Ordering::Release);
             idle = 0;
         } else if idle < SPINS_BEFORE_PARK {
@@ -134,8 +135,9 @@ impl ParallelTerms {
         }
         let t1 = f32::from_bits(self.mailbox.result[0].load(Ordering::Relaxed));
         let p1 = f32::from_bits(self.mailbox.result[1].load(Ordering::Relaxed));
+        let w = f32::from_bits(self.mailbox.result[2].load(Ordering::Relaxed));
         self.mailbox.state.store(IDLE, Ordering::Relaxed);
-        EvalTerms::from_halves((t1, p1), king_half)
+        EvalTerms::from_halves((t1, p1, w), king_half)
     }
 }
 

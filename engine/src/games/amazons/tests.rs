@@ -160,11 +160,25 @@ fn evaluation_terms_match_the_definition() {
             for (i, (a, b)) in fast.as_array().iter().zip(slow.as_array()).enumerate() {
                 assert!((a - b).abs() < 1e-3, "term {i}: {a} vs {b} in\n{s}");
             }
+            assert!(
+                (fast.w - slow.w).abs() < 1e-3,
+                "w: {} vs {} in\n{s}",
+                fast.w,
+                slow.w
+            );
         }
     }
-    // The start is symmetric: every term but the ties' share is zero.
+    // The start is symmetric: every term but the ties' share is zero; every empty square is
+    // contested, most at equal distance.
     let t = terms(&start(10, TurnShape::Whole), 0.0);
-    assert_eq!(t, EvalTerms::default());
+    assert_eq!(
+        t,
+        EvalTerms {
+            w: t.w,
+            ..EvalTerms::default()
+        }
+    );
+    assert!((60.0..92.0).contains(&t.w), "{}", t.w);
 }
 
 /// The tempo constant moves the value against the side that made the last ply (P2 to move at a

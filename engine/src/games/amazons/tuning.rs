@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use super::eval::{EvalWeights, Evaluator, PHASE_NAMES, TERM_NAMES};
+use super::eval::{EvalWeights, Evaluator, WSegments, PHASE_NAMES, TERM_NAMES};
 use super::players::{AlphaBeta, Greedy};
 use super::{Amazons, Turn, TurnShape};
 use crate::game::{Game, Outcome};
 use crate::rng::{derive_seed, Rng};
-use crate::tuning::Tunable;
+use crate::tuning::{Tunable, WeightsFile};
 
 /// Whole turns of every fitness game's opening, chosen at random among the best few by the
 /// paper's evaluation: varied games from sensible positions.
@@ -17,18 +17,71 @@ pub const OPENING_TURNS: usize = 4;
 /// The opening's turns are drawn from this many best turns.
 const OPENING_CHOICES: usize = 8;
 
-/// The Amazons weights `tune` searches: [`EvalWeights::phases`] as one vector, phase by phase.
+/// The Amazons weights `tune` searches, one of two sets:
+///
+/// * `phases`: [`EvalWeights::phases`] (the MG-PEO paper's five terms in three phases by the
+///   arrows shot) as one vector, phase by phase; what the engine plays.
+/// * `w-segments`: the GA paper's t1, t2, c1, c2 in five segments of Lieberum's `w`
+///   ([`WSegments`]), starting from the MG-PEO weights put in that shape.
+///
 /// The tie constant, the phase boundaries and the search's corrections stay as they are.
 #[derive(Clone, Debug, Default)]
 pub struct AmazonsWeights {
-    /// The size of the fitness games' board.
+    /// The size of the fitness games' board (0: 10).
     pub size: usize,
+    /// The `w-segments` set instead of `phases`.
+    pub w_segments: bool,
 }
 
 impl AmazonsWeights {
-    /// `weights` on top of the paper's other constants.
-    pub fn eval_weights(values: &[f32]) -> Result<EvalWeights, String> {
-        EvalWeights::paper().from_vector(values)
+    /// The sets' names, the default first.
+    pub const SETS: [&'static str; 2] = ["phases", "w-segments"];
+
+    pub fn for_set(set: &str) -> Result<AmazonsWeights, String> {
+        match set {
+            "phases" => Ok(AmazonsWeights::default()),
+            "w-segments" => Ok(AmazonsWeights {
+                w_segments: true,
+                ..AmazonsWeights::default()
+            }),
+            other => Err(format!(
+                "amazons has no weight set '{other}' ({})",
+                AmazonsWeights::SETS.join(", ")
+            )),
+        }
+    }
+
+    /// The evaluation's weights with `values` of this set, on top of the paper's other
+    /// constants.
+    pub fn eval_weights(&self, values: &[f32]) -> Result<EvalWeights, String> {
+        if !self.w_segments {
+            return EvalWeights::paper().from_vector(values);
+        }
+        if values.len() != 20 {
+            return Err(format!(
+                "expected 20 weights (5 segments x 4 terms), got {}",
+                values.len()
+            ));
+        }
+        let mut segments = WSegments::from_phases(&EvalWeights::paper().phases);
+        for (i, &v) in values.iter().enumerate() {
+            segments.weights[i / 4][i % 4] = v;
+        }
+        Ok(EvalWeights {
+            w_segments: Some(segments),
+            ..EvalWeights::paper()
+        })
+    }
+
+    /// The evaluation's weights in a weights file of either set.
+    pub fn load(path: &std::path::Path) -> Result<EvalWeights, String> {
+        let file = WeightsFile::read(path)?;
+        let set = AmazonsWeights::for_set(&file.set)
+            .map_err(|e| format!("weights file {}: {e}", path.display()))?;
+        let values = file
+            .values_for(&set)
+            .map_err(|e| format!("weights file {}: {e}", path.display()))?;
+        set.eval_weights(&values)
     }
 
     fn board(&self) -> usize {
@@ -105,10 +158,16 @@ impl Tunable for AmazonsWeights {
     }
 
     fn set(&self) -> &'static str {
-        "phases"
+        AmazonsWeights::SETS[usize::from(self.w_segments)]
     }
 
     fn names(&self) -> Vec<String> {
+        if self.w_segments {
+            return WSegments::NAMES
+                .iter()
+                .flat_map(|p| WSegments::TERMS.iter().map(move |t| format!("{p}.{t}")))
+                .collect();
+        }
         PHASE_NAMES
             .iter()
             .flat_map(|p| TERM_NAMES.iter().map(move |t| format!("{p}.{t}")))
@@ -116,7 +175,16 @@ impl Tunable for AmazonsWeights {
     }
 
     fn start(&self) -> Vec<f32> {
-        EvalWeights::paper().to_vector()
+        let paper = EvalWeights::paper();
+        if self.w_segments {
+            return WSegments::from_phases(&paper.phases)
+                .weights
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
+        }
+        paper.to_vector()
     }
 
     fn players(&self) -> &'static [&'static str] {
@@ -125,8 +193,8 @@ impl Tunable for AmazonsWeights {
 
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
         let mut players = [
-            FitnessPlayer::new(player, Self::eval_weights(p1)?, derive_seed(opening, 1))?,
-            FitnessPlayer::new(player, Self::eval_weights(p2)?, derive_seed(opening, 2))?,
+            FitnessPlayer::new(player, self.eval_weights(p1)?, derive_seed(opening, 1))?,
+            FitnessPlayer::new(player, self.eval_weights(p2)?, derive_seed(opening, 2))?,
         ];
         let mut state = self.opening(opening);
         while !state.is_terminal() {
@@ -147,7 +215,10 @@ mod tests {
     /// openings; weights that ignore territory lose to the paper's more often than not.
     #[test]
     fn fitness_games_are_reproducible_and_varied() {
-        let t = AmazonsWeights { size: 6 };
+        let t = AmazonsWeights {
+            size: 6,
+            w_segments: false,
+        };
         let start = t.start();
         assert_eq!(start.len(), t.names().len());
         assert_eq!(t.names()[0], "opening.t1");
@@ -175,5 +246,41 @@ mod tests {
         assert!(paper_score > 0, "{paper_score}");
         assert!(t.play(&start, &start, "minimax", 0).is_err());
         assert!(t.play(&start, &start[1..], "greedy", 0).is_err());
+    }
+
+    /// The GA paper's set: 20 weights by segment of `w`; its start is the MG-PEO weights in
+    /// that shape, and a position's segment follows its `w`.
+    #[test]
+    fn the_w_segment_set_evaluates_by_segment() {
+        use crate::games::amazons::eval::terms;
+        let t = AmazonsWeights::for_set("w-segments").unwrap();
+        assert_eq!(t.names().len(), 20);
+        assert_eq!(t.names()[4], "w45-30.t1");
+        let start = t.start();
+        assert_eq!(&start[..4], &[0.14, 0.37, 0.13, 0.13]);
+        let weights = t.eval_weights(&start).unwrap();
+        let evaluator = Evaluator::new(weights);
+        let mut rng = Rng::new(2);
+        let mut s = Amazons::new(10, TurnShape::Whole).unwrap();
+        let mut segments_seen = [false; 5];
+        while !s.is_terminal() {
+            let x = terms(&s, 0.2);
+            let k = WSegments::segment(x.w);
+            segments_seen[k] = true;
+            let w = EvalWeights::paper().phases[[0, 0, 1, 2, 2][k]];
+            let expected = w[0] * x.t1 + w[1] * x.t2 + w[2] * x.p1 + w[3] * x.p2;
+            assert!((evaluator.value(&s) - expected).abs() < 1e-3);
+            s.play_random_turn(&mut rng);
+        }
+        assert!(
+            segments_seen.iter().filter(|&&x| x).count() >= 3,
+            "{segments_seen:?}"
+        );
+        assert_eq!(WSegments::segment(80.0), 0);
+        assert_eq!(WSegments::segment(45.0), 0);
+        assert_eq!(WSegments::segment(44.9), 1);
+        assert_eq!(WSegments::segment(0.0), 4);
+        assert!(t.eval_weights(&start[1..]).is_err());
+        assert!(AmazonsWeights::for_set("pieces").is_err());
     }
 }
