@@ -56,6 +56,10 @@ pub struct TuneConfig {
     pub migrants: usize,
     /// How long an island waits for the others' migrants before it goes on without them.
     pub migration_timeout_s: u64,
+    /// A yardstick the tournament scores are not: each generation the best individual of every
+    /// island plays this many fitness games against the starting weights (half of them with
+    /// each colour; 0 turns it off).
+    pub yardstick_games: usize,
     /// Games played at once; 0 = one per core.
     pub threads: usize,
     pub seed: u64,
@@ -77,9 +81,9 @@ impl Default for TuneConfig {
             set: "phases".into(),
             player: "greedy".into(),
             islands: 2,
-            population: 16,
+            population: 32,
             group_size: 4,
-            generations: 12,
+            generations: 80,
             encoding: Encoding::Binary,
             bits: 7,
             min: 0.0,
@@ -89,9 +93,10 @@ impl Default for TuneConfig {
             pm1: 0.1,
             pm2: 0.001,
             sigma: 0.1,
-            migration_interval: 4,
+            migration_interval: 5,
             migrants: 2,
             migration_timeout_s: 600,
+            yardstick_games: 16,
             threads: 0,
             seed: 1,
             out: PathBuf::from("runs/tune"),
@@ -188,6 +193,12 @@ impl TuneConfig {
         }
         if !(self.sigma.is_finite() && self.sigma > 0.0) {
             return Err(format!("sigma must be positive, got {}", self.sigma));
+        }
+        if self.yardstick_games % 2 == 1 {
+            return Err(format!(
+                "yardstick_games must be even (each colour half the games), got {}",
+                self.yardstick_games
+            ));
         }
         if self.migration_interval == 0 {
             return Err("migration_interval must be positive".into());
@@ -311,7 +322,7 @@ mod tests {
             ),
             (
                 TuneConfig {
-                    migrants: 9,
+                    migrants: 17,
                     ..TuneConfig::default()
                 },
                 "migrants",

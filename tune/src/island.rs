@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 use crate::config::TuneConfig;
 use crate::genome::{adaptive, crossover, Coding, Genome};
 
-/// One fitness game: individual `p1` (first player) against `p2` of one island, from the
-/// opening numbered `opening`.
+/// The index that stands for the starting weights in a [`Pairing`] (the yardstick games).
+pub const START: usize = usize::MAX;
+
+/// One fitness game: individual `p1` (first player) against `p2` of one island ([`START`]: the
+/// starting weights), from the opening numbered `opening`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pairing {
     pub island: usize,
@@ -72,6 +75,34 @@ pub fn tournament(
     (groups, games)
 }
 
+/// The yardstick games of a generation: individual `best` against the starting weights,
+/// `count` games, each colour half of them.
+pub fn yardstick(
+    config: &TuneConfig,
+    island: usize,
+    generation: usize,
+    best: usize,
+) -> Vec<Pairing> {
+    let openings = seed(config, island, generation, 4);
+    (0..config.yardstick_games)
+        .map(|k| {
+            let (p1, p2) = if k % 2 == 0 {
+                (best, START)
+            } else {
+                (START, best)
+            };
+            // Both colours from the same opening.
+            let opening = derive_seed(openings, (k / 2) as u64);
+            Pairing {
+                island,
+                p1,
+                p2,
+                opening,
+            }
+        })
+        .collect()
+}
+
 /// What one generation of one island did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GenerationStats {
@@ -83,6 +114,9 @@ pub struct GenerationStats {
     /// The weights of the best individual (the first of the best when several tie).
     pub best_weights: Vec<f32>,
     pub games: usize,
+    /// The best individual's score (wins + draws / 2, over the games) against the starting
+    /// weights in the yardstick games (`None` without them).
+    pub vs_start: Option<f64>,
     pub seconds: f64,
     /// Migrants received after this generation, and the islands whose migrants did not come.
     pub immigrants: usize,

@@ -88,6 +88,8 @@ struct RunArgs {
     #[arg(long)]
     migration_timeout_s: Option<u64>,
     #[arg(long)]
+    yardstick_games: Option<usize>,
+    #[arg(long)]
     threads: Option<usize>,
     #[arg(long)]
     seed: Option<u64>,

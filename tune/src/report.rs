@@ -8,15 +8,17 @@ use crate::island::GenerationStats;
 
 /// One row a generation and island.
 pub fn write_csv(path: &Path, rows: &[GenerationStats]) -> Result<(), String> {
-    let mut text = String::from("generation,island,best,mean,games,seconds,immigrants,missing\n");
+    let mut text =
+        String::from("generation,island,best,mean,vs_start,games,seconds,immigrants,missing\n");
     for r in rows {
         let missing: Vec<String> = r.missing.iter().map(|m| m.to_string()).collect();
         text += &format!(
-            "{},{},{},{:.4},{},{:.2},{},{}\n",
+            "{},{},{},{:.4},{},{},{:.2},{},{}\n",
             r.generation,
             r.island,
             r.best,
             r.mean,
+            r.vs_start.map_or(String::new(), |v| format!("{v:.4}")),
             r.games,
             r.seconds,
             r.immigrants,
@@ -26,7 +28,8 @@ pub fn write_csv(path: &Path, rows: &[GenerationStats]) -> Result<(), String> {
     engine::tuning::write_atomically(path, text.as_bytes())
 }
 
-/// Best (solid) and mean (thin) tournament score of every island over the generations.
+/// Left: the best (thick) and mean (thin) tournament score of every island over the
+/// generations. Right: each island's best against the starting weights (the yardstick).
 pub fn plot(
     path: &Path,
     rows: &[GenerationStats],
@@ -36,15 +39,16 @@ pub fn plot(
     use plotters::prelude::*;
     let err = |e: &dyn std::fmt::Display| format!("plot {}: {e}", path.display());
     let draw = || -> Result<(), Box<dyn std::error::Error>> {
-        let root = SVGBackend::new(path, (800, 450)).into_drawing_area();
+        let root = SVGBackend::new(path, (1100, 450)).into_drawing_area();
         root.fill(&WHITE)?;
+        let (left, right) = root.split_horizontally(550);
         let last = rows
             .iter()
             .map(|r| r.generation + 1)
             .max()
             .unwrap_or(1)
             .max(2);
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(&left)
             .caption(
                 "tournament score: best (thick) and mean (thin) per island",
                 ("sans-serif", 18),
@@ -77,6 +81,26 @@ pub fn plot(
             .background_style(WHITE)
             .border_style(BLACK)
             .draw()?;
+        let mut chart = ChartBuilder::on(&right)
+            .caption("the best against the starting weights", ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(35)
+            .y_label_area_size(45)
+            .build_cartesian_2d(1usize..last, 0.0..1.0)?;
+        chart
+            .configure_mesh()
+            .x_desc("generation")
+            .y_desc("score")
+            .draw()?;
+        for island in 0..islands {
+            let color = Palette99::pick(island).to_rgba();
+            chart.draw_series(LineSeries::new(
+                rows.iter()
+                    .filter(|r| r.island == island)
+                    .filter_map(|r| r.vs_start.map(|v| (r.generation + 1, v))),
+                color.stroke_width(2),
+            ))?;
+        }
         root.present()?;
         Ok(())
     };
@@ -150,6 +174,7 @@ mod tests {
                 mean: 0.0,
                 best_weights: vec![0.5],
                 games: 24,
+                vs_start: (g != 1).then_some(0.5),
                 seconds: 1.0,
                 immigrants: 0,
                 missing: if g == 5 { vec![0] } else { vec![] },
@@ -159,6 +184,11 @@ mod tests {
         let csv = std::fs::read_to_string(dir.join("f.csv")).unwrap();
         assert_eq!(csv.lines().count(), 7);
         assert!(csv.lines().last().unwrap().ends_with(",0,0"), "{csv}");
+        assert!(csv.lines().nth(1).unwrap().contains(",0.5000,"), "{csv}");
+        assert!(
+            csv.lines().nth(2).unwrap().contains(",0.0000,,24,"),
+            "{csv}"
+        );
         plot(&dir.join("f.svg"), &rows, 2, 6.0).unwrap();
         assert!(std::fs::read_to_string(dir.join("f.svg"))
             .unwrap()

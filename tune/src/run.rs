@@ -21,7 +21,8 @@ use std::io::IsTerminal;
 use crate::config::TuneConfig;
 use crate::genome::{Coding, Genome};
 use crate::island::{
-    emigrants, evolve, first_population, receive, tournament, GenerationStats, Pairing,
+    emigrants, evolve, first_population, receive, tournament, yardstick, GenerationStats, Pairing,
+    START,
 };
 use selfplay::shard::Shard;
 
@@ -178,21 +179,23 @@ pub fn run(options: &RunOptions) -> Result<Summary, String> {
                 .position(|&k| islands[k].island == island)
                 .expect("due")
         };
+        let of = |p: &Pairing, i: usize| -> &Vec<f32> {
+            if i == START {
+                &start
+            } else {
+                &weights[slot(p.island)][i]
+            }
+        };
         let outcomes = play_all(
             tunable.as_ref(),
             config,
             &games,
-            |p| {
-                (
-                    &weights[slot(p.island)][p.p1],
-                    &weights[slot(p.island)][p.p2],
-                )
-            },
+            |p| (of(p, p.p1), of(p, p.p2)),
             generation,
             options.quiet,
         )?;
-        let seconds = t.elapsed().as_secs_f64();
         let mut nexts = Vec::new();
+        let mut yardsticks: Vec<Pairing> = Vec::new();
         for (d, &k) in due.iter().enumerate() {
             let island = islands[k].island;
             let mut fitness = vec![0.0f64; config.population];
@@ -212,6 +215,7 @@ pub fn run(options: &RunOptions) -> Result<Summary, String> {
             let best = (0..fitness.len())
                 .max_by(|&a, &b| fitness[a].total_cmp(&fitness[b]).then(b.cmp(&a)))
                 .expect("a population");
+            yardsticks.extend(yardstick(config, island, generation, best));
             let next = evolve(
                 config,
                 &coding,
@@ -229,13 +233,44 @@ pub fn run(options: &RunOptions) -> Result<Summary, String> {
                     best: fitness[best],
                     mean: fitness.iter().sum::<f64>() / fitness.len() as f64,
                     best_weights: weights[d][best].clone(),
-                    games: config.games_per_generation(),
-                    seconds,
+                    games: config.games_per_generation() + config.yardstick_games,
+                    vs_start: None,
+                    seconds: 0.0,
                     immigrants: 0,
                     missing: Vec::new(),
                 },
             ));
         }
+        // The yardstick: each island's best against the starting weights.
+        let results = play_all(
+            tunable.as_ref(),
+            config,
+            &yardsticks,
+            |p| (of(p, p.p1), of(p, p.p2)),
+            generation,
+            true,
+        )?;
+        for (_, stats) in &mut nexts {
+            let mine: Vec<f64> = yardsticks
+                .iter()
+                .zip(&results)
+                .filter(|(p, _)| p.island == stats.island)
+                .map(|(p, o)| {
+                    let seat = if p.p1 == START {
+                        engine::game::Player::P2
+                    } else {
+                        engine::game::Player::P1
+                    };
+                    (o.value_for(seat) as f64 + 1.0) / 2.0
+                })
+                .collect();
+            if !mine.is_empty() {
+                stats.vs_start = Some(mine.iter().sum::<f64>() / mine.len() as f64);
+            }
+            stats.seconds = t.elapsed().as_secs_f64();
+        }
+        let seconds = t.elapsed().as_secs_f64();
+        games.extend(yardsticks);
         let migrate = config.islands > 1
             && (generation + 1) % config.migration_interval == 0
             && generation + 1 < config.generations;
@@ -282,7 +317,12 @@ pub fn run(options: &RunOptions) -> Result<Summary, String> {
                 .filter(|r| {
                     r.generation == generation && due.iter().any(|&k| islands[k].island == r.island)
                 })
-                .map(|r| format!("island {} best {:+} mean {:+.2}", r.island, r.best, r.mean))
+                .map(|r| {
+                    let vs = r.vs_start.map_or(String::new(), |v| {
+                        format!(", {:.0}% against the start", 100.0 * v)
+                    });
+                    format!("island {} best {:+}{vs}", r.island, r.best)
+                })
                 .collect();
             println!(
                 "generation {}/{}: {} | {} games in {:.1} s ({:.1} games/s)",

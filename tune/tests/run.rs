@@ -22,6 +22,7 @@ fn small(out: &Path) -> TuneConfig {
         migration_interval: 2,
         migrants: 1,
         migration_timeout_s: 30,
+        yardstick_games: 2,
         threads: 2,
         final_games: 0,
         out: out.to_path_buf(),
@@ -81,6 +82,7 @@ fn a_run_in_slices_ends_where_a_whole_run_ends() {
     let c = load_checkpoint(&a.join("island-001.json"), &small(&a)).unwrap();
     assert_eq!(c.history[1].immigrants, 1);
     assert!(c.history.iter().all(|h| h.missing.is_empty()));
+    assert!(c.history.iter().all(|h| h.vs_start.is_some()));
     // A fresh run into a used folder is refused; another config's checkpoint too.
     let e = run(&RunOptions {
         resume: false,

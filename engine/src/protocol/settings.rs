@@ -8,6 +8,7 @@ use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
 use crate::nn::{load_dab_net, DabNet, NetGuide};
 use crate::rng::derive_seed;
+use crate::tuning::WeightsFile;
 
 /// How moves are written in answers (`play` accepts both forms whatever this says).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +38,8 @@ pub struct Settings {
     pub notation: Notation,
     /// `genmove` answers one ply instead of a whole turn (Amazons' queen move alone).
     pub plies: bool,
+    /// Evaluation weights from a `tune` weights file (Amazons), with the file's name.
+    pub weights: Option<(PathBuf, WeightsFile)>,
 }
 
 impl Default for Settings {
@@ -54,12 +57,13 @@ impl Default for Settings {
             safe_first: false,
             notation: Notation::Text,
             plies: false,
+            weights: None,
         }
     }
 }
 
 /// The option names, in the order `get_option` without a name lists them.
-pub const OPTION_NAMES: [&str; 13] = [
+pub const OPTION_NAMES: [&str; 14] = [
     "iterations",
     "time_ms",
     "threads",
@@ -73,12 +77,22 @@ pub const OPTION_NAMES: [&str; 13] = [
     "safe_first",
     "notation",
     "genmove_plies",
+    "weights",
 ];
 
 fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
     value
         .parse()
         .map_err(|_| format!("{name} must be a whole number, got '{value}'"))
+}
+
+/// Whether a weights file is one of `game`'s weight sets, with the right weights.
+fn weights_fit(path: &std::path::Path, file: &WeightsFile, game: GameSpec) -> Result<(), String> {
+    let set = crate::tuning::tunable(game.name(), Some(&file.set))
+        .map_err(|e| format!("weights file {}: {e}", path.display()))?;
+    file.values_for(set.as_ref())
+        .map(|_| ())
+        .map_err(|e| format!("weights file {}: {e}", path.display()))
 }
 
 /// Refuses an option of Dots-and-Boxes knowledge for other games.
@@ -175,6 +189,16 @@ impl Settings {
                     _ => return Err(format!("genmove_plies is 0 or 1, got '{value}'")),
                 }
             }
+            "weights" => {
+                if value == "none" {
+                    self.weights = None;
+                } else {
+                    let path = PathBuf::from(value);
+                    let file = WeightsFile::read(&path)?;
+                    weights_fit(&path, &file, game)?;
+                    self.weights = Some((path, file));
+                }
+            }
             "notation" => {
                 self.notation = match value {
                     "text" => Notation::Text,
@@ -213,6 +237,10 @@ impl Settings {
             "solver_edges" => self.solver_edges.to_string(),
             "safe_first" => u8::from(self.safe_first).to_string(),
             "genmove_plies" => u8::from(self.plies).to_string(),
+            "weights" => self
+                .weights
+                .as_ref()
+                .map_or("none".into(), |(p, _)| p.display().to_string()),
             "notation" => match self.notation {
                 Notation::Text => "text".into(),
                 Notation::Id => "id".into(),
@@ -235,6 +263,10 @@ impl Settings {
         ];
         for (name, _) in on.iter().filter(|(_, on)| *on) {
             dots_only(name, game).map_err(|e| format!("{e}; set_option {name} 0 first"))?;
+        }
+        if let Some((path, file)) = &self.weights {
+            weights_fit(path, file, game)
+                .map_err(|e| format!("{e}; set_option weights none first"))?;
         }
         self.model_fits(game)
     }

@@ -544,3 +544,54 @@ fn an_amazons_game_through_the_protocol() {
     );
     assert_eq!(answers[30], "= none");
 }
+
+/// `set_option weights FILE` loads a `tune` weights file for Amazons (its searches then use
+/// those weights), refuses a file for another game or a damaged one, and a game cannot be
+/// changed to one the weights do not fit while they are set.
+#[test]
+fn weights_option_loads_tuned_weights_for_amazons() {
+    use crate::tuning::{tunable, WeightsFile};
+    let dir = std::env::temp_dir().join(format!("protocol-weights-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = tunable("amazons", Some("w-segments")).unwrap();
+    let good = dir.join("tuned.json");
+    WeightsFile::new(t.as_ref(), &t.start())
+        .save(&good)
+        .unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"game\": \"amazons\", \"set\": \"phases\", \"weights\": []}",
+    )
+    .unwrap();
+    let script = format!(
+        "game amazons size=6\nset_option weights {}\nget_option weights\n\
+         set_option iterations 200\ngenmove\ngame dots_and_boxes\nset_option weights {}\n\
+         set_option weights none\ngame dots_and_boxes\nset_option weights {}\n",
+        good.display(),
+        bad.display(),
+        good.display()
+    );
+    let answers = session(&script);
+    assert_eq!(answers[1], "=");
+    assert_eq!(answers[2], format!("= {}", good.display()));
+    assert!(answers[4].starts_with("= "), "{}", answers[4]);
+    assert!(
+        answers[5].contains("set_option weights none first"),
+        "{}",
+        answers[5]
+    );
+    assert!(
+        answers[6].contains("bad.json") && answers[6].contains("0 weights"),
+        "{}",
+        answers[6]
+    );
+    assert_eq!(answers[7], "=");
+    assert!(answers[8].starts_with("= dots"), "{}", answers[8]);
+    assert!(
+        answers[9].contains("tuned.json") && answers[9].contains("amazons"),
+        "{}",
+        answers[9]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -96,11 +96,16 @@ impl RegisteredGame for Amazons {
     /// move and the arrow the search preferred under it).
     fn engine_search(
         &self,
-        _settings: &Settings,
+        settings: &Settings,
         config: SearchConfig,
         _: &mut (),
     ) -> Result<Searched, String> {
-        let mcts = AmazonsMctsConfig::new(config);
+        let mut mcts = AmazonsMctsConfig::new(config);
+        if let Some((_, file)) = &settings.weights {
+            let set = AmazonsWeights::for_set(&file.set)?;
+            mcts.weights
+                .take_tuned(&set.eval_weights(&file.values_for(&set)?)?);
+        }
         if self.mid_turn() {
             let cp = mcts.search.cp;
             let result = Search::new(
@@ -247,8 +252,7 @@ pub(super) fn read_search_keys(
             }
             "weights" => {
                 let loaded = weights_or_paper(Some(Path::new(value))).map_err(err)?;
-                config.weights.phases = loaded.phases;
-                config.weights.w_segments = loaded.w_segments;
+                config.weights.take_tuned(&loaded);
             }
             "tempo" => config.weights.tempo = per_phase(key, value).map_err(err)?,
             "arrow" => config.weights.pending_arrow = per_phase(key, value).map_err(err)?,

@@ -179,6 +179,13 @@ impl EvalWeights {
         }
     }
 
+    /// The weights `tune` tunes (the phases' and the GA paper's segments) from `tuned`, the
+    /// rest (tie, boundaries, corrections) kept.
+    pub fn take_tuned(&mut self, tuned: &EvalWeights) {
+        self.phases = tuned.phases;
+        self.w_segments = tuned.w_segments;
+    }
+
     /// The weighted sum of `terms` in `phase`.
     #[inline]
     pub fn value(&self, terms: &EvalTerms, phase: usize) -> f32 {
