@@ -4,6 +4,7 @@
 pub mod amazons;
 pub mod dots_and_boxes;
 pub mod registry;
+pub mod surakarta;
 pub mod tictactoe;
 
 pub use amazons::Amazons;
@@ -12,4 +13,5 @@ pub use registry::{
     describe_games, game_names, GameSpec, GameVisitor, ParamDecl, ParamKind, RegisteredGame,
     Searched,
 };
+pub use surakarta::Surakarta;
 pub use tictactoe::TicTacToe;

@@ -497,6 +497,7 @@ registry! {
     super::DotsAndBoxes,
     super::TicTacToe,
     super::Amazons,
+    super::Surakarta,
 }
 
 /// The canonical names of all games.

@@ -1,0 +1,255 @@
+//! Surakarta rules: perft from the start, the capture cases of the issue and more found by
+//! reasoning about the circuits, notation, positions, the end rules, random games against
+//! invariants.
+
+use super::*;
+use crate::game::{Action, Game, Outcome};
+use crate::games::registry::RegisteredGame;
+use crate::rng::Rng;
+
+fn rules(repetition: Repetition) -> Rules {
+    Rules {
+        repetition,
+        limit: 50,
+    }
+}
+
+/// A position from lists of points, P1 to move, no repetition rule.
+fn position(p1: &[&str], p2: &[&str]) -> Surakarta {
+    let start = Surakarta::new(rules(Repetition::Off));
+    let bits = |names: &[&str]| {
+        names.iter().fold(0u64, |acc, n| {
+            let a = start.parse_action(&format!("{n}a1")).unwrap() as usize / POINTS;
+            acc | 1 << a
+        })
+    };
+    Surakarta::from_pieces([bits(p1), bits(p2)], Player::P1, rules(Repetition::Off), 0)
+}
+
+fn legal(s: &Surakarta, text: &str) -> bool {
+    s.is_legal(s.parse_action(text).unwrap())
+}
+
+fn moves(s: &Surakarta) -> Vec<String> {
+    let mut out = Vec::new();
+    s.legal_actions(&mut out);
+    out.iter().map(|&a| s.format_action(a)).collect()
+}
+
+#[test]
+fn perft_from_the_start_without_the_repetition_rule() {
+    let s = Surakarta::new(rules(Repetition::Off));
+    let counts: Vec<u64> = (1..=4).map(|d| RegisteredGame::perft(&s, d)).collect();
+    assert_eq!(counts, [16, 256, 5_382, 111_122]);
+    // Depth 4 cannot reach a repeated position that a later ply would need, so the default
+    // rules count the same; forbidding repeats removes the moves back to the start.
+    let end = Surakarta::new(Rules::default());
+    assert_eq!(RegisteredGame::perft(&end, 4), 111_122);
+    let forbid = Surakarta::new(rules(Repetition::Forbid));
+    assert!(RegisteredGame::perft(&forbid, 4) < 111_122);
+}
+
+/// The issue's cases, P1 to move.
+#[test]
+fn the_issues_capture_cases() {
+    // b2 to b4: backwards along the inner circuit from b2's rank-2 station, a2, round the a1
+    // loop, b1, then b2 again (its own point, left empty), b3, b4.
+    assert!(legal(&position(&["b2"], &["b4"]), "b2b4"));
+    // a2 to e3: along rank 2 to f2, round the f1 loop, up file e through e2 (crossed twice).
+    assert!(legal(&position(&["a2"], &["e3"]), "a2e3"));
+    // a6 is on no circuit, and a full lap back to a2 is not a move.
+    let s = position(&["a2"], &["a6"]);
+    assert_eq!(moves(&s), ["a2a1", "a2b1", "a2b2", "a2a3", "a2b3"]);
+    assert!(!s.is_legal(s.parse_action("a2a2").unwrap()));
+    // c1 to a3: c1 is the last point of the outer circuit's file c; round the a1 loop to a3.
+    assert!(legal(&position(&["c1"], &["a3", "f6"]), "c1a3"));
+}
+
+/// More cases from the circuits' shape.
+#[test]
+fn captures_need_a_loop_and_an_empty_path() {
+    // a2 and b2 are neighbours on rank 2, but the path from a2 to b2 along it passes no loop;
+    // backwards round the a1 loop it is a2, b1, b2: a capture.
+    let s = position(&["a2"], &["b2"]);
+    assert!(legal(&s, "a2b2"));
+    // b2 to d2 straight along rank 2 passes no loop; but from b2's station on file b the path
+    // runs down to b1, round the a1 loop, a2, b2 (its own point, empty), c2, d2: legal...
+    assert!(legal(&position(&["b2"], &["d2"]), "b2d2"));
+    // ...until its own piece on c2 blocks that way; then the long way round (up file b, along
+    // rank 5, down file e, round f1 to rank 2) still reaches d2, and a piece on f5 blocks it.
+    assert!(legal(&position(&["b2", "c2"], &["d2"]), "b2d2"));
+    let s = position(&["b2", "c2", "f5"], &["d2"]);
+    assert!(!legal(&s, "b2d2"));
+    assert!(s
+        .illegal_reason(s.parse_action("b2d2").unwrap())
+        .contains("circuit"));
+    // An enemy piece on the way blocks too: the first piece met ends the path.
+    assert!(!legal(
+        &position(&["b2", "c2"], &["d2", "b4", "e4"]),
+        "b2d2"
+    ));
+    // A corner point (a1) is on no circuit: it only steps.
+    let s = position(&["a1"], &["b2", "a3", "c1"]);
+    assert_eq!(moves(&s), ["a1b1", "a1a2"]);
+    // The outer circuit: c3 lies on it twice (rank 3 and file c); c3 to f4 runs along rank 3
+    // to f3, round the loop to d1, up file d through d3 and d4, round the loop to f4.
+    assert!(legal(&position(&["c3"], &["f4"]), "c3f4"));
+    // b3 lies on both circuits (file b inner, rank 3 outer): captures on either.
+    let s = position(&["b3"], &["e2", "f4"]);
+    assert!(legal(&s, "b3e2"), "{:?}", moves(&s));
+    assert!(legal(&s, "b3f4"), "{:?}", moves(&s));
+    // A piece never captures its own side, and a capture is optional: the steps stay.
+    let s = position(&["a2", "e3"], &["f6"]);
+    assert!(!legal(&s, "a2e3"));
+    assert!(legal(&s, "a2a3"));
+}
+
+#[test]
+fn notation_and_positions_round_trip() {
+    let s = Surakarta::new(Rules::default());
+    for text in ["a2a3", "a2-a3", "a2xa3", "A2A3", " a2a3 "] {
+        assert_eq!(s.parse_action(text).unwrap(), (6 * POINTS + 12) as Action);
+    }
+    assert_eq!(s.format_action((6 * POINTS + 12) as Action), "a2a3");
+    for bad in ["a2", "a2a7", "g1a1", "a2a3a4", "zz", "9999"] {
+        assert!(s.parse_action(bad).is_err(), "{bad}");
+    }
+    let e = s.parse_legal_action("a2a4").unwrap_err().to_string();
+    assert!(e.contains("not a neighbour"), "{e}");
+    let e = s.parse_legal_action("a5a4").unwrap_err().to_string();
+    assert!(e.contains("no piece"), "{e}");
+    assert_eq!(
+        s.board_string(),
+        "OOOOOO/OOOOOO/....../....../XXXXXX/XXXXXX"
+    );
+    let text = s.position_text();
+    let back = s
+        .parse_position(&text.split(' ').collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(back, s);
+    for bad in [
+        vec!["OOOOOO/OOOOOO/....../....../XXXXXX", "1"],
+        vec!["OOOOOO/OOOOOO/....../....Z./XXXXXX/XXXXXX", "1"],
+        vec!["OOOOOO/OOOOOO/....../....../XXXXXX/XXXXXX", "3"],
+        vec!["OOOOOO/OOOOOO/....../....../XXXXXX/XXXXXX", "1", "x"],
+        vec!["XXXXXX/XXXXXX/X...../....../XXXXXX/XXXXXX", "1"],
+    ] {
+        assert!(s.parse_position(&bad).is_err(), "{bad:?}");
+    }
+    assert!(format!("{s}").contains("P1 to move"));
+}
+
+#[test]
+fn the_game_ends_by_pieces_moves_limit_and_repetition() {
+    // The last enemy piece taken: over, won by the capturer.
+    let mut s = position(&["a2"], &["b2"]);
+    s.apply(s.parse_action("a2b2").unwrap());
+    assert_eq!(s.outcome(), Some(Outcome::P1Win));
+    // No capture for `limit` plies: the side with more pieces wins.
+    let limit = Rules {
+        repetition: Repetition::Off,
+        limit: 4,
+    };
+    let p = position(&["a1", "a2"], &["f6"]);
+    let mut s = Surakarta::from_pieces(
+        [p.pieces(Player::P1), p.pieces(Player::P2)],
+        Player::P1,
+        limit,
+        0,
+    );
+    for m in ["a1b1", "f6f5", "b1a1", "f5f6"] {
+        assert!(!s.is_terminal());
+        s.apply(s.parse_action(m).unwrap());
+    }
+    assert_eq!(s.outcome(), Some(Outcome::P1Win));
+    // A repeated position ends the game (equal pieces: a draw), or with `forbid` the move
+    // back is not legal.
+    let play = |repetition| {
+        let mut s = Surakarta::new(rules(repetition));
+        for m in ["a2a3", "a5a4", "a3a2"] {
+            s.apply(s.parse_action(m).unwrap());
+        }
+        s
+    };
+    let mut end = play(Repetition::End);
+    end.apply(end.parse_action("a4a5").unwrap());
+    assert_eq!(end.outcome(), Some(Outcome::Draw));
+    let forbid = play(Repetition::Forbid);
+    assert!(!legal(&forbid, "a4a5"));
+    assert!(forbid
+        .illegal_reason(forbid.parse_action("a4a5").unwrap())
+        .contains("repeat"));
+    let mut off = play(Repetition::Off);
+    off.apply(off.parse_action("a4a5").unwrap());
+    assert!(!off.is_terminal());
+    // A side with no legal move: P2's only piece boxed in at a6 by P1 pieces, none of which
+    // can be captured (a6 is on no circuit).
+    let s = Surakarta::from_pieces(
+        [
+            position(&["a5", "b5", "b6", "f1"], &[]).pieces(Player::P1),
+            position(&["a6"], &[]).pieces(Player::P1),
+        ],
+        Player::P2,
+        rules(Repetition::Off),
+        0,
+    );
+    assert!(s.is_terminal());
+    assert_eq!(s.outcome(), Some(Outcome::P1Win));
+}
+
+/// Random games: moves are listed once in ascending order, each is legal, captures take one
+/// piece, the no-capture count and the end rules hold.
+#[test]
+fn random_games_keep_the_invariants() {
+    let mut rng = Rng::new(17);
+    let mut buf = Vec::new();
+    for game in 0..300 {
+        let repetition = Repetition::from_index(game % 3);
+        let mut s = Surakarta::new(rules(repetition));
+        let mut plies = 0;
+        while !s.is_terminal() {
+            s.legal_actions(&mut buf);
+            assert!(!buf.is_empty(), "{s}");
+            assert!(buf.windows(2).all(|w| w[0] < w[1]));
+            for &a in &buf {
+                assert!(s.is_legal(a), "{}", s.format_action(a));
+            }
+            let a = buf[rng.below(buf.len() as u32) as usize];
+            let before = (
+                s.pieces(Player::P1).count_ones(),
+                s.pieces(Player::P2).count_ones(),
+            );
+            let quiet = s.quiet_plies();
+            let mover = s.to_move();
+            s.apply(a);
+            let after = (
+                s.pieces(Player::P1).count_ones(),
+                s.pieces(Player::P2).count_ones(),
+            );
+            let taken = (before.0 - after.0) + (before.1 - after.1);
+            assert!(taken <= 1);
+            assert_eq!(s.quiet_plies(), if taken == 1 { 0 } else { quiet + 1 });
+            if taken == 1 {
+                assert_eq!(
+                    s.pieces(mover).count_ones(),
+                    if mover == Player::P1 {
+                        before.0
+                    } else {
+                        before.1
+                    }
+                );
+            }
+            assert_eq!(s.pieces(Player::P1) & s.pieces(Player::P2), 0);
+            plies += 1;
+            assert!(plies < 10_000);
+        }
+        let (a, b) = (
+            s.pieces(Player::P1).count_ones(),
+            s.pieces(Player::P2).count_ones(),
+        );
+        assert_eq!(s.outcome(), Some(Outcome::from_scores(a, b)));
+        assert!(s.quiet_plies() <= 50);
+        s.legal_actions(&mut buf);
+        assert!(buf.is_empty());
+    }
+}
