@@ -28,6 +28,14 @@ pub trait Tunable: Send + Sync {
     /// final match.
     fn start(&self) -> Vec<f32>;
 
+    /// The weights as the engine should play them: a set whose fitness player cannot see some
+    /// property of the weights (Amazons: the scale of each phase, since a one-turn greedy
+    /// player compares positions of one phase) fixes it here, as the starting weights have
+    /// it. By default the weights as they are.
+    fn normalise(&self, values: &[f32]) -> Vec<f32> {
+        values.to_vec()
+    }
+
     /// The fitness players this game offers (the first is the default).
     fn players(&self) -> &'static [&'static str];
 

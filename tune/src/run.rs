@@ -507,17 +507,19 @@ fn finish(
         .max_by(|a, b| a.best.total_cmp(&b.best).then(b.island.cmp(&a.island)))
         .ok_or("no island finished")?;
     let path = out.join("best-weights.json");
-    WeightsFile::new(tunable, &best.best_weights).save(&path)?;
+    let tuned = tunable.normalise(&best.best_weights);
+    WeightsFile::new(tunable, &tuned).save(&path)?;
     WeightsFile::new(tunable, start).save(&out.join("start-weights.json"))?;
     let table = format!(
-        "# Tuned weights: {} ({})\n\nIsland {}, generation {}, tournament score {:+} of {:+}.\n\n{}",
+        "# Tuned weights: {} ({})\n\nIsland {}, generation {}, tournament score {:+} of {:+}; \
+         as the engine plays them (each phase scaled to the starting weights' sum).\n\n{}",
         tunable.game(),
         tunable.set(),
         best.island,
         best.generation + 1,
         best.best,
         2 * (config.group_size - 1),
-        crate::report::weights_table(&tunable.names(), &best.best_weights, start)
+        crate::report::weights_table(&tunable.names(), &tuned, start)
     );
     write_atomically(&out.join("best-weights.md"), table.as_bytes())?;
     Ok(path)

@@ -187,6 +187,25 @@ impl Tunable for AmazonsWeights {
         paper.to_vector()
     }
 
+    /// Each phase's (or segment's) weights scaled to the sum the starting weights have there:
+    /// greedy fitness games compare positions of one phase, so they cannot tell a phase's
+    /// weights from a multiple of them, but the engine's search maps values to win
+    /// probabilities, where the scale matters.
+    fn normalise(&self, values: &[f32]) -> Vec<f32> {
+        let width = if self.w_segments { 4 } else { 5 };
+        let start = self.start();
+        let mut out = values.to_vec();
+        for (chunk, base) in out.chunks_mut(width).zip(start.chunks(width)) {
+            let (sum, target) = (chunk.iter().sum::<f32>(), base.iter().sum::<f32>());
+            if sum > 0.0 {
+                for w in chunk.iter_mut() {
+                    *w *= target / sum;
+                }
+            }
+        }
+        out
+    }
+
     fn players(&self) -> &'static [&'static str] {
         &["greedy", "alphabeta2"]
     }
@@ -244,6 +263,12 @@ mod tests {
                 .value_for(crate::game::Player::P1);
         }
         assert!(paper_score > 0, "{paper_score}");
+        // Normalising keeps the start and scales each phase to the start's sum.
+        let n = t.normalise(&start);
+        assert!(n.iter().zip(&start).all(|(a, b)| (a - b).abs() < 1e-6));
+        let doubled: Vec<f32> = start.iter().map(|w| 2.0 * w).collect();
+        let n = t.normalise(&doubled);
+        assert!(n.iter().zip(&start).all(|(a, b)| (a - b).abs() < 1e-6));
         assert!(t.play(&start, &start, "minimax", 0).is_err());
         assert!(t.play(&start, &start[1..], "greedy", 0).is_err());
     }
