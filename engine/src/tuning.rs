@@ -191,4 +191,18 @@ mod tests {
         assert!(e.contains("phases") && e.contains("w-segments"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// The shipped tuned weights load for their set.
+    #[test]
+    fn the_shipped_amazons_weights_load() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../models/amazons/tuned-phases.json");
+        let t = tunable("amazons", Some("phases")).unwrap();
+        let values = WeightsFile::load(&path, t.as_ref()).unwrap();
+        assert_eq!(values.len(), 15);
+        // Scaled as the engine plays them: each phase sums to the start's.
+        for (v, s) in values.chunks(5).zip(t.start().chunks(5)) {
+            assert!((v.iter().sum::<f32>() - s.iter().sum::<f32>()).abs() < 1e-3);
+        }
+    }
 }
