@@ -74,7 +74,7 @@ pub struct TuneConfig {
 }
 
 impl Default for TuneConfig {
-    /// The built-in default: about ten minutes on two cores.
+    /// The built-in default: about 12 minutes on two cores.
     fn default() -> TuneConfig {
         TuneConfig {
             game: "amazons".into(),

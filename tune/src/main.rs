@@ -27,7 +27,7 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// A starting point: `default` (about ten minutes on two cores) or `paper` (120
+    /// A starting point: `default` (about 12 minutes on two cores) or `paper` (120
     /// individuals, 100 generations). A --config file replaces it; flags override either.
     #[arg(long)]
     preset: Option<String>,
@@ -119,6 +119,7 @@ fn config_of(args: &RunArgs) -> Result<TuneConfig, String> {
         config,
         args,
         game,
+        set,
         player,
         islands,
         population,
@@ -136,6 +137,7 @@ fn config_of(args: &RunArgs) -> Result<TuneConfig, String> {
         migration_interval,
         migrants,
         migration_timeout_s,
+        yardstick_games,
         threads,
         seed,
         out,

@@ -462,8 +462,9 @@ fn write_reports(out: &Path, config: &TuneConfig) -> Result<Vec<GenerationStats>
 }
 
 /// Shard 0's last step: waits for every island's last generation, then writes the best
-/// weights (the best score of the last generation over all islands; the lowest island wins a
-/// tie) as `best-weights.json` and `best-weights.md`, and the starting weights beside them.
+/// weights (of the islands' last-generation bests, the one that scored best against the
+/// starting weights, then by tournament score, then the lowest island) as `best-weights.json`
+/// and `best-weights.md`, and the starting weights beside them.
 fn finish(
     out: &Path,
     config: &TuneConfig,
@@ -502,23 +503,34 @@ fn finish(
             std::thread::sleep(Duration::from_millis(500));
         }
     }
+    // The yardstick (games against the starting weights) first, where there is one: it
+    // compares islands, which their tournament scores do not.
+    let key = |g: &GenerationStats| (g.vs_start.unwrap_or(0.0), g.best);
     let best = finals
         .iter()
-        .max_by(|a, b| a.best.total_cmp(&b.best).then(b.island.cmp(&a.island)))
+        .max_by(|a, b| {
+            let (ka, kb) = (key(a), key(b));
+            ka.0.total_cmp(&kb.0)
+                .then(ka.1.total_cmp(&kb.1))
+                .then(b.island.cmp(&a.island))
+        })
         .ok_or("no island finished")?;
     let path = out.join("best-weights.json");
     let tuned = tunable.normalise(&best.best_weights);
     WeightsFile::new(tunable, &tuned).save(&path)?;
     WeightsFile::new(tunable, start).save(&out.join("start-weights.json"))?;
     let table = format!(
-        "# Tuned weights: {} ({})\n\nIsland {}, generation {}, tournament score {:+} of {:+}; \
-         as the engine plays them (each phase scaled to the starting weights' sum).\n\n{}",
+        "# Tuned weights: {} ({})\n\nIsland {}, generation {}, tournament score {:+} of {:+}, \
+         {} against the starting weights; as the engine plays them (each phase scaled to the \
+         starting weights' sum).\n\n{}",
         tunable.game(),
         tunable.set(),
         best.island,
         best.generation + 1,
         best.best,
         2 * (config.group_size - 1),
+        best.vs_start
+            .map_or("not measured".to_string(), |v| format!("{:.0}%", 100.0 * v)),
         crate::report::weights_table(&tunable.names(), &tuned, start)
     );
     write_atomically(&out.join("best-weights.md"), table.as_bytes())?;

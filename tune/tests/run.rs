@@ -166,6 +166,10 @@ fn kill_and_resume_from_the_command_line() {
             "1",
             "--final-games",
             "0",
+            "--yardstick-games",
+            "2",
+            "--set",
+            "w-segments",
             "--threads",
             "2",
             "--quiet",
@@ -194,6 +198,23 @@ fn kill_and_resume_from_the_command_line() {
         std::fs::read_to_string(a.join("best-weights.json")).unwrap(),
         std::fs::read_to_string(b.join("best-weights.json")).unwrap()
     );
+    // Every flag reached the config the run wrote down.
+    let written = std::fs::read_to_string(a.join("tune.toml")).unwrap();
+    for line in [
+        "population = 4",
+        "generations = 6",
+        "migration_interval = 2",
+        "migrants = 1",
+        "final_games = 0",
+        "yardstick_games = 2",
+        "set = \"w-segments\"",
+        "threads = 2",
+    ] {
+        assert!(written.contains(line), "{line} not in\n{written}");
+    }
+    assert!(std::fs::read_to_string(a.join("best-weights.json"))
+        .unwrap()
+        .contains("w70-45.t1"));
     // Bad input: an unknown key in a config file is named with its file and line.
     let bad = a.join("bad.toml");
     std::fs::write(&bad, "islands = 2\npopulaton = 8\n").unwrap();
