@@ -219,6 +219,17 @@ impl EvalWeights {
 /// path this long needs a maze of arrows the board cannot hold in practice).
 const MAX_LAYERS: usize = 48;
 
+/// `2^-k` for every difference of two distances.
+const HALF_POWERS: [f32; MAX_LAYERS + 1] = {
+    let mut t = [1.0f32; MAX_LAYERS + 1];
+    let mut k = 1;
+    while k <= MAX_LAYERS {
+        t[k] = t[k - 1] * 0.5;
+        k += 1;
+    }
+    t
+};
+
 /// Distance layers of both sides, filled in lockstep: `reach[p][d]` is every square side `p`
 /// reaches in at most `d` moves (`reach[p][0]` empty).
 struct Layers {
@@ -285,11 +296,12 @@ impl Layers {
         let mut sum = 0.0f32;
         for d1 in 1..=self.last[0] {
             let mine = self.layer(0, d1);
+            if mine == 0 {
+                continue;
+            }
             for d2 in 1..=self.last[1] {
                 let both = (mine & self.layer(1, d2)).count_ones();
-                if both > 0 {
-                    sum += both as f32 * (-(d1.abs_diff(d2) as f32)).exp2();
-                }
+                sum += both as f32 * HALF_POWERS[d1.abs_diff(d2)];
             }
         }
         sum
