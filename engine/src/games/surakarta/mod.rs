@@ -307,21 +307,15 @@ impl Surakarta {
     /// The moves of the side to move, as ids in ascending order, before the repetition rule.
     fn pseudo_legal(&self, out: &mut Vec<crate::game::Action>) {
         out.clear();
-        let mut own = self.pieces[self.to_move.index()];
-        while own != 0 {
-            let from = own.trailing_zeros() as usize;
-            own &= own - 1;
-            let mut targets = self.moves_from(from);
-            while targets != 0 {
-                let to = targets.trailing_zeros() as usize;
-                targets &= targets - 1;
-                out.push((from * POINTS + to) as crate::game::Action);
-            }
-        }
+        self.any_move(|a| {
+            out.push(a);
+            false
+        });
     }
 
-    /// Whether some move of the side to move (before the repetition rule) passes `test`.
-    fn any_move(&self, test: impl Fn(crate::game::Action) -> bool) -> bool {
+    /// Whether some move of the side to move (before the repetition rule) passes `test`,
+    /// trying them in ascending id order.
+    fn any_move(&self, mut test: impl FnMut(crate::game::Action) -> bool) -> bool {
         let mut own = self.pieces[self.to_move.index()];
         while own != 0 {
             let from = own.trailing_zeros() as usize;
