@@ -167,6 +167,9 @@ struct NetArgs {
     /// (earlier rollout steps are plain random moves).
     #[arg(long, default_value_t = 0)]
     net_from_move: u32,
+    /// Evaluation weights from `tune` (best-weights.json; Amazons only).
+    #[arg(long)]
+    weights: Option<PathBuf>,
 }
 
 impl NetArgs {
@@ -319,6 +322,11 @@ fn settings(
         .set("threshold", &net.threshold.to_string(), spec)
         .map_err(|e| flag("threshold", e))?;
     settings.guide.from_move = net.net_from_move;
+    if let Some(path) = &net.weights {
+        settings
+            .set("weights", &path.display().to_string(), spec)
+            .map_err(|e| flag("weights", e))?;
+    }
     settings
         .set("solver_edges", &solver_edges.to_string(), spec)
         .map_err(|e| flag("solver-edges", e))?;
