@@ -310,7 +310,7 @@ pub fn run(options: &RunOptions) -> Result<Summary, String> {
             save_checkpoint(out, c)?;
         }
         summary.games += games.len();
-        let rows = write_reports(out, config)?;
+        let rows = write_reports(out, config, &islands)?;
         if !options.quiet {
             let line: Vec<String> = rows
                 .iter()
@@ -445,10 +445,19 @@ fn wait_for_migrants(
     }
 }
 
-/// Every island's history that is in the run folder, as `fitness.csv` and `fitness.svg`.
-fn write_reports(out: &Path, config: &TuneConfig) -> Result<Vec<GenerationStats>, String> {
+/// Every island's history, as `fitness.csv` and `fitness.svg`.
+/// This process's islands come from memory (`mine`), the other shards' from their checkpoints.
+fn write_reports(
+    out: &Path,
+    config: &TuneConfig,
+    mine: &[Checkpoint],
+) -> Result<Vec<GenerationStats>, String> {
     let mut rows = Vec::new();
     for island in 0..config.islands {
+        if let Some(c) = mine.iter().find(|c| c.island == island) {
+            rows.extend_from_slice(&c.history);
+            continue;
+        }
         let path = checkpoint_path(out, island);
         if path.exists() {
             rows.extend(load_checkpoint(&path, config)?.history);

@@ -102,9 +102,7 @@ impl RegisteredGame for Amazons {
     ) -> Result<Searched, String> {
         let mut mcts = AmazonsMctsConfig::new(config);
         if let Some((_, file)) = &settings.weights {
-            let set = AmazonsWeights::for_set(&file.set)?;
-            mcts.weights
-                .take_tuned(&set.eval_weights(&file.values_for(&set)?)?);
+            mcts.weights.take_tuned(&AmazonsWeights::from_file(file)?);
         }
         if self.mid_turn() {
             let cp = mcts.search.cp;

@@ -73,15 +73,16 @@ impl AmazonsWeights {
         })
     }
 
+    /// The evaluation's weights in a weights file of either set, read already.
+    pub fn from_file(file: &WeightsFile) -> Result<EvalWeights, String> {
+        let set = AmazonsWeights::for_set(&file.set)?;
+        set.eval_weights(&file.values_for(&set)?)
+    }
+
     /// The evaluation's weights in a weights file of either set.
     pub fn load(path: &std::path::Path) -> Result<EvalWeights, String> {
-        let file = WeightsFile::read(path)?;
-        let set = AmazonsWeights::for_set(&file.set)
-            .map_err(|e| format!("weights file {}: {e}", path.display()))?;
-        let values = file
-            .values_for(&set)
-            .map_err(|e| format!("weights file {}: {e}", path.display()))?;
-        set.eval_weights(&values)
+        AmazonsWeights::from_file(&WeightsFile::read(path)?)
+            .map_err(|e| format!("weights file {}: {e}", path.display()))
     }
 
     fn board(&self) -> usize {
@@ -121,6 +122,9 @@ impl AmazonsWeights {
     }
 }
 
+/// The fitness players, the default first.
+const FITNESS_PLAYERS: [&str; 2] = ["greedy", "alphabeta2"];
+
 /// A fitness player: chooses whole turns with its weights.
 enum FitnessPlayer {
     Greedy(Greedy),
@@ -139,7 +143,8 @@ impl FitnessPlayer {
                     .with_weights(weights),
             )),
             other => Err(format!(
-                "no fitness player '{other}' for amazons (greedy, alphabeta2)"
+                "no fitness player '{other}' for amazons ({})",
+                FITNESS_PLAYERS.join(", ")
             )),
         }
     }
@@ -207,7 +212,7 @@ impl Tunable for AmazonsWeights {
     }
 
     fn players(&self) -> &'static [&'static str] {
-        &["greedy", "alphabeta2"]
+        &FITNESS_PLAYERS
     }
 
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
