@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-use super::{Surakarta, ACTIONS, POINTS};
+use super::{MoveList, Surakarta, ACTIONS, MAX_MOVES, POINTS};
 use crate::game::{Action, ActionError, Game, Outcome, Player};
+use crate::rng::Rng;
 
 impl Surakarta {
     /// The board as text: ranks 6 to 1 separated by `/`, `X` P1, `O` P2, `.` empty.
@@ -101,13 +102,12 @@ impl Game for Surakarta {
         }
         self.pseudo_legal(out);
         if self.forbids_repeats() {
-            out.retain(|&a| !self.after(a).repeats());
+            out.retain(|&a| !self.would_repeat(a));
         }
     }
 
     fn max_actions(&self) -> usize {
-        // Twelve pieces, eight steps or four capture directions each at the most.
-        12 * 12
+        MAX_MOVES
     }
 
     fn is_legal(&self, action: Action) -> bool {
@@ -120,22 +120,29 @@ impl Game for Surakarta {
         {
             return false;
         }
-        !(self.forbids_repeats() && self.after(action).repeats())
+        !(self.forbids_repeats() && self.would_repeat(action))
     }
 
     fn apply(&mut self, action: Action) {
         debug_assert!(self.is_legal(action), "illegal move {action} in\n{self}");
-        *self = self.after(action);
-        self.over = self.ends_here();
+        self.play(action);
     }
 
     fn is_terminal(&self) -> bool {
         self.over
     }
 
+    /// Uniformly random moves from a list on the stack, to the end of the game.
+    fn random_rollout(&mut self, rng: &mut Rng) -> Outcome {
+        let mut moves = MoveList::new();
+        while !self.over {
+            self.play_random(&mut moves, rng);
+        }
+        self.outcome_by_pieces()
+    }
+
     fn outcome(&self) -> Option<Outcome> {
-        self.over
-            .then(|| Outcome::from_scores(self.pieces[0].count_ones(), self.pieces[1].count_ones()))
+        self.over.then(|| self.outcome_by_pieces())
     }
 
     fn scores(&self) -> Option<[u32; 2]> {

@@ -20,15 +20,23 @@
 //!   move that would repeat a position illegal instead, as MiniZero plays it.
 //! * Notation: `a2a3` (from, to), and on input also `a2-a3` and `a2xa3`.
 //!
-//! The board is two `u64` bitboards (point `rank * 6 + file`, a1 = 0). Repetitions are found
-//! by a 64-bit hash of the position; two different positions would have to collide.
+//! The board is two `u64` bitboards (point `rank * 6 + file`, a1 = 0). Captures are found on
+//! the circuits' occupancy rings with a few word operations ([`circuits`]); a random rollout
+//! draws its moves by tries without listing them ([`Surakarta::play_random`]) and allocates
+//! nothing. Repetitions are found by a 64-bit hash of the position; two different positions
+//! would have to collide.
 
+mod circuits;
 mod game;
 mod registry;
 #[cfg(test)]
 mod tests;
 
-use crate::game::Player;
+pub use circuits::{capture_targets, neighbourhood, step_targets, Rings};
+
+use crate::game::{Action, Outcome, Player};
+use crate::rng::Rng;
+use circuits::capture_targets_in;
 
 /// Points on the board.
 pub const POINTS: usize = 36;
@@ -83,134 +91,6 @@ impl Default for Rules {
     }
 }
 
-/// One of the two circuits: its 24 points in order, and after which indices the path goes
-/// round a corner loop (to the next index).
-struct Circuit {
-    points: [u8; 24],
-}
-
-const fn point(file: u8, rank: u8) -> u8 {
-    rank * 6 + file
-}
-
-/// The points of a circuit through files `lo`, `hi` = 5 - `lo` and ranks `lo`, `hi`: along
-/// rank `lo` to the right, up file `hi`, along rank `hi` to the left, down file `lo`.
-const fn circuit(lo: u8) -> Circuit {
-    let hi = 5 - lo;
-    let mut points = [0u8; 24];
-    let mut k = 0;
-    while k < 6 {
-        points[k] = point(k as u8, lo);
-        points[6 + k] = point(hi, k as u8);
-        points[12 + k] = point(5 - k as u8, hi);
-        points[18 + k] = point(lo, 5 - k as u8);
-        k += 1;
-    }
-    Circuit { points }
-}
-
-/// The inner circuit (files b, e; ranks 2, 5) and the outer one (files c, d; ranks 3, 4).
-const CIRCUITS: [Circuit; 2] = [circuit(1), circuit(2)];
-
-/// Whether going from index `i` to `i + 1` (mod 24) of a circuit goes round a corner loop.
-#[inline]
-const fn loop_after(i: usize) -> bool {
-    i % 6 == 5
-}
-
-/// For every point, where it lies on the circuits: `(circuit, index)` pairs, at most two.
-struct Stations {
-    at: [[(u8, u8); 2]; POINTS],
-    count: [u8; POINTS],
-}
-
-const fn stations() -> Stations {
-    let mut s = Stations {
-        at: [[(0, 0); 2]; POINTS],
-        count: [0; POINTS],
-    };
-    let mut c = 0;
-    while c < 2 {
-        let mut i = 0;
-        while i < 24 {
-            let p = CIRCUITS[c].points[i] as usize;
-            s.at[p][s.count[p] as usize] = (c as u8, i as u8);
-            s.count[p] += 1;
-            i += 1;
-        }
-        c += 1;
-    }
-    s
-}
-
-static STATIONS: Stations = stations();
-
-/// The eight neighbours of every point.
-static NEIGHBOURS: [u64; POINTS] = neighbours();
-
-const fn neighbours() -> [u64; POINTS] {
-    let mut out = [0u64; POINTS];
-    let mut p = 0;
-    while p < POINTS {
-        let (f, r) = ((p % 6) as i32, (p / 6) as i32);
-        let mut df = -1;
-        while df <= 1 {
-            let mut dr = -1;
-            while dr <= 1 {
-                let (g, s) = (f + df, r + dr);
-                if (df != 0 || dr != 0) && g >= 0 && g < 6 && s >= 0 && s < 6 {
-                    out[p] |= 1 << (s * 6 + g);
-                }
-                dr += 1;
-            }
-            df += 1;
-        }
-        p += 1;
-    }
-    out
-}
-
-/// The enemy pieces the piece on `from` can capture, given both sides' pieces.
-#[inline]
-pub fn capture_targets(from: usize, own: u64, enemy: u64) -> u64 {
-    let occupied = (own | enemy) & !(1 << from);
-    let mut targets = 0u64;
-    for k in 0..STATIONS.count[from] as usize {
-        let (c, start) = STATIONS.at[from][k];
-        let points = &CIRCUITS[c as usize].points;
-        let start = start as usize;
-        for forward in [true, false] {
-            let mut looped = false;
-            let mut i = start;
-            for _ in 1..24 {
-                let next = if forward { (i + 1) % 24 } else { (i + 23) % 24 };
-                looped |= if forward {
-                    loop_after(i)
-                } else {
-                    loop_after(next)
-                };
-                i = next;
-                let q = points[i] as usize;
-                let bit = 1u64 << q;
-                if occupied & bit == 0 {
-                    continue;
-                }
-                if enemy & bit != 0 && looped {
-                    targets |= bit;
-                }
-                break;
-            }
-        }
-    }
-    targets
-}
-
-/// The empty neighbours of `from`.
-#[inline]
-pub fn step_targets(from: usize, occupied: u64) -> u64 {
-    NEIGHBOURS[from] & !occupied
-}
-
 /// A position of Surakarta.
 #[derive(Clone, Copy)]
 pub struct Surakarta {
@@ -219,15 +99,71 @@ pub struct Surakarta {
     rules: Rules,
     /// Plies since the last capture (or the start).
     quiet: u16,
-    /// Hashes of the positions since the last capture, this one last (`repetition` not off).
-    history: [u64; HISTORY],
     history_len: u16,
     /// Set once the game has ended.
     over: bool,
+    /// Hashes of the positions since the last capture, this one last (`repetition` not off).
+    history: [u64; HISTORY],
 }
 
 /// The pieces at the start: P1 on ranks 1-2, P2 on ranks 5-6.
 pub const START: [u64; 2] = [0xFFF, 0xFFF << 24];
+
+/// The most moves a position can have: twelve pieces with eight steps or four captures each.
+pub const MAX_MOVES: usize = 12 * 12;
+
+/// A list of moves on the stack (rollouts allocate nothing).
+pub struct MoveList {
+    moves: [Action; MAX_MOVES],
+    len: usize,
+}
+
+impl MoveList {
+    pub fn new() -> MoveList {
+        MoveList {
+            moves: [0; MAX_MOVES],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    pub fn as_slice(&self) -> &[Action] {
+        &self.moves[..self.len]
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    fn push(&mut self, action: Action) {
+        self.moves[self.len] = action;
+        self.len += 1;
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> MoveList {
+        MoveList::new()
+    }
+}
+
+/// The hash of a position: its pieces and the side to move.
+#[inline]
+fn position_hash(pieces: [u64; 2], to_move: Player) -> u64 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    mix(pieces[0] ^ mix(pieces[1] ^ ((to_move.index() as u64) << 40)))
+}
 
 impl Surakarta {
     pub fn new(rules: Rules) -> Surakarta {
@@ -266,14 +202,10 @@ impl Surakarta {
     /// The hash of the pieces and the side to move.
     #[inline]
     pub fn hash(&self) -> u64 {
-        let mix = |mut z: u64| {
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        mix(self.pieces[0] ^ mix(self.pieces[1] ^ ((self.to_move.index() as u64) << 40)))
+        position_hash(self.pieces, self.to_move)
     }
 
+    #[inline]
     fn remember(&mut self) {
         if self.rules.repetition == Repetition::Off {
             return;
@@ -290,22 +222,53 @@ impl Surakarta {
     }
 
     /// Whether the current position (the last in the history) repeats an earlier one.
+    #[inline]
     fn repeats(&self) -> bool {
         let len = self.history_len as usize;
         len > 1 && self.history[..len - 1].contains(&self.history[len - 1])
     }
 
-    /// Every (from, targets) of the side to move, steps and captures, before the repetition
-    /// rule.
+    /// Whether `action` (a pseudo-legal move) would reach a position of the history. A capture
+    /// never does: the pieces since the last capture all number more.
+    #[inline]
+    fn would_repeat(&self, action: Action) -> bool {
+        let (from, to) = (action as usize / POINTS, action as usize % POINTS);
+        let me = self.to_move.index();
+        if self.pieces[1 - me] >> to & 1 == 1 {
+            return false;
+        }
+        let mut pieces = self.pieces;
+        pieces[me] ^= (1 << from) | (1 << to);
+        let hash = position_hash(pieces, self.to_move.opponent());
+        self.history[..self.history_len as usize].contains(&hash)
+    }
+
+    /// The side to move's pieces and the other side's.
+    #[inline]
+    fn own_enemy(&self) -> (u64, u64) {
+        let me = self.to_move.index();
+        (self.pieces[me], self.pieces[1 - me])
+    }
+
+    /// Every target of the piece on `from` (steps and captures), before the repetition rule.
     #[inline]
     fn moves_from(&self, from: usize) -> u64 {
-        let me = self.to_move.index();
-        let (own, enemy) = (self.pieces[me], self.pieces[1 - me]);
+        let (own, enemy) = self.own_enemy();
         step_targets(from, own | enemy) | capture_targets(from, own, enemy)
     }
 
-    /// The moves of the side to move, as ids in ascending order, before the repetition rule.
-    fn pseudo_legal(&self, out: &mut Vec<crate::game::Action>) {
+    /// The moves of the side to move, in ascending id order, before the repetition rule.
+    #[inline]
+    pub fn pseudo_legal_into(&self, out: &mut MoveList) {
+        out.len = 0;
+        self.any_move(|a| {
+            out.push(a);
+            false
+        });
+    }
+
+    /// The moves of the side to move into a vector, before the repetition rule.
+    fn pseudo_legal(&self, out: &mut Vec<Action>) {
         out.clear();
         self.any_move(|a| {
             out.push(a);
@@ -315,16 +278,20 @@ impl Surakarta {
 
     /// Whether some move of the side to move (before the repetition rule) passes `test`,
     /// trying them in ascending id order.
-    fn any_move(&self, mut test: impl FnMut(crate::game::Action) -> bool) -> bool {
-        let mut own = self.pieces[self.to_move.index()];
-        while own != 0 {
-            let from = own.trailing_zeros() as usize;
-            own &= own - 1;
-            let mut targets = self.moves_from(from);
+    #[inline]
+    fn any_move(&self, mut test: impl FnMut(Action) -> bool) -> bool {
+        let (own, enemy) = self.own_enemy();
+        let occupied = own | enemy;
+        let rings = Rings::of(occupied);
+        let mut rest = own;
+        while rest != 0 {
+            let from = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let mut targets = step_targets(from, occupied) | capture_targets_in(from, rings, enemy);
             while targets != 0 {
                 let to = targets.trailing_zeros() as usize;
                 targets &= targets - 1;
-                if test((from * POINTS + to) as crate::game::Action) {
+                if test((from * POINTS + to) as Action) {
                     return true;
                 }
             }
@@ -332,31 +299,54 @@ impl Surakarta {
         false
     }
 
-    /// The position after `action`, with its history (the game-over flag not yet updated).
-    fn after(&self, action: crate::game::Action) -> Surakarta {
+    /// Whether the side to move has a move (before the repetition rule): a step is found with
+    /// one word operation; only a side with every piece walled in looks for a capture.
+    #[inline]
+    fn has_pseudo_legal_move(&self) -> bool {
+        let (own, enemy) = self.own_enemy();
+        let occupied = own | enemy;
+        if neighbourhood(own) & !occupied != 0 {
+            return true;
+        }
+        let rings = Rings::of(occupied);
+        let mut rest = own;
+        while rest != 0 {
+            let from = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if capture_targets_in(from, rings, enemy) != 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Plays `action` (legal here) in place and decides whether the game has ended.
+    #[inline]
+    fn play(&mut self, action: Action) {
         let (from, to) = (action as usize / POINTS, action as usize % POINTS);
         let me = self.to_move.index();
-        let mut next = *self;
-        let capture = next.pieces[1 - me] & (1 << to) != 0;
-        next.pieces[me] ^= (1 << from) | (1 << to);
-        next.pieces[1 - me] &= !(1 << to);
-        next.to_move = self.to_move.opponent();
+        let capture = self.pieces[1 - me] >> to & 1 == 1;
+        self.pieces[me] ^= (1 << from) | (1 << to);
+        self.pieces[1 - me] &= !(1 << to);
+        self.to_move = self.to_move.opponent();
         if capture {
-            next.quiet = 0;
-            next.history_len = 0;
+            self.quiet = 0;
+            self.history_len = 0;
         } else {
-            next.quiet += 1;
+            self.quiet += 1;
         }
-        next.remember();
-        next
+        self.remember();
+        self.over = self.ends_here();
     }
 
     /// Whether a move that reaches a repeated position is refused here.
+    #[inline]
     fn forbids_repeats(&self) -> bool {
         self.rules.repetition == Repetition::Forbid
     }
 
     /// Whether the game ends in this position (with its history).
+    #[inline]
     fn ends_here(&self) -> bool {
         if self.pieces[0] == 0 || self.pieces[1] == 0 {
             return true;
@@ -364,12 +354,112 @@ impl Surakarta {
         if self.rules.limit > 0 && self.quiet >= self.rules.limit {
             return true;
         }
-        if self.rules.repetition == Repetition::End && self.repeats() {
-            return true;
+        match self.rules.repetition {
+            Repetition::End => self.repeats() || !self.has_pseudo_legal_move(),
+            Repetition::Off => !self.has_pseudo_legal_move(),
+            Repetition::Forbid => !self.any_move(|a| !self.would_repeat(a)),
         }
+    }
+
+    /// The legal moves into a list on the stack.
+    #[inline]
+    pub fn legal_into(&self, out: &mut MoveList) {
+        if self.over {
+            out.len = 0;
+            return;
+        }
+        self.pseudo_legal_into(out);
         if self.forbids_repeats() {
-            return !self.any_move(|a| !self.after(a).repeats());
+            let mut kept = 0;
+            for i in 0..out.len {
+                let a = out.moves[i];
+                if !self.would_repeat(a) {
+                    out.moves[kept] = a;
+                    kept += 1;
+                }
+            }
+            out.len = kept;
         }
-        !self.any_move(|_| true)
+    }
+
+    /// Plays one uniformly random legal move (the game must not be over).
+    ///
+    /// Without the `forbid` rule no move list is made: a try draws one of the side's pieces and
+    /// one of twelve slots (eight step directions; two directions along each of at most two
+    /// circuit stations), and keeps the move if the slot holds one. A capture that two slots
+    /// of the piece reach is kept with probability one over their number, so every legal move
+    /// is drawn with the same probability, `1 / (12 * pieces)` a try.
+    #[inline]
+    pub fn play_random(&mut self, moves: &mut MoveList, rng: &mut Rng) {
+        if self.forbids_repeats() {
+            self.legal_into(moves);
+            debug_assert!(!moves.is_empty(), "a game that is not over has a move");
+            let pick = moves.moves[rng.below(moves.len as u32) as usize];
+            self.play(pick);
+            return;
+        }
+        let action = self.random_move_by_tries(rng);
+        self.play(action);
+    }
+
+    /// A uniformly random move before the repetition rule, drawn by tries (see
+    /// [`play_random`](Self::play_random)); the side to move must have one.
+    #[inline]
+    fn random_move_by_tries(&self, rng: &mut Rng) -> Action {
+        let (own, enemy) = self.own_enemy();
+        let occupied = own | enemy;
+        let pieces = u64::from(own.count_ones());
+        let mut rings = None;
+        loop {
+            let x = rng.next_u64();
+            // Two draws from one word: a piece from the high half, a slot from the low.
+            let mut r = ((x >> 32) * pieces) >> 32;
+            let slot = (((x & 0xFFFF_FFFF) * 12) >> 32) as usize;
+            let mut bits = own;
+            while r > 0 {
+                bits &= bits - 1;
+                r -= 1;
+            }
+            let from = bits.trailing_zeros() as usize;
+            if slot < 8 {
+                let to = circuits::STEPS[from][slot];
+                if to != circuits::NONE && occupied >> to & 1 == 0 {
+                    return (from * POINTS + to as usize) as Action;
+                }
+                continue;
+            }
+            let (k, forwards) = ((slot - 8) >> 1, slot & 1 == 0);
+            let stations = circuits::STATIONS.count[from] as usize;
+            if k >= stations {
+                continue;
+            }
+            let rings = *rings.get_or_insert_with(|| Rings::of(occupied));
+            let target = circuits::capture_along(from, k, forwards, rings) & enemy;
+            if target == 0 {
+                continue;
+            }
+            let mut same = 0;
+            for k in 0..stations {
+                for forwards in [true, false] {
+                    same += u32::from(circuits::capture_along(from, k, forwards, rings) == target);
+                }
+            }
+            if same > 1 && rng.below(same) != 0 {
+                continue;
+            }
+            return (from * POINTS + target.trailing_zeros() as usize) as Action;
+        }
+    }
+
+    /// The outcome by the pieces on the board: the side with more wins.
+    #[inline]
+    pub fn outcome_by_pieces(&self) -> Outcome {
+        Outcome::from_scores(self.pieces[0].count_ones(), self.pieces[1].count_ones())
+    }
+
+    /// P1's pieces minus P2's.
+    #[inline]
+    pub fn piece_difference(&self) -> i32 {
+        self.pieces[0].count_ones() as i32 - self.pieces[1].count_ones() as i32
     }
 }

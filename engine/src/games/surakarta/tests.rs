@@ -253,3 +253,133 @@ fn random_games_keep_the_invariants() {
         assert!(buf.is_empty());
     }
 }
+
+/// The rule as written: walk the circuit point by point from each of the piece's stations,
+/// either way round, over empty points (its own point empty), and stop at the first piece;
+/// an enemy piece reached after a loop is a capture.
+fn captures_by_walking(from: usize, own: u64, enemy: u64) -> u64 {
+    let occupied = (own | enemy) & !(1 << from);
+    let mut targets = 0;
+    for k in 0..circuits::STATIONS.count[from] as usize {
+        let (c, start) = circuits::STATIONS.at[from][k];
+        let points = &circuits::CIRCUITS[c as usize].points;
+        for forwards in [true, false] {
+            let (mut i, mut looped) = (start as usize, false);
+            for _ in 1..24 {
+                let next = if forwards {
+                    (i + 1) % 24
+                } else {
+                    (i + 23) % 24
+                };
+                // The loops join station 6k + 5 to 6k + 6.
+                looped |= if forwards { i % 6 == 5 } else { next % 6 == 5 };
+                i = next;
+                let bit = 1u64 << points[i];
+                if occupied & bit != 0 {
+                    if enemy & bit != 0 && looped {
+                        targets |= bit;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    targets
+}
+
+/// A random position: each point empty, P1's or P2's with the given chances.
+fn random_pieces(rng: &mut Rng, fill: u32) -> [u64; 2] {
+    let mut pieces = [0u64; 2];
+    for p in 0..POINTS {
+        let r = rng.below(100);
+        if r < fill {
+            pieces[(r % 2) as usize] |= 1 << p;
+        }
+    }
+    pieces
+}
+
+/// The word-operation captures equal the walk along the circuits on 20,000 random boards,
+/// from every point, for both sides.
+#[test]
+fn captures_match_a_walk_along_the_circuits() {
+    let mut rng = Rng::new(5);
+    for n in 0..20_000 {
+        let pieces = random_pieces(&mut rng, 10 + (n % 80) as u32);
+        for side in 0..2 {
+            let (own, enemy) = (pieces[side], pieces[1 - side]);
+            for from in 0..POINTS {
+                if own >> from & 1 == 1 {
+                    assert_eq!(
+                        capture_targets(from, own, enemy),
+                        captures_by_walking(from, own, enemy),
+                        "from {from} in {pieces:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The rollouts' move drawn by tries is uniform over the legal moves: in positions with
+/// captures that two slots reach, each move's count stays within five standard deviations
+/// of its expectation, and only legal moves are drawn.
+#[test]
+fn random_moves_are_uniform_over_the_legal_moves() {
+    let mut rng = Rng::new(8);
+    let mut cases = vec![
+        // b2 alone on the inner circuit with e5: forwards from its rank-2 station (c2, d2, e2,
+        // f2, the f1 loop, e1 ... e5), backwards from its file-b station (b3 ... b6, the a6
+        // loop, a5 ... e5), and each of those two ways begun from the other station, through
+        // b2 itself (empty) and round the a1 loop: the same capture by all four slots.
+        position(&["b2"], &["e5"]),
+        position(&["a2"], &["b2", "e3"]),
+        position(&["b3", "c3"], &["e2", "f4", "b5"]),
+        Surakarta::new(rules(Repetition::Off)),
+    ];
+    for _ in 0..20 {
+        let p = random_pieces(&mut rng, 40);
+        let s = Surakarta::from_pieces(p, Player::P1, rules(Repetition::Off), 0);
+        if !s.is_terminal() {
+            cases.push(s);
+        }
+    }
+    let mut list = Vec::new();
+    let slots_reaching = |s: &Surakarta, from: &str, to: &str| {
+        let (from, to) = (
+            s.parse_action(&format!("{from}{to}")).unwrap() as usize / POINTS,
+            to,
+        );
+        let rings = Rings::of(s.pieces(Player::P1) | s.pieces(Player::P2));
+        (0..circuits::STATIONS.count[from] as usize)
+            .flat_map(|k| [true, false].map(|f| circuits::capture_along(from, k, f, rings)))
+            .filter(|&bit| {
+                bit != 0
+                    && s.format_action((from * POINTS + bit.trailing_zeros() as usize) as Action)
+                        .ends_with(to)
+            })
+            .count()
+    };
+    assert_eq!(slots_reaching(&cases[0], "b2", "e5"), 4);
+    for s in &cases {
+        s.legal_actions(&mut list);
+        let draws = 2_000 * list.len();
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..draws {
+            *counts
+                .entry(s.random_move_by_tries(&mut rng))
+                .or_insert(0u32) += 1;
+        }
+        assert_eq!(counts.len(), list.len(), "{s}");
+        let p = 1.0 / list.len() as f64;
+        let (mean, sd) = (draws as f64 * p, (draws as f64 * p * (1.0 - p)).sqrt());
+        for &a in &list {
+            let c = counts[&a] as f64;
+            assert!(
+                (c - mean).abs() < 5.0 * sd,
+                "{}: {c} vs {mean} in {s}",
+                s.format_action(a)
+            );
+        }
+    }
+}
