@@ -53,6 +53,10 @@ pub fn tunable(game: &str, set: Option<&str>) -> Result<Box<dyn Tunable>, String
         "amazons" => Ok(Box::new(AmazonsWeights::for_set(
             set.unwrap_or(AmazonsWeights::SETS[0]),
         )?)),
+        "surakarta" => match set.unwrap_or("energy") {
+            "energy" => Ok(Box::new(crate::games::surakarta::tuning::SurakartaEnergy)),
+            other => Err(format!("surakarta has no weight set '{other}' (energy)")),
+        },
         other => Err(format!(
             "no weight set to tune for game '{other}' (tunable: {})",
             TUNABLE_GAMES.join(", ")
@@ -61,7 +65,7 @@ pub fn tunable(game: &str, set: Option<&str>) -> Result<Box<dyn Tunable>, String
 }
 
 /// The names [`tunable`] knows.
-pub const TUNABLE_GAMES: [&str; 1] = ["amazons"];
+pub const TUNABLE_GAMES: [&str; 2] = ["amazons", "surakarta"];
 
 /// Weights on disk: which game and set they are for, and each weight by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -87,11 +87,11 @@ pub enum AgentSpec {
     },
 }
 
-/// Keys of `mcts` that a game reads for its own search (Amazons'), refused by the others.
-pub const GAME_SEARCH_KEYS: [&str; 11] = [
-    "turn", "depth", "backup", "scale", "expand", "reuse", "eval", "tempo", "arrow", "weights",
-    "pe",
-];
+/// Whether `key` is a key of `mcts` that some game reads for its own search (each game
+/// declares its own in the registry; the others refuse them).
+fn is_game_search_key(key: &str) -> bool {
+    crate::games::registry::search_key_owner(key).is_some()
+}
 
 const SEARCH_KEYS: [&str; 7] = [
     "iterations",
@@ -186,7 +186,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     || (net && NET_KEYS.contains(&k))
                     || SOLVER_KEYS.contains(&k)
                     || (!rival && KNOWLEDGE_KEYS.contains(&k))
-                    || (kind == "mcts" && GAME_SEARCH_KEYS.contains(&k))
+                    || (kind == "mcts" && is_game_search_key(k))
             };
             let list = if body.is_empty() {
                 Vec::new()
@@ -213,7 +213,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let mut game_keys = Vec::new();
             for (key, value) in &list {
                 match key.as_str() {
-                    k if GAME_SEARCH_KEYS.contains(&k) => game_keys.push((key.clone(), value.clone())),
+                    k if is_game_search_key(k) => game_keys.push((key.clone(), value.clone())),
                     "iterations" => iterations = Some(number(key, value).map_err(err)?),
                     "time_ms" => {
                         time_ms = Some(number::<u64>(key, value).map_err(err)?);
@@ -450,7 +450,8 @@ impl AgentSpec {
 pub fn refuse_game_keys(text: &str, keys: &[(String, String)], game: &str) -> Result<(), String> {
     match keys.first() {
         Some((key, _)) => Err(format!(
-            "player '{text}': {key} is a key of the Amazons search, not of {game}"
+            "player '{text}': {key} is a key of the {} search, not of {game}",
+            crate::games::registry::search_key_owner(key).unwrap_or("another game's")
         )),
         None => Ok(()),
     }

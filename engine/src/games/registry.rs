@@ -115,6 +115,7 @@ pub struct Entry {
     pub aliases: &'static [&'static str],
     pub about: &'static str,
     pub params: &'static [ParamDecl],
+    pub search_keys: &'static [&'static str],
 }
 
 /// A game and its parameter values: what a dataset, a model and a match are about.
@@ -362,6 +363,9 @@ pub trait RegisteredGame: Game + Sized {
     const ABOUT: &'static str;
     /// The parameters, in the order `GameSpec` keeps them.
     const PARAMS: &'static [ParamDecl] = &[];
+    /// Keys an `mcts` player spec reads for this game's own search (other games refuse them);
+    /// [`build_player`](Self::build_player) reads them.
+    const SEARCH_KEYS: &'static [&'static str] = &[];
 
     /// The start position for these parameter values (in `PARAMS` order).
     fn from_params(values: &[i64]) -> Result<Self, String>;
@@ -479,6 +483,7 @@ macro_rules! registry {
             aliases: <$game as RegisteredGame>::ALIASES,
             about: <$game as RegisteredGame>::ABOUT,
             params: <$game as RegisteredGame>::PARAMS,
+            search_keys: <$game as RegisteredGame>::SEARCH_KEYS,
         }),*];
 
         fn dispatch<V: GameVisitor>(spec: &GameSpec, visitor: V) -> Result<V::Output, String> {
@@ -498,6 +503,14 @@ registry! {
     super::TicTacToe,
     super::Amazons,
     super::Surakarta,
+}
+
+/// The game whose search reads the `mcts` key `key`, if any does.
+pub fn search_key_owner(key: &str) -> Option<&'static str> {
+    ENTRIES
+        .iter()
+        .find(|e| e.search_keys.contains(&key))
+        .map(|e| e.name)
 }
 
 /// The canonical names of all games.

@@ -102,6 +102,10 @@ pub struct Children<'a> {
     pub mean_p1: &'a [f32],
     /// Per child, `1 / sqrt(visits)`.
     pub inv_sqrt_visits: &'a [f32],
+    /// Per child, a constant the tree policy adds to its value for the player choosing at the
+    /// parent (a heuristic's term, as the Surakarta paper adds its energy to UCT); empty when
+    /// the search has none.
+    pub bias: &'a [f32],
 }
 
 /// The arena: node `i` is `nodes[i]`, with `mean_p1[i]` and `inv_sqrt_visits[i]` kept up to date
@@ -125,6 +129,9 @@ pub struct Tree {
     mc_p1: Vec<f32>,
     /// The minimax value from P1's view.
     minimax_p1: Vec<f32>,
+    /// Whether nodes carry a selection bias (kept in `bias`, else empty).
+    biased: bool,
+    bias: Vec<f32>,
 }
 
 impl Tree {
@@ -134,12 +141,31 @@ impl Tree {
         self.inv_sqrt_visits.clear();
         self.mc_p1.clear();
         self.minimax_p1.clear();
+        self.bias.clear();
     }
 
     /// Sets the weight of implicit minimax backups (0 turns them off); the tree must be empty.
     pub fn set_minimax_weight(&mut self, alpha: f32) {
         debug_assert!(self.is_empty());
         self.alpha = alpha.clamp(0.0, 1.0);
+    }
+
+    /// Whether nodes carry a selection bias ([`set_bias`](Self::set_bias)); the tree must be
+    /// empty.
+    pub fn set_biased(&mut self, on: bool) {
+        debug_assert!(self.is_empty());
+        self.biased = on;
+    }
+
+    /// Sets node `i`'s selection bias (for the player choosing at its parent).
+    #[inline]
+    pub fn set_bias(&mut self, i: usize, value: f32) {
+        self.bias[i] = value;
+    }
+
+    /// Node `i`'s selection bias, when the tree keeps them.
+    pub fn bias(&self, i: usize) -> Option<f32> {
+        self.biased.then(|| self.bias[i])
     }
 
     #[inline]
@@ -155,6 +181,9 @@ impl Tree {
         if self.blends() {
             self.mc_p1.reserve(more);
             self.minimax_p1.reserve(more);
+        }
+        if self.biased {
+            self.bias.reserve(more);
         }
     }
 
@@ -174,6 +203,9 @@ impl Tree {
         if self.blends() {
             self.mc_p1.push(0.0);
             self.minimax_p1.push(0.0);
+        }
+        if self.biased {
+            self.bias.push(0.0);
         }
     }
 
@@ -287,6 +319,10 @@ impl Tree {
             self.mc_p1.push(other.mc_p1[i]);
             self.minimax_p1.push(other.minimax_p1[i]);
         }
+        self.biased = other.biased;
+        if other.biased {
+            self.bias.push(other.bias[i]);
+        }
     }
 
     /// The mean reward of node `i` from P1's view (0 before its first visit), without the
@@ -312,7 +348,8 @@ impl Tree {
         Children {
             nodes: &self.nodes[range.clone()],
             mean_p1: &self.mean_p1[range.clone()],
-            inv_sqrt_visits: &self.inv_sqrt_visits[range],
+            inv_sqrt_visits: &self.inv_sqrt_visits[range.clone()],
+            bias: if self.biased { &self.bias[range] } else { &[] },
         }
     }
 }

@@ -58,6 +58,20 @@ pub trait RolloutPolicy<G: Game>: Clone + Send {
         false
     }
 
+    /// Whether [`child_bias`](Self::child_bias) gives selection biases (the tree then keeps
+    /// one per node).
+    #[inline]
+    fn gives_bias(&self) -> bool {
+        false
+    }
+
+    /// Selection biases for the children of a node being expanded (`actions`, the moves from
+    /// `state`), into `out` in the same order: a constant the tree policy adds to each child's
+    /// value for the player to move at `state` (the Surakarta paper's energy). Called only
+    /// when [`gives_bias`](Self::gives_bias).
+    #[inline]
+    fn child_bias(&mut self, _state: &G, _actions: &[Action], _out: &mut Vec<f32>) {}
+
     /// What the rollouts since the last call did, and resets the counts.
     #[inline]
     fn take_stats(&mut self) -> RolloutStats {
@@ -176,6 +190,9 @@ impl TreePolicy for Ucb {
             Player::P1 => 1.0f32,
             Player::P2 => -1.0f32,
         };
+        if !children.bias.is_empty() {
+            return select_biased(children, sign, explore, rng);
+        }
         let means = children.mean_p1;
         let inv_sqrts = &children.inv_sqrt_visits[..means.len()];
         // The same expression in both passes, so equal inputs give bit-equal values.
@@ -215,6 +232,29 @@ impl TreePolicy for Ucb {
         }
         unreachable!("the maximum is held by some child")
     }
+}
+
+/// UCB plus each child's bias, in one plain pass (the biased trees' nodes have a few dozen
+/// children); exact ties broken uniformly at random.
+fn select_biased(children: Children<'_>, sign: f32, explore: f32, rng: &mut Rng) -> usize {
+    let value = |i: usize| {
+        sign * children.mean_p1[i] + explore * children.inv_sqrt_visits[i] + children.bias[i]
+    };
+    let n = children.mean_p1.len();
+    let (mut best, mut ties, mut pick) = (f32::NEG_INFINITY, 0u32, 0usize);
+    for i in 0..n {
+        let v = value(i);
+        if v > best {
+            (best, ties, pick) = (v, 1, i);
+        } else if v == best {
+            // Reservoir sampling: the k-th holder replaces the pick with probability 1/k.
+            ties += 1;
+            if rng.below(ties) == 0 {
+                pick = i;
+            }
+        }
+    }
+    pick
 }
 
 #[cfg(test)]

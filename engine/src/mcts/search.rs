@@ -208,6 +208,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 minimax: config.minimax,
                 actions: Vec::new(),
                 rewards: Vec::new(),
+                biases: Vec::new(),
                 ranked: Vec::new(),
                 continue_along: None,
                 scratch: Tree::default(),
@@ -452,6 +453,8 @@ struct Worker<G: Game, T, R> {
     actions: Vec<Action>,
     /// The children's rewards of an expansion, when the rollout policy gives them.
     rewards: Vec<Reward>,
+    /// The children's selection biases of an expansion, when the rollout policy gives them.
+    biases: Vec<f32>,
     /// (reward for the player to move, action), sorted best first.
     ranked: Vec<(f32, Action)>,
     /// The actions from the last search's root to this search's root, when the caller asks
@@ -489,6 +492,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             None => {
                 self.tree.clear();
                 self.tree.set_minimax_weight(self.minimax);
+                self.tree.set_biased(self.rollout.gives_bias());
             }
         }
         if let Some(n) = limit {
@@ -620,6 +624,13 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 }
                 for &a in &self.actions {
                     self.tree.push(Node::leaf(a));
+                }
+                if self.rollout.gives_bias() {
+                    self.rollout
+                        .child_bias(&state, &self.actions, &mut self.biases);
+                    for (k, &b) in self.biases.iter().enumerate() {
+                        self.tree.set_bias(first + k, b);
+                    }
                 }
                 let parent = &mut self.tree.nodes[index];
                 parent.first_child = first as u32;

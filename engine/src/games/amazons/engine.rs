@@ -54,6 +54,11 @@ impl RegisteredGame for Amazons {
         ]
     }
 
+    const SEARCH_KEYS: &'static [&'static str] = &[
+        "turn", "depth", "backup", "scale", "expand", "reuse", "eval", "tempo", "arrow", "weights",
+        "pe",
+    ];
+
     type Rollout = EvalRollout;
 
     /// `BOARD TO_MOVE [FROM-TO]`: the board (rows from rank n down, `W` P1, `B` P2, `x` an

@@ -168,15 +168,22 @@ pub fn capture_along(from: usize, k: usize, forwards: bool, rings: Rings) -> u64
     }
 }
 
+/// The pieces of either side the piece on `from` reaches along the circuits (through a loop,
+/// over empty points): the enemy's of them it can capture, its own side's it defends.
+#[inline]
+pub fn reach(from: usize, rings: Rings) -> u64 {
+    let mut reached = 0u64;
+    for k in 0..STATIONS.count[from] as usize {
+        reached |= capture_along(from, k, true, rings) | capture_along(from, k, false, rings);
+    }
+    reached
+}
+
 /// The enemy pieces the piece on `from` can capture, given the occupied stations (`rings`,
 /// including `from`'s own) and the enemy's pieces.
 #[inline]
 pub fn capture_targets_in(from: usize, rings: Rings, enemy: u64) -> u64 {
-    let mut targets = 0u64;
-    for k in 0..STATIONS.count[from] as usize {
-        targets |= capture_along(from, k, true, rings) | capture_along(from, k, false, rings);
-    }
-    targets & enemy
+    reach(from, rings) & enemy
 }
 
 /// The enemy pieces the piece on `from` can capture, given both sides' pieces.

@@ -26,11 +26,15 @@
 //! nothing. Repetitions are found by a 64-bit hash of the position; two different positions
 //! would have to collide.
 
+mod bench;
 mod circuits;
+pub mod energy;
 mod game;
 mod registry;
+pub mod search;
 #[cfg(test)]
 mod tests;
+pub mod tuning;
 
 pub use circuits::{capture_targets, neighbourhood, step_targets, Rings};
 

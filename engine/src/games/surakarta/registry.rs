@@ -1,8 +1,14 @@
 //! Surakarta in the registry: parameters and the protocol's position.
 
+use super::search::{Heuristics, SurakartaRollout};
+use super::tuning::SurakartaEnergy;
 use super::{Repetition, Rules, Surakarta, MAX_LIMIT};
+use crate::agents::{Agent, AgentSpec, MctsAgent};
+use crate::bench::{BenchOptions, Figure};
 use crate::game::{Game, Player};
-use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame};
+use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
+use crate::mcts::{Search, SearchConfig, Ucb};
+use crate::protocol::settings::Settings;
 
 impl RegisteredGame for Surakarta {
     const NAME: &'static str = "surakarta";
@@ -38,7 +44,10 @@ impl RegisteredGame for Surakarta {
         vec![rules.repetition.index() as i64, i64::from(rules.limit)]
     }
 
-    type Rollout = crate::mcts::RandomRollout;
+    const SEARCH_KEYS: &'static [&'static str] = &Surakarta::SEARCH_KEY_LIST;
+
+    /// The paper's heuristic MCTS (energy, early stop at a lead of 3, draw after 50 moves).
+    type Rollout = SurakartaRollout;
 
     /// `BOARD TO_MOVE [QUIET]`: ranks 6 to 1 split by `/` (`X` P1, `O` P2, `.` empty), the
     /// player to move (1 or 2), and the plies since the last capture (0). The repetition
@@ -73,4 +82,56 @@ impl RegisteredGame for Surakarta {
     }
 
     type Memory = ();
+
+    /// The paper's heuristic MCTS, with the energy's weights of the `weights` option if set.
+    fn engine_search(
+        &self,
+        settings: &Settings,
+        config: SearchConfig,
+        _: &mut (),
+    ) -> Result<Searched, String> {
+        let mut heuristics = Heuristics::PAPER;
+        if let Some((path, _)) = &settings.weights {
+            heuristics.energy = Some(SurakartaEnergy::load(path)?);
+        }
+        let cp = config.cp;
+        let result = Search::new(config, Ucb::new(cp), SurakartaRollout::new(heuristics))
+            .run(self)
+            .map_err(|e| e.to_string())?;
+        Ok(Searched {
+            plies: vec![result.best],
+            result: Some(result),
+            note: None,
+        })
+    }
+
+    /// `mcts` reads the heuristic MCTS's switches ([`Heuristics::from_keys`]; plain MCTS
+    /// when none is given); `alphabeta` is the rival.
+    fn build_player(
+        spec: &AgentSpec,
+        start: &Surakarta,
+    ) -> Result<Box<dyn Agent<Surakarta>>, String> {
+        match spec {
+            AgentSpec::Mcts {
+                text,
+                config,
+                game_keys,
+                ..
+            } => {
+                let heuristics = Heuristics::from_keys(text, game_keys)?;
+                let cp = config.cp;
+                Ok(Box::new(MctsAgent::new(
+                    text.clone(),
+                    config.clone(),
+                    Ucb::new(cp),
+                    SurakartaRollout::new(heuristics),
+                )))
+            }
+            other => other.build::<Surakarta>(start.spec()),
+        }
+    }
+
+    fn bench(start: &Surakarta, options: &BenchOptions) -> Result<Vec<Figure>, String> {
+        Ok(super::bench::figures(start, options))
+    }
 }

@@ -1,0 +1,101 @@
+//! The energy's weights (position, attack, defence) as a weight set for `tune`: fitness games
+//! between two heuristic MCTS players, each with its own weights, at a fixed number of
+//! iterations a move, from varied openings.
+
+use super::energy::EnergyWeights;
+use super::search::{Heuristics, SurakartaRollout};
+use super::{Rules, Surakarta};
+use crate::game::{Game, Outcome};
+use crate::mcts::{Budget, Search, SearchConfig, Ucb};
+use crate::rng::{derive_seed, Rng};
+use crate::tuning::{Tunable, WeightsFile};
+
+/// Random plies of every fitness game's opening.
+pub const OPENING_PLIES: usize = 4;
+
+/// The fitness players: heuristic MCTS at this many iterations a move, the default first.
+const FITNESS_PLAYERS: [&str; 2] = ["mcts1000", "mcts200"];
+
+/// The Surakarta energy's three weights, as `tune` searches them (set `energy`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SurakartaEnergy;
+
+impl SurakartaEnergy {
+    /// The energy's weights in a weights file `tune` wrote.
+    pub fn load(path: &std::path::Path) -> Result<EnergyWeights, String> {
+        WeightsFile::load(path, &SurakartaEnergy).map(|w| EnergyWeights::from_slice(&w))
+    }
+
+    /// The opening numbered `opening`: [`OPENING_PLIES`] random moves from the start.
+    pub fn opening(opening: u64) -> Surakarta {
+        let mut state = Surakarta::new(Rules::default());
+        let mut rng = Rng::new(derive_seed(0x5A4A_0000, opening));
+        let mut moves = super::MoveList::new();
+        for _ in 0..OPENING_PLIES {
+            if state.is_terminal() {
+                break;
+            }
+            state.play_random(&mut moves, &mut rng);
+        }
+        state
+    }
+}
+
+fn iterations(player: &str) -> Result<u64, String> {
+    FITNESS_PLAYERS
+        .contains(&player)
+        .then(|| player.trim_start_matches("mcts").parse().ok())
+        .flatten()
+        .ok_or_else(|| {
+            format!(
+                "no fitness player '{player}' for surakarta ({})",
+                FITNESS_PLAYERS.join(", ")
+            )
+        })
+}
+
+impl Tunable for SurakartaEnergy {
+    fn game(&self) -> &'static str {
+        "surakarta"
+    }
+
+    fn set(&self) -> &'static str {
+        "energy"
+    }
+
+    fn names(&self) -> Vec<String> {
+        EnergyWeights::NAMES.iter().map(|n| n.to_string()).collect()
+    }
+
+    fn start(&self) -> Vec<f32> {
+        EnergyWeights::PAPER.to_vec()
+    }
+
+    fn players(&self) -> &'static [&'static str] {
+        &FITNESS_PLAYERS
+    }
+
+    fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
+        let n = iterations(player)?;
+        let mut searches = [(p1, 1), (p2, 2)].map(|(w, k)| {
+            let config = SearchConfig {
+                seed: derive_seed(opening, k),
+                budget: Budget::iterations(n),
+                ..SearchConfig::default()
+            };
+            let heuristics = Heuristics {
+                energy: Some(EnergyWeights::from_slice(w)),
+                ..Heuristics::PAPER
+            };
+            Search::new(config, Ucb::default(), SurakartaRollout::new(heuristics))
+        });
+        let mut state = SurakartaEnergy::opening(opening);
+        while !state.is_terminal() {
+            let result = searches[state.to_move().index()]
+                .run(&state)
+                .map_err(|e| e.to_string())?;
+            state.apply(result.best);
+        }
+        Ok(state.outcome().expect("a finished game has an outcome"))
+    }
+}
