@@ -407,7 +407,7 @@ impl AgentSpec {
 
     /// Whether an `mcts` spec sets knowledge of Dots and Boxes (any solver key or the safe
     /// edges first), which other games cannot give it.
-    fn asks_dots_knowledge(&self) -> bool {
+    pub fn asks_dots_knowledge(&self) -> bool {
         matches!(self, AgentSpec::Mcts { endgame, safe_first, .. }
             if *endgame != EndgameConfig::from_edges(0) || *safe_first)
     }

@@ -145,6 +145,8 @@ pub struct Ucb {
     /// `2 * Cp * sqrt(2)`.
     scale: f32,
     sqrt_ln: &'static [f32],
+    /// Children's biases fade as `1 / (visits + 1)` (progressive bias) instead of staying.
+    progressive: bool,
 }
 
 impl Ucb {
@@ -154,7 +156,15 @@ impl Ucb {
         Ucb {
             scale: (2.0 * cp * std::f64::consts::SQRT_2) as f32,
             sqrt_ln: sqrt_ln_table(),
+            progressive: false,
         }
+    }
+
+    /// Children's biases ([`Children::bias`]) divided by their visits plus one (Chaslot et
+    /// al.'s progressive bias) instead of added whole at every visit.
+    pub fn with_progressive_bias(mut self, on: bool) -> Ucb {
+        self.progressive = on;
+        self
     }
 
     #[inline]
@@ -191,7 +201,7 @@ impl TreePolicy for Ucb {
             Player::P2 => -1.0f32,
         };
         if !children.bias.is_empty() {
-            return select_biased(children, sign, explore, rng);
+            return select_biased(children, sign, explore, self.progressive, rng);
         }
         let means = children.mean_p1;
         let inv_sqrts = &children.inv_sqrt_visits[..means.len()];
@@ -236,9 +246,20 @@ impl TreePolicy for Ucb {
 
 /// UCB plus each child's bias, in one plain pass (the biased trees' nodes have a few dozen
 /// children); exact ties broken uniformly at random.
-fn select_biased(children: Children<'_>, sign: f32, explore: f32, rng: &mut Rng) -> usize {
+fn select_biased(
+    children: Children<'_>,
+    sign: f32,
+    explore: f32,
+    progressive: bool,
+    rng: &mut Rng,
+) -> usize {
     let value = |i: usize| {
-        sign * children.mean_p1[i] + explore * children.inv_sqrt_visits[i] + children.bias[i]
+        let bias = if progressive {
+            children.bias[i] / (children.nodes[i].visits + 1) as f32
+        } else {
+            children.bias[i]
+        };
+        sign * children.mean_p1[i] + explore * children.inv_sqrt_visits[i] + bias
     };
     let n = children.mean_p1.len();
     let (mut best, mut ties, mut pick) = (f32::NEG_INFINITY, 0u32, 0usize);
@@ -323,6 +344,44 @@ mod tests {
                 .unwrap();
             assert_eq!(select(&ucb, parent, &t, viewer, &mut rng), best);
         }
+    }
+
+    /// A child's bias is added to its UCB value for the player choosing, whoever that is;
+    /// trees without biases give selection an empty slice.
+    #[test]
+    fn biases_add_to_the_choosers_value() {
+        let ucb = Ucb::new(0.01);
+        let mut rng = Rng::new(0);
+        let mut t = Tree::default();
+        t.set_biased(true);
+        t.push(Node::leaf(0));
+        t.nodes[0].first_child = 1;
+        t.nodes[0].num_children = 2;
+        for (i, p1_wins) in [(1, 60), (2, 50)] {
+            t.push(Node::leaf(i as u16));
+            for v in 0..100 {
+                let o = if v < p1_wins {
+                    Outcome::P1Win
+                } else {
+                    Outcome::P2Win
+                };
+                t.record(i, o, false);
+            }
+        }
+        // P1 prefers child 0 by 0.2 in mean; a bias of 0.3 on child 1 turns it round.
+        assert_eq!(select(&ucb, 200, &t, Player::P1, &mut rng), 0);
+        t.set_bias(2, 0.3);
+        assert_eq!(t.bias(2), Some(0.3));
+        assert_eq!(select(&ucb, 200, &t, Player::P1, &mut rng), 1);
+        // P2 already preferred child 1; the bias is P2's now and changes nothing.
+        assert_eq!(select(&ucb, 200, &t, Player::P2, &mut rng), 1);
+        t.set_bias(1, 0.6);
+        assert_eq!(select(&ucb, 200, &t, Player::P2, &mut rng), 0);
+        // Rerooting keeps the biases.
+        let mut scratch = Tree::default();
+        t.reroot(0, &mut scratch);
+        assert_eq!(t.bias(1), Some(0.6));
+        assert!(Tree::default().children(0, 0).bias.is_empty());
     }
 
     #[test]

@@ -410,6 +410,25 @@ mod fuzz {
                 "W",
                 "B",
                 "white",
+                // Surakarta: the game, its rules, moves in each notation, boards, weights.
+                "surakarta",
+                "repetition=end",
+                "repetition=forbid",
+                "repetition=off",
+                "repetition=sometimes",
+                "limit=0",
+                "limit=128",
+                "a2a3",
+                "a2-a3",
+                "a2xa3",
+                "b2b4",
+                "a5a4",
+                "a2a2",
+                "OOOOOO/OOOOOO/....../....../XXXXXX/XXXXXX",
+                "....../....../....../....../....../.X...O",
+                "XXXXXXX/....../....../....../....../......",
+                "weights",
+                "models/amazons/tuned-phases.json",
             ])
             .prop_map(str::to_string),
             "[ -~]{0,12}",
@@ -435,6 +454,11 @@ mod fuzz {
         #[test]
         fn amazons_sessions_get_one_answer_each(lines in proptest::collection::vec(command_line(), 1..30)) {
             check_session(&["game amazons size=6", "set_option iterations 50"], &lines)?;
+        }
+
+        #[test]
+        fn surakarta_sessions_get_one_answer_each(lines in proptest::collection::vec(command_line(), 1..30)) {
+            check_session(&["game surakarta", "set_option iterations 50"], &lines)?;
         }
 
         #[test]

@@ -1,13 +1,13 @@
 //! `engine bench --game surakarta`: rollouts and plies a second, the energy's cost, and
-//! iterations a second of plain and heuristic MCTS, from the start.
+//! iterations a second of plain MCTS, the paper's heuristic MCTS and ours, from the start.
 
 use std::time::Instant;
 
 use super::search::{Heuristics, SurakartaRollout};
 use super::{MoveList, Surakarta};
 use crate::bench::{BenchOptions, Figure};
-use crate::game::{Game, Player};
-use crate::mcts::{Budget, RolloutPolicy, Search, SearchConfig, Ucb};
+use crate::game::Game;
+use crate::mcts::{Budget, RolloutPolicy, SearchConfig};
 use crate::rng::Rng;
 
 /// Rollouts timed for each rollout figure.
@@ -62,7 +62,6 @@ pub fn figures(start: &Surakarta, opts: &BenchOptions) -> Vec<Figure> {
     let ns = begin.elapsed().as_secs_f64() * 1e9 / (rounds * list.len().max(1)) as f64;
     std::hint::black_box(sum);
     out.push(Figure::new("energy of one move", ns, "ns"));
-    let _ = start.energy_terms(Player::P1);
     for (name, heuristics) in [
         ("plain", Heuristics::PLAIN),
         ("heuristic", Heuristics::PAPER),
@@ -78,11 +77,7 @@ pub fn figures(start: &Surakarta, opts: &BenchOptions) -> Vec<Figure> {
                 seed: opts.seed,
                 ..SearchConfig::default()
             };
-            let mut search = Search::new(
-                config.clone(),
-                Ucb::new(config.cp),
-                SurakartaRollout::new(heuristics),
-            );
+            let mut search = heuristics.search(config);
             let begin = Instant::now();
             let mut iterations = 0;
             for _ in 0..opts.repeats.max(1) {

@@ -113,10 +113,23 @@ impl Surakarta {
     /// The terms of the mover's energy after `action` (legal here), without playing it.
     #[inline]
     pub fn energy_terms_after(&self, action: Action) -> EnergyTerms {
+        let (own, enemy) = self.pieces_after(action);
+        energy_terms(own, enemy)
+    }
+
+    /// The terms of the mover's energy and of the opponent's after `action`.
+    #[inline]
+    pub fn energy_terms_both_after(&self, action: Action) -> (EnergyTerms, EnergyTerms) {
+        let (own, enemy) = self.pieces_after(action);
+        (energy_terms(own, enemy), energy_terms(enemy, own))
+    }
+
+    /// The mover's pieces and the opponent's after `action`.
+    #[inline]
+    fn pieces_after(&self, action: Action) -> (u64, u64) {
         let (from, to) = (action as usize / POINTS, action as usize % POINTS);
         let me = self.to_move;
         let own = self.pieces(me) ^ ((1 << from) | (1 << to));
-        let enemy = self.pieces(me.opponent()) & !(1 << to);
-        energy_terms(own, enemy)
+        (own, self.pieces(me.opponent()) & !(1 << to))
     }
 }

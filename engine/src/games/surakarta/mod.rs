@@ -31,6 +31,7 @@ mod circuits;
 pub mod energy;
 mod game;
 mod registry;
+pub mod rival;
 pub mod search;
 #[cfg(test)]
 mod tests;
@@ -459,6 +460,56 @@ impl Surakarta {
     #[inline]
     pub fn outcome_by_pieces(&self) -> Outcome {
         Outcome::from_scores(self.pieces[0].count_ones(), self.pieces[1].count_ones())
+    }
+
+    /// The captures of the side to move (never refused by the repetition rule).
+    pub fn captures_into(&self, out: &mut MoveList) {
+        out.len = 0;
+        if self.over {
+            return;
+        }
+        let (own, enemy) = self.own_enemy();
+        let rings = Rings::of(own | enemy);
+        let mut rest = own;
+        while rest != 0 {
+            let from = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let mut targets = capture_targets_in(from, rings, enemy);
+            while targets != 0 {
+                let to = targets.trailing_zeros() as usize;
+                targets &= targets - 1;
+                out.push((from * POINTS + to) as Action);
+            }
+        }
+    }
+
+    /// Whether `action` takes a piece.
+    #[inline]
+    pub fn is_capture(&self, action: Action) -> bool {
+        let (_, enemy) = self.own_enemy();
+        enemy >> (action as usize % POINTS) & 1 == 1
+    }
+
+    /// The moves (steps and captures, before the repetition rule) each side would have if it
+    /// were to move: `[P1's, P2's]`.
+    pub fn mobility(&self) -> [u32; 2] {
+        let occupied = self.pieces[0] | self.pieces[1];
+        let rings = Rings::of(occupied);
+        let count = |own: u64, enemy: u64| {
+            let mut rest = own;
+            let mut n = 0;
+            while rest != 0 {
+                let from = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                n += (step_targets(from, occupied) | capture_targets_in(from, rings, enemy))
+                    .count_ones();
+            }
+            n
+        };
+        [
+            count(self.pieces[0], self.pieces[1]),
+            count(self.pieces[1], self.pieces[0]),
+        ]
     }
 
     /// P1's pieces minus P2's.

@@ -1,5 +1,8 @@
 //! Surakarta in the registry: parameters and the protocol's position.
 
+use std::time::Duration;
+
+use super::rival::AlphaBeta;
 use super::search::{Heuristics, SurakartaRollout};
 use super::tuning::SurakartaEnergy;
 use super::{Repetition, Rules, Surakarta, MAX_LIMIT};
@@ -7,7 +10,7 @@ use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::bench::{BenchOptions, Figure};
 use crate::game::{Game, Player};
 use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
-use crate::mcts::{Search, SearchConfig, Ucb};
+use crate::mcts::SearchConfig;
 use crate::protocol::settings::Settings;
 
 impl RegisteredGame for Surakarta {
@@ -46,7 +49,7 @@ impl RegisteredGame for Surakarta {
 
     const SEARCH_KEYS: &'static [&'static str] = &Surakarta::SEARCH_KEY_LIST;
 
-    /// The paper's heuristic MCTS (energy, early stop at a lead of 3, draw after 50 moves).
+    /// Our heuristic MCTS ([`Heuristics::BEST`]).
     type Rollout = SurakartaRollout;
 
     /// `BOARD TO_MOVE [QUIET]`: ranks 6 to 1 split by `/` (`X` P1, `O` P2, `.` empty), the
@@ -83,19 +86,20 @@ impl RegisteredGame for Surakarta {
 
     type Memory = ();
 
-    /// The paper's heuristic MCTS, with the energy's weights of the `weights` option if set.
+    /// Our heuristic MCTS ([`Heuristics::BEST`]); with the `weights` option, the energy on
+    /// with those weights.
     fn engine_search(
         &self,
         settings: &Settings,
         config: SearchConfig,
         _: &mut (),
     ) -> Result<Searched, String> {
-        let mut heuristics = Heuristics::PAPER;
+        let mut heuristics = Heuristics::BEST;
         if let Some((path, _)) = &settings.weights {
             heuristics.energy = Some(SurakartaEnergy::load(path)?);
         }
-        let cp = config.cp;
-        let result = Search::new(config, Ucb::new(cp), SurakartaRollout::new(heuristics))
+        let result = heuristics
+            .search(config)
             .run(self)
             .map_err(|e| e.to_string())?;
         Ok(Searched {
@@ -118,13 +122,37 @@ impl RegisteredGame for Surakarta {
                 game_keys,
                 ..
             } => {
+                if spec.asks_dots_knowledge() {
+                    return Err(format!(
+                        "player '{text}': solver_edges, solver_nodes and safe_first are for Dots and Boxes only"
+                    ));
+                }
                 let heuristics = Heuristics::from_keys(text, game_keys)?;
                 let cp = config.cp;
                 Ok(Box::new(MctsAgent::new(
                     text.clone(),
                     config.clone(),
-                    Ucb::new(cp),
+                    heuristics.ucb(cp),
                     SurakartaRollout::new(heuristics),
+                )))
+            }
+            AgentSpec::AlphaBeta {
+                text,
+                time_ms,
+                max_depth,
+                seed,
+                weights,
+            } => {
+                if weights.is_some() {
+                    return Err(format!(
+                        "player '{text}': the Surakarta alphabeta's evaluation (material and mobility) takes no weights"
+                    ));
+                }
+                Ok(Box::new(AlphaBeta::new(
+                    text.clone(),
+                    Duration::from_millis(*time_ms),
+                    *max_depth,
+                    *seed,
                 )))
             }
             other => other.build::<Surakarta>(start.spec()),

@@ -9,10 +9,17 @@
 //! * root parallelisation over `threads` (the generic search's).
 //!
 //! Plain MCTS (the paper's baseline) has none: random rollouts to the end of the game.
-//! Spec keys of `mcts` on Surakarta: `heuristic=0|1` (all three of the paper's strategies,
-//! off by default), then each alone: `energy=0|1`, `position=X`, `attack=X`, `defence=X` (the
-//! weights), `weights=FILE` (a weights file `tune` wrote), `lead=L` (0: no early stop),
-//! `steps=N` (0: no limit).
+//!
+//! Ours add: the energy as the mover's minus the opponent's (`relative`), fading with visits
+//! (`progressive`), a rollout stopped by its step limit won by the side with more pieces
+//! (`cutoff=pieces`), and rollouts that take a capture when there is one with some chance
+//! (`captures`). [`Heuristics::BEST`] is the engine's default.
+//!
+//! Spec keys of `mcts` on Surakarta: `heuristic=0|1|paper|best` (a preset: plain, the default;
+//! the paper's three strategies; ours), then each switch alone, applied over the preset:
+//! `energy=0|1`, `position=X`, `attack=X`, `defence=X` (the weights), `weights=FILE` (a weights
+//! file `tune` wrote), `relative=0|1`, `progressive=0|1`, `lead=L` (0: no early stop), `steps=N`
+//! (0: no limit), `cutoff=draw|pieces`, `captures=P`.
 
 use std::path::Path;
 
@@ -20,34 +27,83 @@ use super::energy::EnergyWeights;
 use super::tuning::SurakartaEnergy;
 use super::{MoveList, Surakarta};
 use crate::game::{Action, Game, Outcome};
-use crate::mcts::{RolloutPolicy, RolloutStats};
+use crate::mcts::{RolloutPolicy, RolloutStats, Search, SearchConfig, Ucb};
 use crate::rng::Rng;
 
-/// The paper's strategies, each on or off.
+/// The paper's strategies and ours, each on or off.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Heuristics {
     /// The energy's weights, when the energy biases selection.
     pub energy: Option<EnergyWeights>,
+    /// The bias is the mover's energy minus the opponent's (ours), not the mover's alone.
+    pub relative: bool,
+    /// The bias fades as `1 / (visits + 1)` (progressive bias, ours) instead of staying.
+    pub progressive: bool,
     /// A rollout ends when one side leads by more than this many pieces (0: never).
     pub lead: u32,
-    /// A rollout ends in a draw after this many moves (0: never).
+    /// A rollout ends after this many moves (0: never)...
     pub steps: u32,
+    /// ...as a draw (the paper), or won by the side with more pieces (ours).
+    pub cutoff: Cutoff,
+    /// The chance that a rollout move is a capture (at random among them) when there is one
+    /// (ours; 0: uniformly random moves).
+    pub captures: f32,
+}
+
+/// How a rollout stopped by its step limit scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cutoff {
+    Draw,
+    Pieces,
 }
 
 impl Heuristics {
     /// Plain MCTS: random rollouts to the end, no energy.
     pub const PLAIN: Heuristics = Heuristics {
         energy: None,
+        relative: false,
+        progressive: false,
         lead: 0,
         steps: 0,
+        cutoff: Cutoff::Draw,
+        captures: 0.0,
     };
 
     /// The paper's heuristic MCTS: its energy weights, L = 3, 50 steps.
     pub const PAPER: Heuristics = Heuristics {
         energy: Some(EnergyWeights::PAPER),
+        relative: false,
+        progressive: false,
         lead: 3,
         steps: 50,
+        cutoff: Cutoff::Draw,
+        captures: 0.0,
     };
+
+    /// Ours, the engine's default: the paper's early stop at a lead above 3 and its 50-move
+    /// limit, but a rollout stopped by the limit goes to the side with more pieces, and a
+    /// rollout move is a capture whenever one exists, 4 times in 5; no energy (which did not
+    /// help at our speeds: docs/surakarta-results.md).
+    pub const BEST: Heuristics = Heuristics {
+        energy: None,
+        relative: false,
+        progressive: false,
+        lead: 3,
+        steps: 50,
+        cutoff: Cutoff::Pieces,
+        captures: 0.8,
+    };
+
+    /// The tree policy these heuristics select with.
+    pub fn ucb(&self, cp: f64) -> Ucb {
+        Ucb::new(cp).with_progressive_bias(self.progressive)
+    }
+
+    /// A search with these heuristics.
+    pub fn search(&self, config: SearchConfig) -> Search<Surakarta, Ucb, SurakartaRollout> {
+        let cp = config.cp;
+        Search::new(config, self.ucb(cp), SurakartaRollout::new(*self))
+    }
 
     /// Reads the Surakarta keys of an `mcts` spec (see the module's documentation).
     pub fn from_keys(text: &str, keys: &[(String, String)]) -> Result<Heuristics, String> {
@@ -70,8 +126,16 @@ impl Heuristics {
                 .map_err(|_| err(format!("{key} must be a whole number, got '{value}'")))
         };
         let mut h = match keys.iter().find(|(k, _)| k == "heuristic") {
-            Some((k, v)) if switch(k, v)? => Heuristics::PAPER,
-            _ => Heuristics::PLAIN,
+            Some((_, v)) if v == "paper" => Heuristics::PAPER,
+            Some((_, v)) if v == "best" => Heuristics::BEST,
+            Some((k, v)) => match switch(k, v) {
+                Ok(true) => Heuristics::PAPER,
+                Ok(false) => Heuristics::PLAIN,
+                Err(_) => return Err(err(format!(
+                    "heuristic is 0 (plain), 1 or paper (the paper's), or best (ours), not '{v}'"
+                ))),
+            },
+            None => Heuristics::PLAIN,
         };
         // The weights, whether or not the energy is on yet (`energy=1` may come later).
         let mut weights = h.energy.unwrap_or_default();
@@ -85,8 +149,25 @@ impl Heuristics {
                 "attack" => weights.attack = number(key, value)?,
                 "defence" => weights.defence = number(key, value)?,
                 "weights" => weights = SurakartaEnergy::load(Path::new(value)).map_err(err)?,
+                "relative" => h.relative = switch(key, value)?,
+                "progressive" => h.progressive = switch(key, value)?,
                 "lead" => h.lead = whole(key, value)?,
                 "steps" => h.steps = whole(key, value)?,
+                "cutoff" => {
+                    h.cutoff = match value.as_str() {
+                        "draw" => Cutoff::Draw,
+                        "pieces" => Cutoff::Pieces,
+                        _ => return Err(err(format!("cutoff is draw or pieces, not '{value}'"))),
+                    }
+                }
+                "captures" => {
+                    h.captures = number(key, value)?;
+                    if !(0.0..=1.0).contains(&h.captures) {
+                        return Err(err(format!(
+                            "captures is a chance from 0 to 1, not {value}"
+                        )));
+                    }
+                }
                 other => {
                     return Err(err(format!(
                         "{other} is not a key of the Surakarta search ({})",
@@ -104,9 +185,13 @@ impl Heuristics {
 
 impl Surakarta {
     /// The keys of `mcts` the Surakarta search reads.
-    pub const SEARCH_KEY_LIST: [&'static str; 8] = [
+    pub const SEARCH_KEY_LIST: [&'static str; 12] = [
         "heuristic",
         "energy",
+        "relative",
+        "progressive",
+        "cutoff",
+        "captures",
         "position",
         "attack",
         "defence",
@@ -129,16 +214,22 @@ impl SurakartaRollout {
 }
 
 impl Default for SurakartaRollout {
-    /// The paper's heuristic MCTS.
+    /// Ours ([`Heuristics::BEST`]).
     fn default() -> SurakartaRollout {
-        SurakartaRollout::new(Heuristics::PAPER)
+        SurakartaRollout::new(Heuristics::BEST)
     }
 }
 
 impl RolloutPolicy<Surakarta> for SurakartaRollout {
     #[inline]
     fn rollout(&mut self, state: &mut Surakarta, rng: &mut Rng) -> Outcome {
-        let Heuristics { lead, steps, .. } = self.heuristics;
+        let Heuristics {
+            lead,
+            steps,
+            cutoff,
+            captures,
+            ..
+        } = self.heuristics;
         let mut moves = MoveList::new();
         let mut played = 0;
         loop {
@@ -149,7 +240,21 @@ impl RolloutPolicy<Surakarta> for SurakartaRollout {
                 return state.outcome_by_pieces();
             }
             if steps > 0 && played >= steps {
-                return Outcome::Draw;
+                return match cutoff {
+                    Cutoff::Draw => Outcome::Draw,
+                    Cutoff::Pieces => state.outcome_by_pieces(),
+                };
+            }
+            if captures > 0.0
+                && (rng.next_u64() >> 40) as f32 * (1.0 / (1u64 << 24) as f32) < captures
+            {
+                state.captures_into(&mut moves);
+                if !moves.is_empty() {
+                    let pick = moves.as_slice()[rng.below(moves.len() as u32) as usize];
+                    state.apply(pick);
+                    played += 1;
+                    continue;
+                }
             }
             state.play_random(&mut moves, rng);
             played += 1;
@@ -164,11 +269,16 @@ impl RolloutPolicy<Surakarta> for SurakartaRollout {
     fn child_bias(&mut self, state: &Surakarta, actions: &[Action], out: &mut Vec<f32>) {
         out.clear();
         if let Some(weights) = self.heuristics.energy {
-            out.extend(
-                actions
-                    .iter()
-                    .map(|&a| 2.0 * weights.energy(state.energy_terms_after(a))),
-            );
+            let relative = self.heuristics.relative;
+            out.extend(actions.iter().map(|&a| {
+                let (mine, theirs) = state.energy_terms_both_after(a);
+                let f = weights.energy(mine);
+                2.0 * if relative {
+                    f - weights.energy(theirs)
+                } else {
+                    f
+                }
+            }));
         }
     }
 

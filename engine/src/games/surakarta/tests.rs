@@ -383,3 +383,157 @@ fn random_moves_are_uniform_over_the_legal_moves() {
         }
     }
 }
+
+/// The energy's terms at the start and in constructed positions.
+#[test]
+fn energy_terms_follow_the_papers_definitions() {
+    use super::energy::{energy_terms, EnergyWeights, POSITION_MAP};
+    let s = Surakarta::new(Rules::default());
+    let t = s.energy_terms(Player::P1);
+    // Rank 1: 0 5 5 5 5 0; rank 2: 5 10 20 20 10 5.
+    assert_eq!(t.position, 90);
+    // Nobody can capture at the start (perft 1 is the 16 steps).
+    assert_eq!(t.attack, 0);
+    // The map is symmetric: P2's start scores the same.
+    assert_eq!(s.energy_terms(Player::P2).position, 90);
+    assert_eq!(
+        POSITION_MAP.iter().sum::<u32>(),
+        20 + 70 + 70 + 70 + 70 + 20
+    );
+    // Attack counts the pieces with a capture, whatever their number of captures: a2 takes
+    // b2 round the a1 loop; c3 takes e3 the long way round the outer circuit (b3, a3, the
+    // loop, up file c through its own point, a4 ... f4, down file d, f3, e3); f1 nothing.
+    let p = position(&["a2", "c3", "f1"], &["b2", "e3"]);
+    let t = energy_terms(p.pieces(Player::P1), p.pieces(Player::P2));
+    assert!(legal(&p, "a2b2") && legal(&p, "c3e3"));
+    assert_eq!(t.attack, 2);
+    // Alone on the inner circuit, b2 reaches e5 (four ways); with a friend on e5, e5 is
+    // defended by b2 and b2 by e5 (the same paths backwards).
+    let p = position(&["b2", "e5"], &[]);
+    let t = energy_terms(p.pieces(Player::P1), 0);
+    assert_eq!((t.attack, t.defence), (0, 2));
+    // A corner piece is on no circuit: it neither attacks nor defends nor is defended.
+    let p = position(&["a1", "f6"], &["b2"]);
+    let t = energy_terms(p.pieces(Player::P1), p.pieces(Player::P2));
+    assert_eq!((t.position, t.attack, t.defence), (0, 0, 0));
+    // F is the weighted sum; the energy after a move is the energy of the position it makes.
+    let w = EnergyWeights::PAPER;
+    let terms = super::energy::EnergyTerms {
+        position: 100,
+        attack: 2,
+        defence: 3,
+    };
+    assert!((w.energy(terms) - (0.0025 + 0.06 + 0.09)).abs() < 1e-6);
+    let s = Surakarta::new(rules(Repetition::Off));
+    let a = s.parse_action("b2b3").unwrap();
+    let mut after = s;
+    after.apply(a);
+    assert_eq!(s.energy_terms_after(a), after.energy_terms(Player::P1));
+}
+
+/// The spec keys of the heuristic MCTS, each switch alone, and errors that name the key.
+#[test]
+fn heuristic_switches_are_read_from_spec_keys() {
+    use super::energy::EnergyWeights;
+    use super::search::Heuristics;
+    let keys = |text: &str| -> Vec<(String, String)> {
+        text.split(',')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (k, v) = p.split_once('=').unwrap();
+                (k.to_string(), v.to_string())
+            })
+            .collect()
+    };
+    let read = |text: &str| Heuristics::from_keys("mcts", &keys(text));
+    assert_eq!(read("").unwrap(), Heuristics::PLAIN);
+    assert_eq!(read("heuristic=1").unwrap(), Heuristics::PAPER);
+    assert_eq!(read("heuristic=paper").unwrap(), Heuristics::PAPER);
+    assert_eq!(read("heuristic=best").unwrap(), Heuristics::BEST);
+    assert_eq!(read("heuristic=0").unwrap(), Heuristics::PLAIN);
+    let h = read("heuristic=1,energy=0,lead=0").unwrap();
+    assert_eq!((h.energy, h.lead, h.steps), (None, 0, 50));
+    let h = read("relative=1,progressive=1,cutoff=pieces,captures=0.5").unwrap();
+    assert!(h.relative && h.progressive);
+    assert_eq!((h.cutoff, h.captures), (super::search::Cutoff::Pieces, 0.5));
+    let h = read("attack=0.5,energy=1").unwrap();
+    assert_eq!(
+        h.energy,
+        Some(EnergyWeights {
+            attack: 0.5,
+            ..EnergyWeights::PAPER
+        })
+    );
+    assert_eq!((h.lead, h.steps), (0, 0));
+    for (bad, says) in [
+        ("energy=2", "energy is 0 or 1"),
+        ("heuristic=most", "heuristic is 0 (plain)"),
+        ("lead=-1", "lead must be a whole number"),
+        ("attack=x", "attack must be a number"),
+        ("attack=inf", "attack must be a number"),
+        ("captures=2", "captures is a chance from 0 to 1"),
+        ("cutoff=maybe", "cutoff is draw or pieces"),
+        ("weights=/no/such/file.json", "/no/such/file.json"),
+        ("turn=split", "not a key of the Surakarta search"),
+    ] {
+        let e = read(bad).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+}
+
+/// The paper's rollouts: a lead above L ends them for the side ahead, and after `steps`
+/// moves they end drawn; plain rollouts play to the end.
+#[test]
+fn rollouts_stop_at_a_lead_or_after_the_step_limit() {
+    use super::search::{Heuristics, SurakartaRollout};
+    use crate::mcts::RolloutPolicy;
+    let mut rng = Rng::new(4);
+    // P1 five pieces up: over at once, P1's.
+    let s = position(&["a1", "b1", "c1", "d1", "e1", "f1"], &["f6"]);
+    let mut paper = SurakartaRollout::new(Heuristics::PAPER);
+    let mut t = s;
+    assert_eq!(paper.rollout(&mut t, &mut rng), Outcome::P1Win);
+    assert_eq!(t.board_string(), s.board_string(), "no move was played");
+    // One step allowed, and no lead: a draw after one move unless the game ended.
+    let mut one = SurakartaRollout::new(Heuristics {
+        steps: 1,
+        ..Heuristics::PLAIN
+    });
+    for _ in 0..20 {
+        let mut t = Surakarta::new(Rules::default());
+        assert_eq!(one.rollout(&mut t, &mut rng), Outcome::Draw);
+        assert_eq!(t.quiet_plies(), 1);
+    }
+    // Plain rollouts end only with the game.
+    let mut plain = SurakartaRollout::new(Heuristics::PLAIN);
+    for _ in 0..20 {
+        let mut t = Surakarta::new(Rules::default());
+        let o = plain.rollout(&mut t, &mut rng);
+        assert!(t.is_terminal());
+        assert_eq!(Some(o), t.outcome());
+    }
+}
+
+/// The rival takes a free piece, sees a two-ply trap, and wins a won ending.
+#[test]
+fn the_rival_finds_tactics() {
+    use super::rival::AlphaBeta;
+    use std::time::Duration;
+    let mut ab = AlphaBeta::new("ab", Duration::from_secs(10), 4, 1);
+    // a2 can take b2 (round the a1 loop); nothing can take back.
+    let s = position(&["a2", "f1"], &["b2", "f6"]);
+    let (best, score) = ab.best_move(&s).unwrap();
+    assert_eq!(s.format_action(best), "a2b2");
+    assert!(score >= 100, "{score}");
+    // P2's last piece capturable: a win, scored as one.
+    let s = position(&["a2"], &["b2"]);
+    let (best, score) = ab.best_move(&s).unwrap();
+    assert_eq!(s.format_action(best), "a2b2");
+    assert!(score > 900_000, "{score}");
+    // Over a second, a search of the start goes several plies deep and returns a legal move.
+    let mut ab = AlphaBeta::new("ab", Duration::from_millis(300), 64, 1);
+    let s = Surakarta::new(Rules::default());
+    let (best, _) = ab.best_move(&s).unwrap();
+    assert!(s.is_legal(best));
+    assert!(ab.depth >= 3, "depth {}", ab.depth);
+}

@@ -3,10 +3,10 @@
 //! iterations a move, from varied openings.
 
 use super::energy::EnergyWeights;
-use super::search::{Heuristics, SurakartaRollout};
+use super::search::Heuristics;
 use super::{Rules, Surakarta};
 use crate::game::{Game, Outcome};
-use crate::mcts::{Budget, Search, SearchConfig, Ucb};
+use crate::mcts::{Budget, SearchConfig};
 use crate::rng::{derive_seed, Rng};
 use crate::tuning::{Tunable, WeightsFile};
 
@@ -87,7 +87,7 @@ impl Tunable for SurakartaEnergy {
                 energy: Some(EnergyWeights::from_slice(w)),
                 ..Heuristics::PAPER
             };
-            Search::new(config, Ucb::default(), SurakartaRollout::new(heuristics))
+            heuristics.search(config)
         });
         let mut state = SurakartaEnergy::opening(opening);
         while !state.is_terminal() {
