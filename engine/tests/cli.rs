@@ -255,3 +255,46 @@ fn the_paper_command_writes_every_table() {
     assert!(md.contains("--scale-down 1000"));
     std::fs::remove_file(out).unwrap();
 }
+
+/// Surakarta through the commands: a match of each player kind it has, the engine's own
+/// analysis, and spec keys refused by name.
+#[test]
+fn surakarta_players_play_and_bad_keys_are_named() {
+    let (ok, out, err) = engine(&[
+        "match",
+        "--game",
+        "surakarta",
+        "--p1",
+        "mcts:iterations=300,heuristic=best",
+        "--p2",
+        "alphabeta:time_ms=20",
+        "--games",
+        "2",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("2 games of surakarta"), "{out}");
+    let (ok, out, err) = engine(&["analyse", "--game", "surakarta", "--iterations", "2000"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("visits") && out.contains("best: "), "{out}");
+    for (spec, says) in [
+        ("mcts:captures=3", "captures is a chance from 0 to 1"),
+        (
+            "mcts:turn=split",
+            "turn is not a key of the Surakarta search",
+        ),
+        ("mcts:heuristic=1,solver_edges=30", "Dots and Boxes only"),
+        ("alphabeta:weights=x.json", "takes no weights"),
+    ] {
+        let (ok, _, err) = engine(&[
+            "match",
+            "--game",
+            "surakarta",
+            "--p1",
+            spec,
+            "--p2",
+            "random",
+        ]);
+        assert!(!ok && err.contains(says), "{spec}: {err}");
+    }
+}

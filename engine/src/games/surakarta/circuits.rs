@@ -217,22 +217,65 @@ const fn neighbours() -> [u64; POINTS] {
     out
 }
 
+/// The eight directions `(file, rank)` of a step.
+const DIRS: [(i32, i32); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
+
+/// Every point.
+pub const BOARD: u64 = (1 << POINTS) - 1;
+
+/// The points on some circuit (all but the four corners).
+pub const ON_CIRCUITS: u64 = BOARD & !(1 | 1 << 5 | 1 << 30 | 1 << 35);
+
+/// The points from which a step in direction `d` lands on one of `targets`.
+#[inline]
+pub fn step_sources(targets: u64, d: usize) -> u64 {
+    // A source must not be on the edge the step leaves by.
+    const KEEP: [u64; 8] = {
+        let mut keep = [BOARD; 8];
+        let mut d = 0;
+        while d < 8 {
+            let (df, dr) = DIRS[d];
+            if df == -1 {
+                keep[d] &= !file(0);
+            }
+            if df == 1 {
+                keep[d] &= !file(5);
+            }
+            if dr == -1 {
+                keep[d] &= !0x3F;
+            }
+            if dr == 1 {
+                keep[d] &= !(0x3F << 30);
+            }
+            d += 1;
+        }
+        keep
+    };
+    let (df, dr) = DIRS[d];
+    let delta = df + 6 * dr;
+    let back = if delta > 0 {
+        targets >> delta
+    } else {
+        targets << -delta
+    };
+    back & KEEP[d]
+}
+
 /// `STEPS[p][dir]`: the neighbour of `p` in each of the eight directions, or `NONE` off the
 /// board.
 pub(super) static STEPS: [[u8; 8]; POINTS] = steps();
 pub(super) const NONE: u8 = u8::MAX;
 
 const fn steps() -> [[u8; 8]; POINTS] {
-    const DIRS: [(i32, i32); 8] = [
-        (-1, -1),
-        (0, -1),
-        (1, -1),
-        (-1, 0),
-        (1, 0),
-        (-1, 1),
-        (0, 1),
-        (1, 1),
-    ];
     let mut out = [[NONE; 8]; POINTS];
     let mut p = 0;
     while p < POINTS {
@@ -270,7 +313,6 @@ const fn file(f: usize) -> u64 {
 /// The points next to any of `pieces` (a king's move away).
 #[inline]
 pub fn neighbourhood(pieces: u64) -> u64 {
-    const BOARD: u64 = (1 << POINTS) - 1;
     // Not file a, not file f: a shift sideways must not wrap onto the next rank.
     const NOT_A: u64 = BOARD & !file(0);
     const NOT_F: u64 = BOARD & !file(5);

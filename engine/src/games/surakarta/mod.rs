@@ -96,6 +96,15 @@ impl Default for Rules {
     }
 }
 
+/// The index of the `n`-th (from 0) set bit of `bits`, which has more than `n`.
+#[inline]
+fn nth_bit(mut bits: u64, n: u32) -> usize {
+    for _ in 0..n {
+        bits &= bits - 1;
+    }
+    bits.trailing_zeros() as usize
+}
+
 /// A position of Surakarta.
 #[derive(Clone, Copy)]
 pub struct Surakarta {
@@ -407,33 +416,46 @@ impl Surakarta {
         self.play(action);
     }
 
-    /// A uniformly random move before the repetition rule, drawn by tries (see
+    /// A uniformly random move before the repetition rule (see
     /// [`play_random`](Self::play_random)); the side to move must have one.
+    ///
+    /// The steps are counted exactly, direction by direction, with word operations; the
+    /// captures are four slots for each piece on a circuit (two directions on each of at most
+    /// two stations). A draw picks one of the steps or one of the slots; a slot that holds no
+    /// capture, or a capture that several slots of the piece reach (kept with probability one
+    /// over their number), is drawn again. So every legal move has the same chance.
     #[inline]
     fn random_move_by_tries(&self, rng: &mut Rng) -> Action {
         let (own, enemy) = self.own_enemy();
         let occupied = own | enemy;
-        let pieces = u64::from(own.count_ones());
+        let empty = circuits::BOARD & !occupied;
+        // The pieces that can step in each direction, and how many.
+        let mut movers = [0u64; 8];
+        let mut steps = 0u32;
+        for (d, m) in movers.iter_mut().enumerate() {
+            *m = own & circuits::step_sources(empty, d);
+            steps += m.count_ones();
+        }
+        let on_circuits = own & circuits::ON_CIRCUITS;
+        let slots = 4 * on_circuits.count_ones();
         let mut rings = None;
         loop {
-            let x = rng.next_u64();
-            // Two draws from one word: a piece from the high half, a slot from the low.
-            let mut r = ((x >> 32) * pieces) >> 32;
-            let slot = (((x & 0xFFFF_FFFF) * 12) >> 32) as usize;
-            let mut bits = own;
-            while r > 0 {
-                bits &= bits - 1;
-                r -= 1;
-            }
-            let from = bits.trailing_zeros() as usize;
-            if slot < 8 {
-                let to = circuits::STEPS[from][slot];
-                if to != circuits::NONE && occupied >> to & 1 == 0 {
-                    return (from * POINTS + to as usize) as Action;
+            let mut r = rng.below(steps + slots);
+            if r < steps {
+                for (d, &m) in movers.iter().enumerate() {
+                    let count = m.count_ones();
+                    if r < count {
+                        let from = nth_bit(m, r);
+                        let to = circuits::STEPS[from][d] as usize;
+                        return (from * POINTS + to) as Action;
+                    }
+                    r -= count;
                 }
-                continue;
+                unreachable!("r is below the count of steps");
             }
-            let (k, forwards) = ((slot - 8) >> 1, slot & 1 == 0);
+            r -= steps;
+            let from = nth_bit(on_circuits, r / 4);
+            let (k, forwards) = ((r % 4 >> 1) as usize, r % 2 == 0);
             let stations = circuits::STATIONS.count[from] as usize;
             if k >= stations {
                 continue;

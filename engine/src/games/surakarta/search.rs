@@ -131,9 +131,11 @@ impl Heuristics {
             Some((k, v)) => match switch(k, v) {
                 Ok(true) => Heuristics::PAPER,
                 Ok(false) => Heuristics::PLAIN,
-                Err(_) => return Err(err(format!(
+                Err(_) => {
+                    return Err(err(format!(
                     "heuristic is 0 (plain), 1 or paper (the paper's), or best (ours), not '{v}'"
-                ))),
+                )))
+                }
             },
             None => Heuristics::PLAIN,
         };
