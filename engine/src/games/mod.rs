@@ -3,12 +3,14 @@
 
 pub mod amazons;
 pub mod dots_and_boxes;
+pub mod gomoku;
 pub mod registry;
 pub mod surakarta;
 pub mod tictactoe;
 
 pub use amazons::Amazons;
 pub use dots_and_boxes::DotsAndBoxes;
+pub use gomoku::Gomoku;
 pub use registry::{
     describe_games, game_names, GameSpec, GameVisitor, ParamDecl, ParamKind, RegisteredGame,
     Searched,

@@ -503,6 +503,7 @@ registry! {
     super::TicTacToe,
     super::Amazons,
     super::Surakarta,
+    super::Gomoku,
 }
 
 /// The game whose search reads the `mcts` key `key`, if any does.

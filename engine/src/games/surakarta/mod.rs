@@ -455,7 +455,7 @@ impl Surakarta {
             }
             r -= steps;
             let from = nth_bit(on_circuits, r / 4);
-            let (k, forwards) = ((r % 4 >> 1) as usize, r % 2 == 0);
+            let (k, forwards) = (((r % 4) >> 1) as usize, r % 2 == 0);
             let stations = circuits::STATIONS.count[from] as usize;
             if k >= stations {
                 continue;

@@ -197,7 +197,7 @@ impl AlphaBeta {
             };
             *slot = (key, a);
         }
-        ordered[..n].sort_unstable_by(|x, y| y.0.cmp(&x.0));
+        ordered[..n].sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
         let original_alpha = alpha;
         let (mut best, mut best_move) = (-WIN - 1, ordered[0].1);
         for (i, &(_, a)) in ordered[..n].iter().enumerate() {

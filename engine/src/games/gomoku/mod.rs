@@ -1,0 +1,293 @@
+//! Gomoku (the fifth paper, `gomoku-mcts.txt`), with the rule sets Gomocup names.
+//!
+//! * A square board of `size` x `size` points (5 to 22; 15 and 20 are Gomocup's), black (P1)
+//!   first, one stone a move on an empty point.
+//! * `rule=freestyle`: five or more in a row wins. `rule=standard`: exactly five wins; an
+//!   overline (six or more) does not win, and the game goes on. `rule=renju`: white wins with
+//!   five or more; black wins with exactly five, and black may not play a forbidden point: an
+//!   overline, a double four (two fours at once, also two in one line) or a double three (two
+//!   live threes at once), unless the move makes exactly five, which wins whatever else it
+//!   makes ([`renju`]).
+//! * A full board with no winner is a draw.
+//! * Notation: `h8` (files a, b, ... from the left, ranks 1, 2, ... from the bottom; no letter
+//!   is skipped), and on input also Gomocup's `x,y` (0-based column from the left, row from
+//!   the top).
+//!
+//! The board is one byte a point (0 empty, 1 black, 2 white), point `row * size + col` with row
+//! 0 the bottom rank.
+
+mod game;
+mod registry;
+pub mod renju;
+#[cfg(test)]
+mod tests;
+
+use crate::game::{Action, Player};
+
+/// The largest side.
+pub const MAX_SIZE: usize = 22;
+/// The smallest side.
+pub const MIN_SIZE: usize = 5;
+/// Points of the largest board.
+pub const MAX_POINTS: usize = MAX_SIZE * MAX_SIZE;
+
+const EMPTY: u8 = 0;
+
+/// The four line directions as (column, row) steps.
+pub const DIRECTIONS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+
+/// What wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// Five or more in a row.
+    Freestyle,
+    /// Exactly five; an overline does not win.
+    Standard,
+    /// Black: exactly five, and forbidden points; white: five or more.
+    Renju,
+}
+
+impl Rule {
+    pub const NAMES: [&'static str; 3] = ["freestyle", "standard", "renju"];
+
+    pub fn index(self) -> usize {
+        match self {
+            Rule::Freestyle => 0,
+            Rule::Standard => 1,
+            Rule::Renju => 2,
+        }
+    }
+
+    pub fn from_index(i: usize) -> Rule {
+        [Rule::Freestyle, Rule::Standard, Rule::Renju][i.min(2)]
+    }
+
+    /// Whether a run of `run` stones of `player` wins.
+    #[inline]
+    pub fn wins(self, player: Player, run: usize) -> bool {
+        match (self, player) {
+            (Rule::Freestyle, _) | (Rule::Renju, Player::P2) => run >= 5,
+            (Rule::Standard, _) | (Rule::Renju, Player::P1) => run == 5,
+        }
+    }
+}
+
+/// A position of Gomoku.
+#[derive(Clone, Copy)]
+pub struct Gomoku {
+    cells: [u8; MAX_POINTS],
+    size: u8,
+    rule: Rule,
+    to_move: Player,
+    stones: u16,
+    winner: Option<Player>,
+}
+
+impl Gomoku {
+    /// The empty board (`size` checked by the registry's parameters).
+    pub fn new(size: usize, rule: Rule) -> Result<Gomoku, String> {
+        if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
+            return Err(format!(
+                "a Gomoku board is {MIN_SIZE} to {MAX_SIZE} points a side, not {size}"
+            ));
+        }
+        Ok(Gomoku {
+            cells: [EMPTY; MAX_POINTS],
+            size: size as u8,
+            rule,
+            to_move: Player::P1,
+            stones: 0,
+            winner: None,
+        })
+    }
+
+    pub fn size(&self) -> usize {
+        self.size as usize
+    }
+
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    pub fn points(&self) -> usize {
+        self.size() * self.size()
+    }
+
+    pub fn stones(&self) -> usize {
+        self.stones as usize
+    }
+
+    pub fn winner(&self) -> Option<Player> {
+        self.winner
+    }
+
+    /// The stone on point `p`: `None` when empty.
+    #[inline]
+    pub fn stone(&self, p: usize) -> Option<Player> {
+        match self.cells[p] {
+            1 => Some(Player::P1),
+            2 => Some(Player::P2),
+            _ => None,
+        }
+    }
+
+    /// The point at column `col`, row `row` (row 0 the bottom rank), if on the board.
+    #[inline]
+    pub fn point(&self, col: i32, row: i32) -> Option<usize> {
+        let n = self.size as i32;
+        (col >= 0 && col < n && row >= 0 && row < n).then(|| (row * n + col) as usize)
+    }
+
+    #[inline]
+    fn col_row(&self, p: usize) -> (i32, i32) {
+        let n = self.size();
+        ((p % n) as i32, (p / n) as i32)
+    }
+
+    /// The stone byte at `k` steps from `p` in direction `d` (3 off the board).
+    #[inline]
+    fn at(&self, p: usize, d: (i32, i32), k: i32) -> u8 {
+        let (c, r) = self.col_row(p);
+        match self.point(c + d.0 * k, r + d.1 * k) {
+            Some(q) => self.cells[q],
+            None => 3,
+        }
+    }
+
+    /// The run of `player`'s stones through `p` in direction `d`, counting `p` as theirs.
+    #[inline]
+    fn run(&self, p: usize, d: (i32, i32), player: Player) -> usize {
+        let colour = player.number();
+        let mut run = 1;
+        for sign in [1, -1] {
+            let mut k = 1;
+            while self.at(p, d, sign * k) == colour {
+                run += 1;
+                k += 1;
+            }
+        }
+        run
+    }
+
+    /// Whether a stone of `player` on `p` makes a winning line under the rule.
+    pub fn wins_at(&self, p: usize, player: Player) -> bool {
+        DIRECTIONS
+            .iter()
+            .any(|&d| self.rule.wins(player, self.run(p, d, player)))
+    }
+
+    /// Whether `p` is forbidden to the player to move (black under renju only).
+    pub fn is_forbidden(&self, p: usize) -> bool {
+        self.rule == Rule::Renju
+            && self.to_move == Player::P1
+            && self.cells[p] == EMPTY
+            && renju::forbidden(self, p)
+    }
+
+    /// Puts a stone of `player` on `p` with no rule applied (tests and positions).
+    fn put(&mut self, p: usize, player: Option<Player>) {
+        let before = self.cells[p] != EMPTY;
+        self.cells[p] = player.map_or(EMPTY, |pl| pl.number());
+        let after = self.cells[p] != EMPTY;
+        self.stones = self.stones + u16::from(after) - u16::from(before);
+    }
+
+    /// Plays `p` (legal) for the side to move.
+    fn play(&mut self, p: usize) {
+        let me = self.to_move;
+        self.cells[p] = me.number();
+        self.stones += 1;
+        if self.wins_at(p, me) {
+            self.winner = Some(me);
+        }
+        self.to_move = me.opponent();
+    }
+
+    /// A position from its stones (`X` black, `O` white, `.` empty; rows from the top rank
+    /// down, split by `/`), with `to_move` to move; refused when the counts cannot happen or
+    /// someone has already won.
+    pub fn from_board(
+        size: usize,
+        rule: Rule,
+        text: &str,
+        to_move: Player,
+    ) -> Result<Gomoku, String> {
+        let mut g = Gomoku::new(size, rule)?;
+        let rows: Vec<&str> = text.trim().split('/').collect();
+        if rows.len() != size || rows.iter().any(|r| r.chars().count() != size) {
+            return Err(format!(
+                "board '{text}' is not {size} rows of {size} points (top rank first, split by '/')"
+            ));
+        }
+        for (i, row) in rows.iter().enumerate() {
+            for (col, c) in row.chars().enumerate() {
+                let p = (size - 1 - i) * size + col;
+                match c {
+                    'X' | 'x' => g.put(p, Some(Player::P1)),
+                    'O' | 'o' => g.put(p, Some(Player::P2)),
+                    '.' => {}
+                    other => {
+                        return Err(format!(
+                            "board '{text}': '{other}' is not X (black), O (white) or '.'"
+                        ))
+                    }
+                }
+            }
+        }
+        g.to_move = to_move;
+        g.check_counts()?;
+        for p in 0..g.points() {
+            if let Some(pl) = g.stone(p) {
+                if g.wins_at(p, pl) {
+                    return Err(format!(
+                        "board '{text}': {} already has a winning line at {}",
+                        pl,
+                        g.point_name(p)
+                    ));
+                }
+            }
+        }
+        Ok(g)
+    }
+
+    /// Black has as many stones as white, or one more, as alternate moves make.
+    fn check_counts(&self) -> Result<(), String> {
+        let black = self.cells[..self.points()]
+            .iter()
+            .filter(|&&c| c == 1)
+            .count();
+        let white = self.cells[..self.points()]
+            .iter()
+            .filter(|&&c| c == 2)
+            .count();
+        let ok = match self.to_move {
+            Player::P1 => black == white,
+            Player::P2 => black == white + 1,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{black} black and {white} white stones with {} to move cannot happen: black moves first",
+                self.to_move
+            ))
+        }
+    }
+
+    /// `h8`: the file letter and the rank from the bottom.
+    pub fn point_name(&self, p: usize) -> String {
+        let (c, r) = self.col_row(p);
+        format!("{}{}", (b'a' + c as u8) as char, r + 1)
+    }
+
+    /// The move at Gomocup's `x,y` (column from the left, row from the top, 0-based).
+    pub fn gomocup_point(&self, x: i32, y: i32) -> Option<Action> {
+        self.point(x, self.size as i32 - 1 - y).map(|p| p as Action)
+    }
+
+    /// Gomocup's `x,y` of a move.
+    pub fn gomocup_coords(&self, action: Action) -> (i32, i32) {
+        let (c, r) = self.col_row(action as usize);
+        (c, self.size as i32 - 1 - r)
+    }
+}
