@@ -4,6 +4,7 @@ use std::fmt;
 
 use super::{Gomoku, Rule, EMPTY, MAX_POINTS};
 use crate::game::{Action, ActionError, Game, Outcome, Player};
+use crate::rng::Rng;
 
 impl Gomoku {
     /// The board as text: ranks from the top down split by `/`, `X` black, `O` white, `.`.
@@ -72,6 +73,40 @@ impl Game for Gomoku {
 
     fn is_terminal(&self) -> bool {
         self.winner.is_some() || self.is_full()
+    }
+
+    /// Random stones on the empty points (a list on the stack, a point drawn and removed each
+    /// move; under renju a point forbidden to black is drawn again, and a black side with
+    /// only forbidden points left draws the game).
+    fn random_rollout(&mut self, rng: &mut Rng) -> Outcome {
+        let mut empty = [0u16; MAX_POINTS];
+        let mut len = 0;
+        for p in 0..self.points() {
+            if self.cells[p] == EMPTY {
+                empty[len] = p as u16;
+                len += 1;
+            }
+        }
+        let renju = self.rule == Rule::Renju;
+        while !self.is_terminal() {
+            let mut tries = len;
+            loop {
+                let i = rng.below(len as u32) as usize;
+                let p = empty[i] as usize;
+                if renju && self.to_move == Player::P1 && super::renju::forbidden(self, p) {
+                    tries -= 1;
+                    if tries == 0 {
+                        return Outcome::Draw;
+                    }
+                    continue;
+                }
+                empty[i] = empty[len - 1];
+                len -= 1;
+                self.play(p);
+                break;
+            }
+        }
+        self.outcome().expect("a finished game has an outcome")
     }
 
     fn outcome(&self) -> Option<Outcome> {

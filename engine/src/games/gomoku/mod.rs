@@ -17,6 +17,7 @@
 //! 0 the bottom rank.
 
 mod game;
+pub mod gomocup;
 mod registry;
 pub mod renju;
 #[cfg(test)]

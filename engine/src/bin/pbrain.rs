@@ -1,0 +1,34 @@
+//! `pbrain-engine`: the engine as a Gomocup brain (Gomoku on stdin/stdout). A Gomocup manager
+//! starts it with no arguments; `--threads N` and `--seed S` are for people.
+
+use std::io::{self, BufReader};
+
+use engine::games::gomoku::gomocup::{serve, Brain};
+
+fn main() {
+    let mut brain = Brain::new();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let value = args.get(i + 1).and_then(|v| v.parse::<u64>().ok());
+        match (args[i].as_str(), value) {
+            ("--threads", Some(n)) if n > 0 => brain.threads = n as usize,
+            ("--seed", Some(s)) => brain.seed = s,
+            _ => {
+                eprintln!(
+                    "pbrain-engine: unexpected argument '{}' (usage: pbrain-engine [--threads N] [--seed S]; it then speaks the Gomocup protocol on stdin/stdout)",
+                    args[i]
+                );
+                std::process::exit(2);
+            }
+        }
+        i += 2;
+    }
+    let stdin = io::stdin();
+    let mut input = BufReader::new(stdin.lock());
+    let mut output = io::stdout().lock();
+    if let Err(e) = serve(&mut brain, &mut input, &mut output) {
+        eprintln!("pbrain-engine: {e}");
+        std::process::exit(1);
+    }
+}
