@@ -49,7 +49,7 @@ impl RegisteredGame for Surakarta {
 
     const SEARCH_KEYS: &'static [&'static str] = &Surakarta::SEARCH_KEY_LIST;
 
-    /// Our heuristic MCTS ([`Heuristics::BEST`]).
+    /// Our heuristic MCTS ([`Heuristics::ENGINE`]).
     type Rollout = SurakartaRollout;
 
     /// `BOARD TO_MOVE [QUIET]`: ranks 6 to 1 split by `/` (`X` P1, `O` P2, `.` empty), the
@@ -86,7 +86,7 @@ impl RegisteredGame for Surakarta {
 
     type Memory = ();
 
-    /// Our heuristic MCTS ([`Heuristics::BEST`]); with the `weights` option, the energy on
+    /// Our heuristic MCTS ([`Heuristics::ENGINE`]); with the `weights` option, the energy on
     /// with those weights.
     fn engine_search(
         &self,
@@ -94,7 +94,7 @@ impl RegisteredGame for Surakarta {
         config: SearchConfig,
         _: &mut (),
     ) -> Result<Searched, String> {
-        let mut heuristics = Heuristics::BEST;
+        let mut heuristics = Heuristics::ENGINE;
         if let Some((path, _)) = &settings.weights {
             heuristics.energy = Some(SurakartaEnergy::load(path)?);
         }
@@ -128,10 +128,12 @@ impl RegisteredGame for Surakarta {
                     ));
                 }
                 let heuristics = Heuristics::from_keys(text, game_keys)?;
+                let mut config = config.clone();
+                heuristics.fit_cp(&mut config);
                 let cp = config.cp;
                 Ok(Box::new(MctsAgent::new(
                     text.clone(),
-                    config.clone(),
+                    config,
                     heuristics.ucb(cp),
                     SurakartaRollout::new(heuristics),
                 )))

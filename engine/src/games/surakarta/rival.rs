@@ -132,7 +132,7 @@ impl AlphaBeta {
     }
 
     /// The score of a finished game for the side to move, `ply` plies from the root.
-    fn finished(state: &Surakarta, ply: i32) -> i32 {
+    pub fn finished(state: &Surakarta, ply: i32) -> i32 {
         match state.outcome_by_pieces() {
             Outcome::Draw => 0,
             o if o.winner() == Some(state.to_move()) => WIN - ply,
@@ -141,7 +141,7 @@ impl AlphaBeta {
     }
 
     /// Material and mobility for the side to move.
-    fn evaluate(state: &Surakarta) -> i32 {
+    pub fn evaluate(state: &Surakarta) -> i32 {
         let me = state.to_move().index();
         let material = state.piece_difference() * if me == 0 { 1 } else { -1 };
         let mobility = state.mobility();
@@ -249,37 +249,64 @@ impl AlphaBeta {
     }
 
     /// Captures only, with the evaluation as the score of standing pat.
-    fn quiesce(&mut self, state: &Surakarta, mut alpha: i32, beta: i32, ply: i32, q: u32) -> i32 {
-        self.nodes += 1;
-        if self.out_of_time() {
-            return 0;
-        }
-        if state.is_terminal() {
-            return AlphaBeta::finished(state, ply);
-        }
-        let stand = AlphaBeta::evaluate(state);
-        if stand >= beta || q >= QUIESCENCE_PLIES {
-            return stand;
-        }
-        alpha = alpha.max(stand);
-        let mut captures = MoveList::new();
-        state.captures_into(&mut captures);
-        let mut best = stand;
-        for &a in captures.as_slice() {
-            let mut child = *state;
-            child.apply(a);
-            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, q + 1);
-            if self.stopped {
-                return 0;
+    fn quiesce(&mut self, state: &Surakarta, alpha: i32, beta: i32, ply: i32, q: u32) -> i32 {
+        let (deadline, nodes, stopped) = (self.deadline, &mut self.nodes, &mut self.stopped);
+        let mut stop = || {
+            *nodes += 1;
+            if *nodes & 1023 == 0 && Instant::now() >= deadline {
+                *stopped = true;
             }
-            best = best.max(score);
-            alpha = alpha.max(score);
-            if alpha >= beta {
-                break;
-            }
-        }
-        best
+            *stopped
+        };
+        quiesce(state, alpha, beta, ply, QUIESCENCE_PLIES - q, &mut stop)
     }
+}
+
+/// A quiescence search: the evaluation as the score of standing pat, then captures only, up
+/// to `plies` deep; the score is for the side to move. `stop` is called once a node (it may
+/// count them) and ends the search where it returns true (the node then scores its
+/// evaluation).
+pub fn quiesce(
+    state: &Surakarta,
+    mut alpha: i32,
+    beta: i32,
+    ply: i32,
+    plies: u32,
+    stop: &mut impl FnMut() -> bool,
+) -> i32 {
+    if state.is_terminal() {
+        return AlphaBeta::finished(state, ply);
+    }
+    let stand = AlphaBeta::evaluate(state);
+    if stop() || stand >= beta || plies == 0 {
+        return stand;
+    }
+    alpha = alpha.max(stand);
+    let mut captures = MoveList::new();
+    state.captures_into(&mut captures);
+    let mut best = stand;
+    for &a in captures.as_slice() {
+        let mut child = *state;
+        child.apply(a);
+        let score = -quiesce(&child, -beta, -alpha, ply + 1, plies - 1, stop);
+        best = best.max(score);
+        alpha = alpha.max(score);
+        if alpha >= beta {
+            break;
+        }
+    }
+    best
+}
+
+/// The score of `state` for the side to move by a quiescence search of at most `plies`
+/// capture plies and `max_nodes` nodes (the MCTS's leaf evaluation).
+pub fn quiescence_score(state: &Surakarta, plies: u32, max_nodes: u32) -> i32 {
+    let mut nodes = 0;
+    let mut stop = || {
+        nodes += 1;
+        nodes > max_nodes
+    };
+    quiesce(state, -WIN - 1, WIN + 1, 0, plies, &mut stop)
 }
 
 impl Agent<Surakarta> for AlphaBeta {

@@ -13,13 +13,18 @@
 //! Ours add: the energy as the mover's minus the opponent's (`relative`), fading with visits
 //! (`progressive`), a rollout stopped by its step limit won by the side with more pieces
 //! (`cutoff=pieces`), and rollouts that take a capture when there is one with some chance
-//! (`captures`). [`Heuristics::BEST`] is the engine's default.
+//! (`captures`), and leaves scored by a quiescence search of material and mobility (the
+//! rival's) instead of rollouts, every child scored as its node is expanded (`quiescence`).
+//! [`Heuristics::ENGINE`] (`heuristic=engine`: `best` with `quiescence=150`, `cp` 0.3) is the
+//! engine's default.
 //!
-//! Spec keys of `mcts` on Surakarta: `heuristic=0|1|paper|best` (a preset: plain, the default;
-//! the paper's three strategies; ours), then each switch alone, applied over the preset:
+//! Spec keys of `mcts` on Surakarta: `heuristic=0|1|paper|best|engine` (a preset: plain, the
+//! default; the paper's three strategies; ours with rollouts; ours with quiescence leaves),
+//! then each switch alone, applied over the preset:
 //! `energy=0|1`, `position=X`, `attack=X`, `defence=X` (the weights), `weights=FILE` (a weights
 //! file `tune` wrote), `relative=0|1`, `progressive=0|1`, `lead=L` (0: no early stop), `steps=N`
-//! (0: no limit), `cutoff=draw|pieces`, `captures=P`.
+//! (0: no limit), `cutoff=draw|pieces`, `captures=P`, `quiescence=S` (0: rollouts; with it,
+//! `cp` left at its default becomes 0.3).
 
 use std::path::Path;
 
@@ -27,7 +32,7 @@ use super::energy::EnergyWeights;
 use super::tuning::SurakartaEnergy;
 use super::{MoveList, Surakarta};
 use crate::game::{Action, Game, Outcome};
-use crate::mcts::{RolloutPolicy, RolloutStats, Search, SearchConfig, Ucb};
+use crate::mcts::{Reward, RolloutPolicy, RolloutStats, Search, SearchConfig, Ucb};
 use crate::rng::Rng;
 
 /// The paper's strategies and ours, each on or off.
@@ -48,6 +53,10 @@ pub struct Heuristics {
     /// The chance that a rollout move is a capture (at random among them) when there is one
     /// (ours; 0: uniformly random moves).
     pub captures: f32,
+    /// Leaves scored by a quiescence search of material and mobility (the rival's), as a
+    /// win probability, instead of a rollout (ours; 0: rollouts). The number is the scale:
+    /// a lead of this many points (100 a piece) is worth tanh(1) = 0.76 in the mean.
+    pub quiescence: f32,
 }
 
 /// How a rollout stopped by its step limit scores.
@@ -67,6 +76,7 @@ impl Heuristics {
         steps: 0,
         cutoff: Cutoff::Draw,
         captures: 0.0,
+        quiescence: 0.0,
     };
 
     /// The paper's heuristic MCTS: its energy weights, L = 3, 50 steps.
@@ -78,6 +88,7 @@ impl Heuristics {
         steps: 50,
         cutoff: Cutoff::Draw,
         captures: 0.0,
+        quiescence: 0.0,
     };
 
     /// Ours, the engine's default: the paper's early stop at a lead above 3 and its 50-move
@@ -92,15 +103,36 @@ impl Heuristics {
         steps: 50,
         cutoff: Cutoff::Pieces,
         captures: 0.8,
+        quiescence: 0.0,
     };
+
+    /// The engine's default (the protocol's `genmove`, `engine play`, `analyse`): [`BEST`]
+    /// with leaves scored by the quiescence search at scale 150, the strongest we measured
+    /// (docs/surakarta-results.md).
+    ///
+    /// [`BEST`]: Self::BEST
+    pub const ENGINE: Heuristics = Heuristics {
+        quiescence: 150.0,
+        ..Heuristics::BEST
+    };
+
+    /// The exploration constant for a search whose spec left `cp` at the generic default:
+    /// 0.3 with quiescence leaves (their values are graded, not wins and losses), else as it
+    /// is.
+    pub fn fit_cp(&self, config: &mut SearchConfig) {
+        if self.quiescence > 0.0 && config.cp == Ucb::DEFAULT_CP {
+            config.cp = 0.3;
+        }
+    }
 
     /// The tree policy these heuristics select with.
     pub fn ucb(&self, cp: f64) -> Ucb {
         Ucb::new(cp).with_progressive_bias(self.progressive)
     }
 
-    /// A search with these heuristics.
-    pub fn search(&self, config: SearchConfig) -> Search<Surakarta, Ucb, SurakartaRollout> {
+    /// A search with these heuristics ([`fit_cp`](Self::fit_cp) applied).
+    pub fn search(&self, mut config: SearchConfig) -> Search<Surakarta, Ucb, SurakartaRollout> {
+        self.fit_cp(&mut config);
         let cp = config.cp;
         Search::new(config, self.ucb(cp), SurakartaRollout::new(*self))
     }
@@ -128,6 +160,7 @@ impl Heuristics {
         let mut h = match keys.iter().find(|(k, _)| k == "heuristic") {
             Some((_, v)) if v == "paper" => Heuristics::PAPER,
             Some((_, v)) if v == "best" => Heuristics::BEST,
+            Some((_, v)) if v == "engine" => Heuristics::ENGINE,
             Some((k, v)) => match switch(k, v) {
                 Ok(true) => Heuristics::PAPER,
                 Ok(false) => Heuristics::PLAIN,
@@ -162,6 +195,14 @@ impl Heuristics {
                         _ => return Err(err(format!("cutoff is draw or pieces, not '{value}'"))),
                     }
                 }
+                "quiescence" => {
+                    h.quiescence = number(key, value)?;
+                    if h.quiescence < 0.0 {
+                        return Err(err(format!(
+                            "quiescence is a scale of 0 or more, not {value}"
+                        )));
+                    }
+                }
                 "captures" => {
                     h.captures = number(key, value)?;
                     if !(0.0..=1.0).contains(&h.captures) {
@@ -187,13 +228,14 @@ impl Heuristics {
 
 impl Surakarta {
     /// The keys of `mcts` the Surakarta search reads.
-    pub const SEARCH_KEY_LIST: [&'static str; 12] = [
+    pub const SEARCH_KEY_LIST: [&'static str; 13] = [
         "heuristic",
         "energy",
         "relative",
         "progressive",
         "cutoff",
         "captures",
+        "quiescence",
         "position",
         "attack",
         "defence",
@@ -215,14 +257,66 @@ impl SurakartaRollout {
     }
 }
 
-impl Default for SurakartaRollout {
-    /// Ours ([`Heuristics::BEST`]).
-    fn default() -> SurakartaRollout {
-        SurakartaRollout::new(Heuristics::BEST)
+impl SurakartaRollout {
+    /// A position's value for P1 by the quiescence search, squashed by the scale; a finished
+    /// game's by its result.
+    fn leaf_value(&self, state: &Surakarta) -> Reward {
+        if state.is_terminal() {
+            return state.outcome_by_pieces().into();
+        }
+        let score = super::rival::quiescence_score(state, LEAF_PLIES, LEAF_NODES);
+        let mover = (score as f32 / self.heuristics.quiescence).tanh();
+        Reward {
+            p1: if state.to_move() == crate::game::Player::P1 {
+                mover
+            } else {
+                -mover
+            },
+        }
     }
 }
 
+impl Default for SurakartaRollout {
+    /// The engine's ([`Heuristics::ENGINE`]).
+    fn default() -> SurakartaRollout {
+        SurakartaRollout::new(Heuristics::ENGINE)
+    }
+}
+
+/// Capture plies and nodes at most of a leaf's quiescence search.
+const LEAF_PLIES: u32 = 6;
+const LEAF_NODES: u32 = 400;
+
 impl RolloutPolicy<Surakarta> for SurakartaRollout {
+    const FRACTIONAL: bool = true;
+
+    #[inline]
+    fn rollout_reward(&mut self, state: &mut Surakarta, rng: &mut Rng) -> Reward {
+        if self.heuristics.quiescence <= 0.0 {
+            return self.rollout(state, rng).into();
+        }
+        self.leaf_value(state)
+    }
+
+    /// With a quiescence scale, every child of a node being expanded is scored by it: the
+    /// children are searched best first and each starts with its score as a first visit.
+    fn child_rewards(
+        &mut self,
+        state: &Surakarta,
+        actions: &[Action],
+        out: &mut Vec<Reward>,
+    ) -> bool {
+        if self.heuristics.quiescence <= 0.0 {
+            return false;
+        }
+        out.clear();
+        for &a in actions {
+            let mut child = *state;
+            child.apply(a);
+            out.push(self.leaf_value(&child));
+        }
+        true
+    }
     #[inline]
     fn rollout(&mut self, state: &mut Surakarta, rng: &mut Rng) -> Outcome {
         let Heuristics {

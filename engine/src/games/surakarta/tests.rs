@@ -450,6 +450,17 @@ fn heuristic_switches_are_read_from_spec_keys() {
     assert_eq!(read("heuristic=1").unwrap(), Heuristics::PAPER);
     assert_eq!(read("heuristic=paper").unwrap(), Heuristics::PAPER);
     assert_eq!(read("heuristic=best").unwrap(), Heuristics::BEST);
+    assert_eq!(read("heuristic=engine").unwrap(), Heuristics::ENGINE);
+    assert_eq!(
+        read("heuristic=best,quiescence=150").unwrap(),
+        Heuristics::ENGINE
+    );
+    let mut config = crate::mcts::SearchConfig::default();
+    Heuristics::ENGINE.fit_cp(&mut config);
+    assert_eq!(config.cp, 0.3);
+    config.cp = 0.7;
+    Heuristics::ENGINE.fit_cp(&mut config);
+    assert_eq!(config.cp, 0.7, "a cp the spec gives stays");
     assert_eq!(read("heuristic=0").unwrap(), Heuristics::PLAIN);
     let h = read("heuristic=1,energy=0,lead=0").unwrap();
     assert_eq!((h.energy, h.lead, h.steps), (None, 0, 50));
@@ -472,6 +483,7 @@ fn heuristic_switches_are_read_from_spec_keys() {
         ("attack=x", "attack must be a number"),
         ("attack=inf", "attack must be a number"),
         ("captures=2", "captures is a chance from 0 to 1"),
+        ("quiescence=-1", "quiescence is a scale of 0 or more"),
         ("cutoff=maybe", "cutoff is draw or pieces"),
         ("weights=/no/such/file.json", "/no/such/file.json"),
         ("turn=split", "not a key of the Surakarta search"),
@@ -536,4 +548,28 @@ fn the_rival_finds_tactics() {
     let (best, _) = ab.best_move(&s).unwrap();
     assert!(s.is_legal(best));
     assert!(ab.depth >= 3, "depth {}", ab.depth);
+}
+
+/// Quiescence leaves: a child's first value is its quiescence score for P1, squashed; a
+/// finished game's is its result; the search takes a free piece at once.
+#[test]
+fn quiescence_leaves_score_material() {
+    use super::search::{Heuristics, SurakartaRollout};
+    use crate::mcts::{Budget, RolloutPolicy, SearchConfig};
+    let s = position(&["a2", "f1", "d1"], &["b2", "f6"]);
+    let mut policy = SurakartaRollout::new(Heuristics::ENGINE);
+    let take = s.parse_action("a2b2").unwrap();
+    let step = s.parse_action("f1e1").unwrap();
+    let mut out = Vec::new();
+    assert!(policy.child_rewards(&s, &[take, step], &mut out));
+    // After a2b2 P1 is two pieces up (P2 to move, nothing to take back): about tanh(200/150).
+    assert!(out[0].p1 > 0.8, "{:?}", out[0]);
+    assert!(out[0].p1 > out[1].p1);
+    let config = SearchConfig {
+        budget: Budget::iterations(2000),
+        seed: 3,
+        ..SearchConfig::default()
+    };
+    let r = Heuristics::ENGINE.search(config).run(&s).unwrap();
+    assert_eq!(s.format_action(r.best), "a2b2");
 }
