@@ -227,3 +227,14 @@ fn random_games_keep_the_invariants() {
     assert_eq!((g.size(), g.rule()), (20, Rule::Renju));
     assert_eq!(RegisteredGame::spec(&g), spec);
 }
+
+/// Perft: every empty point, so n, n(n-1), n(n-1)(n-2) while nobody can have a line; renju's
+/// forbidden points need three black stones at least.
+#[test]
+fn perft_counts_the_empty_points() {
+    let g = Gomoku::new(9, Rule::Freestyle).unwrap();
+    let counts: Vec<u64> = (1..=3).map(|d| RegisteredGame::perft(&g, d)).collect();
+    assert_eq!(counts, [81, 81 * 80, 81 * 80 * 79]);
+    let r = Gomoku::new(15, Rule::Renju).unwrap();
+    assert_eq!(RegisteredGame::perft(&r, 2), 225 * 224);
+}
