@@ -10,7 +10,8 @@ use serde::Serialize;
 use crate::game::{Action, Game, Player};
 use crate::games::DotsAndBoxes;
 use crate::mcts::{
-    Budget, RandomRollout, RolloutPolicy, RolloutStats, Search, SearchConfig, Ucb, BYTES_PER_NODE,
+    Budget, RandomRollout, RolloutPolicy, RolloutStats, Search, SearchConfig, TreePolicy, Ucb,
+    BYTES_PER_NODE,
 };
 use crate::nn::{DabNet, NetGuide, NetRollout};
 use crate::rng::Rng;
@@ -153,33 +154,10 @@ pub fn generic_figures<G: crate::games::RegisteredGame>(
     start: &G,
     opts: &BenchOptions,
 ) -> Vec<Figure> {
-    let mut out = Vec::new();
-    let mut counts = vec![1];
-    if opts.threads > 1 {
-        counts.push(opts.threads);
-    }
-    for threads in counts {
-        let config = SearchConfig {
-            budget: Budget::iterations(opts.iterations * threads as u64),
-            threads,
-            seed: opts.seed,
-            ..SearchConfig::default()
-        };
-        let mut search = Search::new(config.clone(), Ucb::new(config.cp), G::Rollout::default());
-        let begin = Instant::now();
-        let mut iterations = 0;
-        for _ in 0..opts.repeats.max(1) {
-            iterations += search.run(start).map_or(0, |r| r.iterations);
-        }
-        out.push(Figure::new(
-            format!(
-                "MCTS from the start, {threads} thread{}",
-                if threads == 1 { "" } else { "s" }
-            ),
-            iterations as f64 / begin.elapsed().as_secs_f64(),
-            "iterations/s",
-        ));
-    }
+    let mut out = mcts_figures("MCTS", start, opts, |config| {
+        let cp = config.cp;
+        Search::new(config, Ucb::new(cp), G::Rollout::default())
+    });
     let mut rng = Rng::new(opts.seed);
     let begin = Instant::now();
     let games = 1000;
@@ -192,6 +170,45 @@ pub fn generic_figures<G: crate::games::RegisteredGame>(
         "games/s",
     ));
     out
+}
+
+/// `NAME from the start, N thread(s)` in iterations a second, on one thread and on
+/// `opts.threads` when more: `repeats` searches of `iterations` a thread, each from a fresh
+/// tree, made by `make` from the figure's config.
+pub fn mcts_figures<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
+    name: &str,
+    start: &G,
+    opts: &BenchOptions,
+    make: impl Fn(SearchConfig) -> Search<G, T, R>,
+) -> Vec<Figure> {
+    let mut counts = vec![1];
+    if opts.threads > 1 {
+        counts.push(opts.threads);
+    }
+    counts
+        .into_iter()
+        .map(|threads| {
+            let mut search = make(SearchConfig {
+                budget: Budget::iterations(opts.iterations * threads as u64),
+                threads,
+                seed: opts.seed,
+                ..SearchConfig::default()
+            });
+            let begin = Instant::now();
+            let mut iterations = 0;
+            for _ in 0..opts.repeats.max(1) {
+                iterations += search.run(start).map_or(0, |r| r.iterations);
+            }
+            Figure::new(
+                format!(
+                    "{name} from the start, {threads} thread{}",
+                    if threads == 1 { "" } else { "s" }
+                ),
+                iterations as f64 / begin.elapsed().as_secs_f64(),
+                "iterations/s",
+            )
+        })
+        .collect()
 }
 
 /// Iterations/s over `repeats` searches of `iterations` per thread (a fresh tree each time,

@@ -353,6 +353,17 @@ pub struct Searched {
     pub note: Option<String>,
 }
 
+impl Searched {
+    /// The search's move, one ply, with the search behind it.
+    pub fn from_result(result: SearchResult) -> Searched {
+        Searched {
+            plies: vec![result.best],
+            result: Some(result),
+            note: None,
+        }
+    }
+}
+
 /// Everything the commands need of one game. Implemented in the game's own folder.
 pub trait RegisteredGame: Game + Sized {
     /// The canonical name, as the CLI, the protocol and datasets write it.
@@ -412,11 +423,7 @@ pub trait RegisteredGame: Game + Sized {
         let result = Search::new(config, Ucb::new(cp), Self::Rollout::default())
             .run(self)
             .map_err(|e| e.to_string())?;
-        Ok(Searched {
-            plies: vec![result.best],
-            result: Some(result),
-            note: None,
-        })
+        Ok(Searched::from_result(result))
     }
 
     /// A player of this game from a spec string's parse (games add their own kinds).

@@ -318,5 +318,29 @@ pub fn serve_session(
     Ok(())
 }
 
+/// Plays `input` as a session after `setup` lines and checks what the fuzz targets check:
+/// the answers are UTF-8, each framed (`=` or `?`, ending with an empty line). Returns the
+/// first problem found.
+pub fn fuzz_session(setup: &[&str], input: &[u8]) -> Result<(), String> {
+    let mut session = Session::new();
+    for line in setup {
+        session.handle_line(line);
+    }
+    let mut out = Vec::new();
+    serve_session(&mut session, &mut &input[..], &mut out)
+        .map_err(|e| format!("writing to a Vec failed: {e}"))?;
+    let text = String::from_utf8(out).map_err(|e| format!("answers are not UTF-8: {e}"))?;
+    if !(text.is_empty() || text.ends_with("\n\n")) {
+        return Err(format!("the last answer is not framed: {text:?}"));
+    }
+    match text
+        .split_terminator("\n\n")
+        .find(|a| !(a.starts_with('=') || a.starts_with('?')))
+    {
+        Some(answer) => Err(format!("an answer is not framed: {answer:?}")),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -118,11 +118,7 @@ impl RegisteredGame for Amazons {
             )
             .run(self)
             .map_err(|e| e.to_string())?;
-            return Ok(Searched {
-                plies: vec![result.best],
-                result: Some(result),
-                note: None,
-            });
+            return Ok(Searched::from_result(result));
         }
         let mut player = AmazonsMcts::new("engine", mcts);
         let (turn, result) = player.search_turn(self, 0)?;

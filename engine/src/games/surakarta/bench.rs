@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use super::search::{Heuristics, SurakartaRollout};
 use super::{MoveList, Surakarta};
-use crate::bench::{BenchOptions, Figure};
+use crate::bench::{mcts_figures, BenchOptions, Figure};
 use crate::game::Game;
-use crate::mcts::{Budget, RolloutPolicy, SearchConfig};
+use crate::mcts::RolloutPolicy;
 use crate::rng::Rng;
 
 /// Rollouts timed for each rollout figure.
@@ -63,35 +63,14 @@ pub fn figures(start: &Surakarta, opts: &BenchOptions) -> Vec<Figure> {
     std::hint::black_box(sum);
     out.push(Figure::new("energy of one move", ns, "ns"));
     for (name, heuristics) in [
-        ("plain", Heuristics::PLAIN),
-        ("heuristic", Heuristics::PAPER),
+        ("plain MCTS", Heuristics::PLAIN),
+        ("paper's heuristic MCTS", Heuristics::PAPER),
+        ("our MCTS with rollouts", Heuristics::BEST),
+        ("the engine's MCTS (quiescence leaves)", Heuristics::ENGINE),
     ] {
-        let mut counts = vec![1];
-        if opts.threads > 1 {
-            counts.push(opts.threads);
-        }
-        for threads in counts {
-            let config = SearchConfig {
-                budget: Budget::iterations(opts.iterations * threads as u64),
-                threads,
-                seed: opts.seed,
-                ..SearchConfig::default()
-            };
-            let mut search = heuristics.search(config);
-            let begin = Instant::now();
-            let mut iterations = 0;
-            for _ in 0..opts.repeats.max(1) {
-                iterations += search.run(start).map_or(0, |r| r.iterations);
-            }
-            out.push(Figure::new(
-                format!(
-                    "{name} MCTS from the start, {threads} thread{}",
-                    if threads == 1 { "" } else { "s" }
-                ),
-                iterations as f64 / begin.elapsed().as_secs_f64(),
-                "iterations/s",
-            ));
-        }
+        out.extend(mcts_figures(name, start, opts, |config| {
+            heuristics.search(config)
+        }));
     }
     out
 }

@@ -102,11 +102,7 @@ impl RegisteredGame for Surakarta {
             .search(config)
             .run(self)
             .map_err(|e| e.to_string())?;
-        Ok(Searched {
-            plies: vec![result.best],
-            result: Some(result),
-            note: None,
-        })
+        Ok(Searched::from_result(result))
     }
 
     /// `mcts` reads the heuristic MCTS's switches ([`Heuristics::from_keys`]; plain MCTS

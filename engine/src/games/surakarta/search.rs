@@ -328,11 +328,13 @@ impl RolloutPolicy<Surakarta> for SurakartaRollout {
         } = self.heuristics;
         let mut moves = MoveList::new();
         let mut played = 0;
+        // The lead changes only with a capture (the no-capture count back to 0).
+        let mut check_lead = lead > 0;
         loop {
             if state.is_terminal() {
                 return state.outcome_by_pieces();
             }
-            if lead > 0 && state.piece_difference().unsigned_abs() > lead {
+            if check_lead && state.piece_difference().unsigned_abs() > lead {
                 return state.outcome_by_pieces();
             }
             if steps > 0 && played >= steps {
@@ -349,11 +351,13 @@ impl RolloutPolicy<Surakarta> for SurakartaRollout {
                     let pick = moves.as_slice()[rng.below(moves.len() as u32) as usize];
                     state.apply(pick);
                     played += 1;
+                    check_lead = lead > 0;
                     continue;
                 }
             }
             state.play_random(&mut moves, rng);
             played += 1;
+            check_lead = lead > 0 && state.quiet_plies() == 0;
         }
     }
 
