@@ -58,6 +58,12 @@ pub trait RolloutPolicy<G: Game>: Clone + Send {
         false
     }
 
+    /// Narrows the moves a node being expanded gets (`actions`, every legal move of `state`):
+    /// a game's knowledge of which moves are worth searching (Gomoku's candidates near the
+    /// stones, its forced replies). It must leave at least one. By default all stay.
+    #[inline]
+    fn restrict(&mut self, _state: &G, _actions: &mut Vec<Action>) {}
+
     /// Whether [`child_bias`](Self::child_bias) gives selection biases (the tree then keeps
     /// one per node).
     #[inline]

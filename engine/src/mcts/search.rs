@@ -613,6 +613,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                     self.actions.clone_from(&self.root_actions);
                 } else {
                     state.legal_actions(&mut self.actions);
+                    self.rollout.restrict(&state, &mut self.actions);
                 }
                 self.rng.shuffle(&mut self.actions);
                 let first = self.tree.len();

@@ -16,6 +16,7 @@
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
+use super::search::GomokuRollout;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
 use crate::game::{Action, Game, Player};
 use crate::mcts::{Budget, Search, SearchConfig};
@@ -388,7 +389,10 @@ impl Brain {
             ..SearchConfig::default()
         };
         self.searches += 1;
-        let result = Search::plain(config).run(g).map_err(|e| e.to_string())?;
+        let cp = config.cp;
+        let result = Search::new(config, crate::mcts::Ucb::new(cp), GomokuRollout::default())
+            .run(g)
+            .map_err(|e| e.to_string())?;
         Ok(result.best)
     }
 }

@@ -20,6 +20,7 @@ mod game;
 pub mod gomocup;
 mod registry;
 pub mod renju;
+pub mod search;
 #[cfg(test)]
 mod tests;
 

@@ -1,8 +1,11 @@
 //! Gomoku in the registry: parameters and the protocol's position.
 
+use super::search::{GomokuKnowledge, GomokuRollout};
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
+use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame};
+use crate::mcts::Ucb;
 
 impl RegisteredGame for Gomoku {
     const NAME: &'static str = "gomoku";
@@ -33,7 +36,10 @@ impl RegisteredGame for Gomoku {
         vec![self.size() as i64, self.rule().index() as i64]
     }
 
-    type Rollout = crate::mcts::RandomRollout;
+    const SEARCH_KEYS: &'static [&'static str] = &["near", "forced"];
+
+    /// Candidates within 2 of a stone and forced replies ([`GomokuKnowledge::PAPER`]).
+    type Rollout = GomokuRollout;
 
     /// `BOARD TO_MOVE`: ranks from the top down split by `/` (`X` black, `O` white, `.`
     /// empty), then the player to move (1 black, 2 white).
@@ -54,4 +60,26 @@ impl RegisteredGame for Gomoku {
     }
 
     type Memory = ();
+
+    /// `mcts` reads `near` and `forced` ([`GomokuKnowledge::from_keys`]; plain MCTS when
+    /// neither is given).
+    fn build_player(spec: &AgentSpec, start: &Gomoku) -> Result<Box<dyn Agent<Gomoku>>, String> {
+        match spec {
+            AgentSpec::Mcts {
+                text,
+                config,
+                game_keys,
+                ..
+            } if !spec.asks_dots_knowledge() => {
+                let knowledge = GomokuKnowledge::from_keys(text, game_keys)?;
+                Ok(Box::new(MctsAgent::new(
+                    text.clone(),
+                    config.clone(),
+                    Ucb::new(config.cp),
+                    GomokuRollout { knowledge },
+                )))
+            }
+            other => other.build::<Gomoku>(start.spec()),
+        }
+    }
 }
