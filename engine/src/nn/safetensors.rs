@@ -1,6 +1,11 @@
 //! The safetensors container, f32 tensors only: an 8-byte little-endian header length, a JSON
 //! header (`__metadata__` of strings, then per tensor its dtype, shape and byte range in the data
 //! section), then the raw little-endian data. Spec: huggingface/safetensors.
+//!
+//! Files are read by the reference crate (`safetensors`, fuzzed by its maintainers: a model
+//! file may come from anyone). They are written here: the crate's writer puts the metadata in
+//! a hash map's order, so the same net would not give the same bytes twice; ours writes the
+//! header's keys sorted and the tensors in the order given, byte for byte as before.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -22,9 +27,6 @@ impl<'a> TensorEntry<'a> {
         TensorEntry { name, shape, data }
     }
 }
-
-/// Headers longer than this are refused as damaged.
-const MAX_HEADER: u64 = 1 << 24;
 
 /// Writes `tensors` and `meta` to `path` (atomically: a temporary file renamed into place).
 pub fn write_safetensors(
@@ -72,8 +74,11 @@ pub fn write_safetensors(
 /// Tensors read from a file: name -> (shape, data).
 pub type Tensors = HashMap<String, (Vec<usize>, Vec<f32>)>;
 
-/// Reads a safetensors file of f32 tensors, checking its structure.
+/// Reads a safetensors file of f32 tensors with the reference `safetensors` crate (which
+/// checks the header, the offsets and that the tensors cover the data exactly), in words that
+/// say what is wrong.
 pub fn read_safetensors(path: &Path) -> Result<(BTreeMap<String, String>, Tensors), String> {
+    use safetensors::{Dtype, SafeTensorError, SafeTensors};
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() < 8 {
         return Err(format!(
@@ -81,79 +86,41 @@ pub fn read_safetensors(path: &Path) -> Result<(BTreeMap<String, String>, Tensor
             bytes.len()
         ));
     }
-    let header_len = u64::from_le_bytes(bytes[..8].try_into().unwrap());
-    if header_len > MAX_HEADER || 8 + header_len > bytes.len() as u64 {
-        return Err(format!(
+    let header_len = u64::from_le_bytes(bytes[..8].try_into().expect("eight bytes"));
+    let explain = |e: SafeTensorError| {
+        match e {
+        SafeTensorError::HeaderTooLarge | SafeTensorError::InvalidHeaderLength => format!(
             "header length {header_len} does not fit the file's {} bytes (truncated or not safetensors)",
             bytes.len()
-        ));
+        ),
+        SafeTensorError::MetadataIncompleteBuffer => format!(
+            "the header's tensors do not match the file's {} bytes (truncated or damaged file?)",
+            bytes.len()
+        ),
+        other => format!("not a valid safetensors file: {other}"),
     }
-    let header_end = 8 + header_len as usize;
-    let header: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(&bytes[8..header_end])
-            .map_err(|e| format!("header is not a JSON object: {e}"))?;
-    let data = &bytes[header_end..];
-    let mut meta = BTreeMap::new();
+    };
+    let (_, metadata) = SafeTensors::read_metadata(&bytes).map_err(explain)?;
+    let meta: BTreeMap<String, String> = metadata
+        .metadata()
+        .as_ref()
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    let file = SafeTensors::deserialize(&bytes).map_err(explain)?;
     let mut tensors = HashMap::new();
-    let mut covered = 0usize;
-    for (name, entry) in &header {
-        if name == "__metadata__" {
-            let map = entry
-                .as_object()
-                .ok_or("__metadata__ is not an object of strings")?;
-            for (k, v) in map {
-                let v = v
-                    .as_str()
-                    .ok_or_else(|| format!("metadata '{k}' is not a string"))?;
-                meta.insert(k.clone(), v.to_string());
-            }
-            continue;
+    for (name, view) in file.tensors() {
+        if view.dtype() != Dtype::F32 {
+            return Err(format!(
+                "tensor '{name}': dtype {:?}; this engine reads F32",
+                view.dtype()
+            ));
         }
-        let bad = |what: &str| format!("tensor '{name}': {what}");
-        let dtype = entry["dtype"].as_str().ok_or_else(|| bad("no dtype"))?;
-        if dtype != "F32" {
-            return Err(bad(&format!("dtype {dtype}; this engine reads F32")));
-        }
-        let shape: Vec<usize> = entry["shape"]
-            .as_array()
-            .ok_or_else(|| bad("no shape"))?
-            .iter()
-            .map(|d| {
-                d.as_u64()
-                    .map(|d| d as usize)
-                    .ok_or_else(|| bad("bad shape"))
-            })
-            .collect::<Result<_, _>>()?;
-        let offsets = entry["data_offsets"]
-            .as_array()
-            .filter(|a| a.len() == 2)
-            .ok_or_else(|| bad("no data_offsets"))?;
-        let begin = offsets[0].as_u64().ok_or_else(|| bad("bad data_offsets"))? as usize;
-        let end = offsets[1].as_u64().ok_or_else(|| bad("bad data_offsets"))? as usize;
-        let count: usize = shape.iter().product();
-        if end < begin || end - begin != count * 4 {
-            return Err(bad(&format!(
-                "bytes {begin}..{end} do not hold {count} f32 values of shape {shape:?}"
-            )));
-        }
-        if end > data.len() {
-            return Err(bad(&format!(
-                "bytes {begin}..{end} run past the data section ({} bytes; truncated file?)",
-                data.len()
-            )));
-        }
-        covered += end - begin;
-        let values = data[begin..end]
+        let values = view
+            .data()
             .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .map(|c| f32::from_le_bytes(c.try_into().expect("four bytes")))
             .collect();
-        tensors.insert(name.clone(), (shape, values));
-    }
-    if covered != data.len() {
-        return Err(format!(
-            "the tensors cover {covered} of the {} data bytes (damaged file?)",
-            data.len()
-        ));
+        tensors.insert(name, (view.shape().to_vec(), values));
     }
     Ok((meta, tensors))
 }
