@@ -150,7 +150,7 @@ fn it_beats_greedy() {
 
 /// Equal budgets in iterations a move (the rival searches only the safe edges with them, and
 /// answers from its solver late): measured with `time_ms=50` each, the rival used 18 ms a move
-/// against MCTS's 50 and won 10 of 10 (see the README).
+/// against MCTS's 50 and won 10 of 10 (see docs/players.md).
 #[test]
 fn it_beats_plain_mcts_at_an_equal_budget() {
     let mut rival = parse_spec("rival:iterations=20000")

@@ -5,7 +5,7 @@
 //!
 //! An evaluation takes a few microseconds, so the hand-over (two cache-line transfers and a
 //! spin) is a visible share of it, and the helper holds a second core that root parallelism
-//! could use for a whole second search. `engine bench --game amazons` measures both; the README
+//! could use for a whole second search. `engine bench --game amazons` measures both; docs/amazons.md
 //! gives the figures. The helper spins while evaluations keep coming and sleeps (parks) after a
 //! short idle time, so a player that is not thinking costs no CPU.
 

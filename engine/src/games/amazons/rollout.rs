@@ -94,7 +94,7 @@ impl std::fmt::Debug for EvalRollout {
 }
 
 impl EvalRollout {
-    /// The default depth in whole turns (see the README's measurements).
+    /// The default depth in whole turns (see docs/amazons.md's measurements).
     pub const DEFAULT_DEPTH: u32 = 2;
 
     pub fn new(depth: u32, weights: EvalWeights, backup: Backup) -> EvalRollout {

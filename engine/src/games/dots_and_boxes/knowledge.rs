@@ -24,12 +24,12 @@ impl EndgameConfig {
     pub const OFF: EndgameConfig = EndgameConfig { edges: 0, nodes: 0 };
 
     /// The rival's (QDab's "late in the game"): on 5x5 the solver answered every tested
-    /// position with 30 free edges in milliseconds (see the README).
+    /// position with 30 free edges in milliseconds (see docs/players.md).
     pub const RIVAL: EndgameConfig = EndgameConfig::from_edges(30);
 
     /// The net-guided engine's: 34 free edges took 18 ms a move on average, 39 at worst, in the
     /// same test, and seeing the endgame four edges before the rival wins the empty-board match
-    /// against it (see the README).
+    /// against it (see docs/players.md).
     pub const ENGINE: EndgameConfig = EndgameConfig::from_edges(34);
 
     /// The solver from `edges` free edges on, giving up past 4M positions for one move (the
