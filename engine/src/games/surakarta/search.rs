@@ -32,7 +32,7 @@ use super::energy::EnergyWeights;
 use super::tuning::SurakartaEnergy;
 use super::{MoveList, Surakarta};
 use crate::game::{Action, Game, Outcome};
-use crate::mcts::{Reward, RolloutPolicy, RolloutStats, Search, SearchConfig, Ucb};
+use crate::mcts::{Reward, RolloutPolicy, Search, SearchConfig, Ucb};
 use crate::rng::Rng;
 
 /// The paper's strategies and ours, each on or off.
@@ -380,9 +380,5 @@ impl RolloutPolicy<Surakarta> for SurakartaRollout {
                 }
             }));
         }
-    }
-
-    fn take_stats(&mut self) -> RolloutStats {
-        RolloutStats::default()
     }
 }
