@@ -154,7 +154,7 @@ pub fn generic_figures<G: crate::games::RegisteredGame>(
     start: &G,
     opts: &BenchOptions,
 ) -> Vec<Figure> {
-    let mut out = mcts_figures("MCTS", start, opts, |config| {
+    let mut out = mcts_figures("MCTS from the start", start, opts, |config| {
         let cp = config.cp;
         Search::new(config, Ucb::new(cp), G::Rollout::default())
     });
@@ -172,11 +172,11 @@ pub fn generic_figures<G: crate::games::RegisteredGame>(
     out
 }
 
-/// `NAME from the start, N thread(s)` in iterations a second, on one thread and on
+/// `LABEL, N thread(s)` in iterations a second, on one thread and on
 /// `opts.threads` when more: `repeats` searches of `iterations` a thread, each from a fresh
 /// tree, made by `make` from the figure's config.
 pub fn mcts_figures<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
-    name: &str,
+    label: &str,
     start: &G,
     opts: &BenchOptions,
     make: impl Fn(SearchConfig) -> Search<G, T, R>,
@@ -201,7 +201,7 @@ pub fn mcts_figures<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
             }
             Figure::new(
                 format!(
-                    "{name} from the start, {threads} thread{}",
+                    "{label}, {threads} thread{}",
                     if threads == 1 { "" } else { "s" }
                 ),
                 iterations as f64 / begin.elapsed().as_secs_f64(),

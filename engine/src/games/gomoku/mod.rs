@@ -16,6 +16,7 @@
 //! The board is one byte a point (0 empty, 1 black, 2 white), point `row * size + col` with row
 //! 0 the bottom rank.
 
+mod bench;
 mod game;
 pub mod gomocup;
 mod registry;

@@ -3,6 +3,7 @@
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
+use crate::bench::{BenchOptions, Figure};
 use crate::game::{Game, Player};
 use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame};
 use crate::mcts::Ucb;
@@ -81,5 +82,9 @@ impl RegisteredGame for Gomoku {
             }
             other => other.build::<Gomoku>(start.spec()),
         }
+    }
+
+    fn bench(start: &Gomoku, options: &BenchOptions) -> Result<Vec<Figure>, String> {
+        Ok(super::bench::figures(start, options))
     }
 }

@@ -238,3 +238,12 @@ fn perft_counts_the_empty_points() {
     let r = Gomoku::new(15, Rule::Renju).unwrap();
     assert_eq!(RegisteredGame::perft(&r, 2), 225 * 224);
 }
+
+/// The benchmark's middle-game position is legal and unfinished.
+#[test]
+fn the_benchmarks_middle_game_is_legal() {
+    let start = Gomoku::new(15, Rule::Freestyle).unwrap();
+    let g = super::bench::middle_game(&start).expect("20 legal moves");
+    assert_eq!((g.stones(), g.to_move()), (20, Player::P1));
+    assert!(super::bench::middle_game(&Gomoku::new(9, Rule::Freestyle).unwrap()).is_none());
+}

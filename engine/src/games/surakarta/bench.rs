@@ -68,7 +68,8 @@ pub fn figures(start: &Surakarta, opts: &BenchOptions) -> Vec<Figure> {
         ("our MCTS with rollouts", Heuristics::BEST),
         ("the engine's MCTS (quiescence leaves)", Heuristics::ENGINE),
     ] {
-        out.extend(mcts_figures(name, start, opts, |config| {
+        let label = format!("{name} from the start");
+        out.extend(mcts_figures(&label, start, opts, |config| {
             heuristics.search(config)
         }));
     }
