@@ -158,18 +158,33 @@ pub fn generic_figures<G: crate::games::RegisteredGame>(
         let cp = config.cp;
         Search::new(config, Ucb::new(cp), G::Rollout::default())
     });
+    out.push(random_games_figure(
+        "random games to the end, 1 thread",
+        start,
+        opts,
+        1000,
+    ));
+    out
+}
+
+/// `games` random rollouts from `start` (the game's own `random_rollout`) on one thread, as
+/// games a second.
+pub fn random_games_figure<G: Game>(
+    label: &str,
+    start: &G,
+    opts: &BenchOptions,
+    games: u32,
+) -> Figure {
     let mut rng = Rng::new(opts.seed);
     let begin = Instant::now();
-    let games = 1000;
     for _ in 0..games {
         start.clone().random_rollout(&mut rng);
     }
-    out.push(Figure::new(
-        "random games to the end, 1 thread",
-        games as f64 / begin.elapsed().as_secs_f64(),
+    Figure::new(
+        label,
+        f64::from(games) / begin.elapsed().as_secs_f64(),
         "games/s",
-    ));
-    out
+    )
 }
 
 /// `LABEL, N thread(s)` in iterations a second, on one thread and on

@@ -2,14 +2,11 @@
 //! iterations a second (plain, and the engine's candidates next to the stones) from the empty
 //! board and from a middle-game position.
 
-use std::time::Instant;
-
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::Gomoku;
-use crate::bench::{mcts_figures, BenchOptions, Figure};
+use crate::bench::{mcts_figures, random_games_figure, BenchOptions, Figure};
 use crate::game::Game;
 use crate::mcts::{Search, Ucb};
-use crate::rng::Rng;
 
 /// Stones of the middle-game position (on any size from 15 up): 20 stones about the centre,
 /// black to move, nobody with four.
@@ -35,18 +32,12 @@ pub fn middle_game(start: &Gomoku) -> Option<Gomoku> {
 }
 
 pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
-    let mut out = Vec::new();
-    let mut rng = Rng::new(opts.seed);
-    let games = 20_000;
-    let begin = Instant::now();
-    for _ in 0..games {
-        start.clone().random_rollout(&mut rng);
-    }
-    out.push(Figure::new(
+    let mut out = vec![random_games_figure(
         "random rollouts from the empty board, 1 thread",
-        games as f64 / begin.elapsed().as_secs_f64(),
-        "rollouts/s",
-    ));
+        start,
+        opts,
+        20_000,
+    )];
     let positions = [
         ("empty board", Some(*start)),
         ("middle game", middle_game(start)),

@@ -96,14 +96,10 @@ impl Game for Surakarta {
     }
 
     fn legal_actions(&self, out: &mut Vec<Action>) {
-        if self.over {
-            out.clear();
-            return;
-        }
-        self.pseudo_legal(out);
-        if self.forbids_repeats() {
-            out.retain(|&a| !self.would_repeat(a));
-        }
+        let mut moves = MoveList::new();
+        self.legal_into(&mut moves);
+        out.clear();
+        out.extend_from_slice(moves.as_slice());
     }
 
     fn max_actions(&self) -> usize {

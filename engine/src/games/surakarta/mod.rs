@@ -271,37 +271,25 @@ impl Surakarta {
         step_targets(from, own | enemy) | capture_targets(from, own, enemy)
     }
 
-    /// The moves of the side to move, in ascending id order, before the repetition rule.
-    #[inline]
-    pub fn pseudo_legal_into(&self, out: &mut MoveList) {
-        out.len = 0;
-        self.any_move(|a| {
-            out.push(a);
-            false
-        });
-    }
-
-    /// The moves of the side to move into a vector, before the repetition rule.
-    fn pseudo_legal(&self, out: &mut Vec<Action>) {
-        out.clear();
-        self.any_move(|a| {
-            out.push(a);
-            false
-        });
-    }
-
     /// Whether some move of the side to move (before the repetition rule) passes `test`,
     /// trying them in ascending id order.
     #[inline]
-    fn any_move(&self, mut test: impl FnMut(Action) -> bool) -> bool {
+    fn any_move(&self, test: impl FnMut(Action) -> bool) -> bool {
+        self.any_move_of(false, test)
+    }
+
+    /// [`any_move`](Self::any_move) over the captures only, or over every move.
+    #[inline]
+    fn any_move_of(&self, captures_only: bool, mut test: impl FnMut(Action) -> bool) -> bool {
         let (own, enemy) = self.own_enemy();
         let occupied = own | enemy;
         let rings = Rings::of(occupied);
+        let steps = if captures_only { !0 } else { occupied };
         let mut rest = own;
         while rest != 0 {
             let from = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            let mut targets = step_targets(from, occupied) | capture_targets_in(from, rings, enemy);
+            let mut targets = step_targets(from, steps) | capture_targets_in(from, rings, enemy);
             while targets != 0 {
                 let to = targets.trailing_zeros() as usize;
                 targets &= targets - 1;
@@ -375,25 +363,20 @@ impl Surakarta {
         }
     }
 
-    /// The legal moves into a list on the stack.
+    /// The legal moves into a list on the stack, in ascending id order.
     #[inline]
     pub fn legal_into(&self, out: &mut MoveList) {
+        out.len = 0;
         if self.over {
-            out.len = 0;
             return;
         }
-        self.pseudo_legal_into(out);
-        if self.forbids_repeats() {
-            let mut kept = 0;
-            for i in 0..out.len {
-                let a = out.moves[i];
-                if !self.would_repeat(a) {
-                    out.moves[kept] = a;
-                    kept += 1;
-                }
+        let forbid = self.forbids_repeats();
+        self.any_move(|a| {
+            if !(forbid && self.would_repeat(a)) {
+                out.push(a);
             }
-            out.len = kept;
-        }
+            false
+        });
     }
 
     /// Plays one uniformly random legal move (the game must not be over).
@@ -490,19 +473,10 @@ impl Surakarta {
         if self.over {
             return;
         }
-        let (own, enemy) = self.own_enemy();
-        let rings = Rings::of(own | enemy);
-        let mut rest = own;
-        while rest != 0 {
-            let from = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let mut targets = capture_targets_in(from, rings, enemy);
-            while targets != 0 {
-                let to = targets.trailing_zeros() as usize;
-                targets &= targets - 1;
-                out.push((from * POINTS + to) as Action);
-            }
-        }
+        self.any_move_of(true, |a| {
+            out.push(a);
+            false
+        });
     }
 
     /// Whether `action` takes a piece.

@@ -164,7 +164,7 @@ impl AlphaBeta {
             return AlphaBeta::finished(state, ply);
         }
         if depth <= 0 {
-            return self.quiesce(state, alpha, beta, ply, 0);
+            return self.quiesce(state, alpha, beta, ply);
         }
         let key = state.hash();
         let slot = key as usize & (TABLE_SIZE - 1);
@@ -249,7 +249,7 @@ impl AlphaBeta {
     }
 
     /// Captures only, with the evaluation as the score of standing pat.
-    fn quiesce(&mut self, state: &Surakarta, alpha: i32, beta: i32, ply: i32, q: u32) -> i32 {
+    fn quiesce(&mut self, state: &Surakarta, alpha: i32, beta: i32, ply: i32) -> i32 {
         let (deadline, nodes, stopped) = (self.deadline, &mut self.nodes, &mut self.stopped);
         let mut stop = || {
             *nodes += 1;
@@ -258,7 +258,7 @@ impl AlphaBeta {
             }
             *stopped
         };
-        quiesce(state, alpha, beta, ply, QUIESCENCE_PLIES - q, &mut stop)
+        quiesce(state, alpha, beta, ply, QUIESCENCE_PLIES, &mut stop)
     }
 }
 

@@ -371,13 +371,14 @@ impl RolloutPolicy<Surakarta> for SurakartaRollout {
         if let Some(weights) = self.heuristics.energy {
             let relative = self.heuristics.relative;
             out.extend(actions.iter().map(|&a| {
-                let (mine, theirs) = state.energy_terms_both_after(a);
-                let f = weights.energy(mine);
-                2.0 * if relative {
-                    f - weights.energy(theirs)
+                // The opponent's terms cost as much again: only when they count.
+                let f = if relative {
+                    let (mine, theirs) = state.energy_terms_both_after(a);
+                    weights.energy(mine) - weights.energy(theirs)
                 } else {
-                    f
-                }
+                    weights.energy(state.energy_terms_after(a))
+                };
+                2.0 * f
             }));
         }
     }
