@@ -361,10 +361,8 @@ impl PatternWeights {
             attack: [0.0; 9],
             defence: [0.0; 9],
         };
-        for i in 0..8 {
-            out.attack[i + 1] = w[i];
-            out.defence[i + 1] = w[i + 8];
-        }
+        out.attack[1..].copy_from_slice(&w[..8]);
+        out.defence[1..].copy_from_slice(&w[8..]);
         Ok(out)
     }
 

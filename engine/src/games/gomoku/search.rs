@@ -18,13 +18,17 @@
 //! replies: the paper's Table 1 first row) and `heuristic=engine` ([`GomokuKnowledge::ENGINE`]).
 
 use super::patterns::{point_shapes, PatternWeights, PointShapes, Shape};
-use super::threats::Vcf;
+use super::rival::evaluate;
+use super::threats::{candidates, Vcf};
 use super::{Gomoku, MAX_POINTS};
+
+/// The evaluation's scale in `leaf=eval` (the rival's: a score of this much is a 73% chance).
+const EVAL_SCALE: f32 = 2_000.0;
 
 /// Nodes of the root's VCF searches (`vcf=1`).
 const ROOT_VCF_NODES: u32 = 20_000;
 use crate::game::{Action, Game, Outcome, Player};
-use crate::mcts::RolloutPolicy;
+use crate::mcts::{Reward, RolloutPolicy};
 use crate::rng::Rng;
 
 /// Which nodes the pattern heuristic prunes.
@@ -60,6 +64,9 @@ pub struct GomokuKnowledge {
     /// At the root: a VCF (continuous fours) of the mover's is played without search, and
     /// where the opponent has one only the moves that break it are searched.
     pub vcf: bool,
+    /// Leaves scored by the rival's pattern evaluation instead of a random rollout
+    /// (`leaf=eval`; `leaf=rollout` the default).
+    pub eval_leaves: bool,
     /// The progressive bias of a child by the heuristic: `bias * log(1 + score) / log(1 +
     /// best score)`, fading as `1 / (visits + 1)` (0: none).
     pub bias: f32,
@@ -77,6 +84,7 @@ impl Default for GomokuKnowledge {
             weights: PatternWeights::DEFAULT,
             bias: 0.0,
             vcf: false,
+            eval_leaves: false,
         }
     }
 }
@@ -93,6 +101,7 @@ impl GomokuKnowledge {
         weights: PatternWeights::DEFAULT,
         bias: 0.0,
         vcf: false,
+        eval_leaves: false,
     };
 
     /// The engine's own search (the protocol, `play`, `analyse`, the Gomocup brain).
@@ -105,6 +114,7 @@ impl GomokuKnowledge {
         weights: PatternWeights::DEFAULT,
         bias: 0.0,
         vcf: false,
+        eval_leaves: false,
     };
 
     /// Reads the Gomoku keys of an `mcts` spec (a preset first, then the keys over it).
@@ -153,6 +163,9 @@ impl GomokuKnowledge {
                         .filter(|b: &f32| b.is_finite() && *b >= 0.0)
                         .ok_or_else(|| err(format!("bias is a weight from 0, not '{value}'")))?
                 }
+                ("leaf", "rollout") => k.eval_leaves = false,
+                ("leaf", "eval") => k.eval_leaves = true,
+                ("leaf", _) => return Err(err(format!("leaf is rollout or eval, not '{value}'"))),
                 ("vcf", "0" | "off") => k.vcf = false,
                 ("vcf", "1" | "on") => k.vcf = true,
                 ("vcf", _) => return Err(err(format!("vcf is 0 or 1, not '{value}'"))),
@@ -168,7 +181,7 @@ impl GomokuKnowledge {
                 }
                 (other, _) => {
                     return Err(err(format!(
-                        "{other} is not a key of the Gomoku search (heuristic, near, forced, top, stop, bias, vcf, weights)"
+                        "{other} is not a key of the Gomoku search (heuristic, near, forced, top, stop, leaf, bias, vcf, weights)"
                     )))
                 }
             }
@@ -220,6 +233,8 @@ pub struct GomokuRollout {
     root_stones: usize,
     /// Scores of the moves being pruned, reused.
     scored: Vec<(f32, Action)>,
+    /// The empty points near the stones, for the leaf evaluation, reused.
+    near: Vec<usize>,
     /// Whether `scored` holds the scores of the node `restrict` was last called on (the
     /// expansion's `child_bias` comes right after it).
     scored_fresh: bool,
@@ -232,6 +247,7 @@ impl GomokuRollout {
             root_stones: usize::MAX,
             scored: Vec::new(),
             scored_fresh: false,
+            near: Vec::new(),
         }
     }
 
@@ -277,7 +293,44 @@ impl Default for GomokuRollout {
     }
 }
 
+impl GomokuRollout {
+    /// A leaf's value by the pattern evaluation (`leaf=eval`): a five to make wins, two of the
+    /// opponent's lose, else the evaluation for the side to move through a logistic of the
+    /// rival's scale.
+    fn evaluated(&mut self, state: &Gomoku) -> Reward {
+        if let Some(o) = state.outcome() {
+            return o.into();
+        }
+        let me = state.to_move();
+        candidates(state, 2, &mut self.near);
+        if self.near.iter().any(|&p| state.wins_at(p, me)) {
+            return Outcome::win_for(me).into();
+        }
+        let theirs = self
+            .near
+            .iter()
+            .filter(|&&p| state.wins_at(p, me.opponent()))
+            .count();
+        if theirs >= 2 {
+            return Outcome::win_for(me.opponent()).into();
+        }
+        let score = evaluate(state, &self.knowledge.weights, &self.near) as f32;
+        let mine = 1.0 / (1.0 + (-score / EVAL_SCALE).exp());
+        let p1 = if me == Player::P1 { mine } else { 1.0 - mine };
+        Reward::from_win_probability(p1)
+    }
+}
+
 impl RolloutPolicy<Gomoku> for GomokuRollout {
+    const FRACTIONAL: bool = true;
+
+    fn rollout_reward(&mut self, state: &mut Gomoku, rng: &mut Rng) -> Reward {
+        if self.knowledge.eval_leaves {
+            return self.evaluated(state);
+        }
+        self.rollout(state, rng).into()
+    }
+
     fn begin_search(&mut self, root: &Gomoku) {
         self.root_stones = root.stones();
     }
