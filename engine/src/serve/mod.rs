@@ -58,6 +58,8 @@ struct Busy {
 
 struct Slot {
     table: Option<Box<dyn Table>>,
+    /// The table's state while the engine thinks with the table.
+    snapshot: Value,
     busy: Option<Busy>,
     touched: Instant,
 }
@@ -203,6 +205,7 @@ impl App {
             session,
             Arc::new(Mutex::new(Slot {
                 table: Some(table),
+                snapshot: Value::Null,
                 busy: None,
                 touched: now,
             })),
@@ -215,7 +218,7 @@ impl App {
         let table = slot.table.as_ref();
         let mut state = match (table, &slot.busy) {
             (Some(t), _) => t.state(),
-            (None, Some(_)) => json!({}),
+            (None, Some(_)) => slot.snapshot.clone(),
             (None, None) => return Err(not_found(session)),
         };
         state["session"] = json!(session);
@@ -464,6 +467,7 @@ async fn api_engine(State(app): State<Arc<App>>, bytes: Bytes) -> Answer {
                 })?,
             };
             let table = slot.table.take().expect("checked just above");
+            slot.snapshot = table.state();
             let stop = Arc::new(AtomicBool::new(false));
             slot.busy = Some(Busy {
                 since: Instant::now(),

@@ -1,0 +1,169 @@
+//! Helpers of the `engine serve` tests: the built server on a free port, a small HTTP/1.1
+//! client on std's TcpStream (for the server's API and for chromedriver's WebDriver API), and
+//! a replay of a game by the rules.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use engine::games::{GameSpec, GameVisitor, RegisteredGame};
+use serde_json::Value;
+
+/// `engine serve --port 0` as a child process, killed when dropped.
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+}
+
+impl Server {
+    pub fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    pub fn start_with(args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start engine serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut line)
+            .expect("read the address line");
+        // "engine serve: open http://127.0.0.1:PORT/ (Ctrl-C stops)"
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        let addr: SocketAddr = url
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .parse()
+            .unwrap_or_else(|e| panic!("address in {line:?}: {e}"));
+        Server { child, addr }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        let (status, body) = http(self.addr, "GET", path, None);
+        (status, json_of(&body))
+    }
+
+    pub fn post(&self, path: &str, body: &str) -> (u16, Value) {
+        let (status, body) = http(self.addr, "POST", path, Some(body));
+        (status, json_of(&body))
+    }
+
+    /// POST that must succeed.
+    pub fn ok(&self, path: &str, body: Value) -> Value {
+        let (status, v) = self.post(path, &body.to_string());
+        assert_eq!(status, 200, "{path} {body}: {v}");
+        v
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn json_of(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body:?}"))
+}
+
+/// One HTTP/1.1 request (Connection: close); returns the status and the body.
+pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+    stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .expect("timeout");
+    let body = body.unwrap_or("");
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    stream.write_all(body.as_bytes()).expect("write");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the answer");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, rest) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no header end in {text:?}"));
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"));
+    let chunked = head.lines().any(|l| {
+        l.to_ascii_lowercase()
+            .starts_with("transfer-encoding: chunked")
+    });
+    let body = if chunked {
+        let mut out = String::new();
+        let mut rest = rest;
+        loop {
+            let (size, after) = rest.split_once("\r\n").expect("chunk size");
+            let n = usize::from_str_radix(size.trim(), 16).expect("hex chunk size");
+            if n == 0 {
+                break;
+            }
+            out.push_str(&after[..n]);
+            rest = &after[n + 2..];
+        }
+        out
+    } else {
+        rest.to_string()
+    };
+    (status, body)
+}
+
+/// Replays `state`'s turns by the rules from the start of its game and checks that they
+/// reach its position: every move the page or the engine made was legal.
+pub fn check_by_rules(state: &Value) {
+    struct Replay<'a>(&'a Value);
+    impl GameVisitor for Replay<'_> {
+        type Output = Result<String, String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+            let mut s = start;
+            for t in self.0["turns"].as_array().ok_or("no turns")? {
+                let text = t["move"].as_str().ok_or("a turn without a move")?;
+                let mover = s.to_move().number() as u64;
+                if t["player"].as_u64() != Some(mover) {
+                    return Err(format!("{text}: P{mover} was to move, not {}", t["player"]));
+                }
+                // A turn of several plies is written with spaces (or Amazons' slash).
+                for word in text.split_whitespace() {
+                    let plies = s
+                        .parse_legal_plies(word)
+                        .map_err(|e| format!("turn {text}: {e}"))?;
+                    for a in plies {
+                        s.apply(a);
+                    }
+                }
+            }
+            Ok(s.position_text())
+        }
+    }
+    let spec = GameSpec::from_json(&state["game"]).expect("the state names its game");
+    let position = spec
+        .visit(Replay(state))
+        .expect("a game")
+        .unwrap_or_else(|e| panic!("the moves are not legal by the rules: {e}\n{state}"));
+    assert_eq!(
+        Some(position.as_str()),
+        state["position"].as_str(),
+        "the replayed moves reach another position"
+    );
+}
