@@ -449,35 +449,54 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// A tab whose table the engine took to think with.
+struct Thinking {
+    session: String,
+    slot: Arc<Mutex<Slot>>,
+    table: Box<dyn Table>,
+    stop: Arc<AtomicBool>,
+}
+
+/// Takes the tab's table for the engine's move, marking the tab busy.
+fn start_thinking(app: &App, bytes: &Bytes) -> Result<Thinking, Refusal> {
+    let m = body(bytes)?;
+    let session = session_of(&m)?;
+    let slot_arc = app.slot(&session)?;
+    let mut slot = lock(&slot_arc);
+    if slot.busy.is_some() {
+        return Err(Refusal::conflict("the engine is already thinking"));
+    }
+    let spec = match slot.table.as_ref() {
+        None => return Err(not_found(&session)),
+        Some(t) => t.engine_to_move().ok_or_else(|| {
+            Refusal::conflict("no engine is to move (a person's turn, or the game is over)")
+        })?,
+    };
+    let table = slot.table.take().expect("checked just above");
+    slot.snapshot = table.state();
+    let stop = Arc::new(AtomicBool::new(false));
+    slot.busy = Some(Busy {
+        since: Instant::now(),
+        spec,
+        stop: stop.clone(),
+    });
+    drop(slot);
+    Ok(Thinking {
+        session,
+        slot: slot_arc,
+        table,
+        stop,
+    })
+}
+
 /// `POST /api/engine {"session"}`: the engine plays the side to move (one turn).
 async fn api_engine(State(app): State<Arc<App>>, bytes: Bytes) -> Answer {
-    let start =
-        || -> Result<(String, Arc<Mutex<Slot>>, Box<dyn Table>, Arc<AtomicBool>), Refusal> {
-            let m = body(&bytes)?;
-            let session = session_of(&m)?;
-            let slot_arc = app.slot(&session)?;
-            let mut slot = lock(&slot_arc);
-            if slot.busy.is_some() {
-                return Err(Refusal::conflict("the engine is already thinking"));
-            }
-            let spec = match slot.table.as_ref() {
-                None => return Err(not_found(&session)),
-                Some(t) => t.engine_to_move().ok_or_else(|| {
-                    Refusal::conflict("no engine is to move (a person's turn, or the game is over)")
-                })?,
-            };
-            let table = slot.table.take().expect("checked just above");
-            slot.snapshot = table.state();
-            let stop = Arc::new(AtomicBool::new(false));
-            slot.busy = Some(Busy {
-                since: Instant::now(),
-                spec,
-                stop: stop.clone(),
-            });
-            drop(slot);
-            Ok((session, slot_arc, table, stop))
-        };
-    let (session, slot, mut table, stop) = match start() {
+    let Thinking {
+        session,
+        slot,
+        mut table,
+        stop,
+    } = match start_thinking(&app, &bytes) {
         Ok(x) => x,
         Err(e) => return Answer(Err(e)),
     };

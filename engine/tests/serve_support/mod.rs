@@ -95,37 +95,52 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (
     );
     stream.write_all(head.as_bytes()).expect("write");
     stream.write_all(body.as_bytes()).expect("write");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("read the answer");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, rest) = text
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("no header end in {text:?}"));
+    // Read the head, then exactly the body (some servers keep the connection open).
+    let mut reader = BufReader::new(stream);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        let n = reader.read_line(&mut line).expect("read the answer's head");
+        assert!(n > 0, "the connection closed in the head: {head:?}");
+        if line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
     let status: u16 = head
         .split_whitespace()
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no status in {head:?}"));
-    let chunked = head.lines().any(|l| {
-        l.to_ascii_lowercase()
-            .starts_with("transfer-encoding: chunked")
-    });
-    let body = if chunked {
-        let mut out = String::new();
-        let mut rest = rest;
+    let header = |name: &str| {
+        head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    };
+    let mut raw = Vec::new();
+    if let Some(n) = header("content-length") {
+        let n: usize = n.parse().expect("a length");
+        raw.resize(n, 0);
+        reader.read_exact(&mut raw).expect("read the body");
+    } else if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
         loop {
-            let (size, after) = rest.split_once("\r\n").expect("chunk size");
+            let mut size = String::new();
+            reader.read_line(&mut size).expect("a chunk size");
             let n = usize::from_str_radix(size.trim(), 16).expect("hex chunk size");
+            let mut chunk = vec![0; n + 2];
+            reader.read_exact(&mut chunk).expect("a chunk");
             if n == 0 {
                 break;
             }
-            out.push_str(&after[..n]);
-            rest = &after[n + 2..];
+            raw.extend_from_slice(&chunk[..n]);
         }
-        out
     } else {
-        rest.to_string()
-    };
+        reader.read_to_end(&mut raw).expect("read the body");
+    }
+    let body = String::from_utf8_lossy(&raw).to_string();
     (status, body)
 }
 

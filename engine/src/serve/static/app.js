@@ -161,11 +161,14 @@ function el(tag, attrs, parent) {
   return e;
 }
 
-function heatColor(share) {
-  return 'rgba(255,140,0,' + (0.15 + 0.75 * share).toFixed(3) + ')';
+// `ratio`: visits over the average visits of a move; an even spread is pale, the moves the
+// search liked are deep orange.
+function heatColor(ratio) {
+  const a = 0.08 + 0.8 * Math.min(1, Math.max(0, ratio - 0.5) / 3);
+  return 'rgba(255,120,0,' + a.toFixed(3) + ')';
 }
 
-// Visits per key (a move, or a destination square), as shares of the most visited.
+// Visits per key (a move, or a destination square) over the average of the keys.
 function heatMap(keyOf) {
   const a = state && state.analysis;
   if (!a || !a.search) return {};
@@ -174,9 +177,11 @@ function heatMap(keyOf) {
     const k = keyOf(m.move);
     if (k) visits[k] = (visits[k] || 0) + m.visits;
   }
-  const max = Math.max(1, ...Object.values(visits));
+  const keys = Object.keys(visits);
+  const total = keys.reduce((t, k) => t + visits[k], 0);
   const out = {};
-  for (const k in visits) if (visits[k] > 0) out[k] = visits[k] / max;
+  if (total === 0) return out;
+  for (const k of keys) if (visits[k] > 0) out[k] = visits[k] * keys.length / total;
   return out;
 }
 
@@ -206,7 +211,7 @@ function drawDots(svg) {
     for (let c = 0; c < cols; c++) {
       const o = owners ? owners[r * cols + c] : '.';
       if (o === '1' || o === '2') {
-        el('rect', { x: x(c) + 3, y: y(r) + 3, width: S - 6, height: S - 6, fill: COLOR[o], 'fill-opacity': 0.25 }, svg);
+        el('rect', { x: x(c) + 3, y: y(r) + 3, width: S - 6, height: S - 6, fill: COLOR[o], 'fill-opacity': 0.25, 'data-box': `${r},${c}`, 'data-owner': o }, svg);
         const t = el('text', { x: x(c) + S / 2, y: y(r) + S / 2 + 7, 'text-anchor': 'middle', 'font-size': 20, fill: COLOR[o] }, svg);
         t.textContent = o;
       }
@@ -218,12 +223,14 @@ function drawDots(svg) {
       el('line', { x1, y1, x2, y2, stroke: name === last ? '#e66100' : '#333', 'stroke-width': 6, 'stroke-linecap': 'round', 'data-drawn': name }, svg);
     } else {
       if (heat[name]) el('line', { x1, y1, x2, y2, stroke: heatColor(heat[name]), 'stroke-width': 10, 'stroke-linecap': 'round' }, svg);
-      el('line', { x1, y1, x2, y2, stroke: '#000', 'stroke-opacity': 0.04, 'stroke-width': 16, class: 'hit', 'data-move': name }, svg);
+      // The hit area is a rectangle (a line's box has no height for clicks).
+      const hx = Math.min(x1, x2) - 8, hy = Math.min(y1, y2) - 8;
+      el('rect', { x: hx, y: hy, width: Math.abs(x2 - x1) + 16, height: Math.abs(y2 - y1) + 16, fill: '#000', 'fill-opacity': 0.03, rx: 6, class: 'hit', 'data-move': name }, svg);
     }
   };
   for (let r = 0; r <= rows; r++) for (let c = 0; c < cols; c++) edge(r * cols + c, `h${r},${c}`, x(c) + 5, y(r), x(c + 1) - 5, y(r));
   for (let r = 0; r < rows; r++) for (let c = 0; c <= cols; c++) edge((rows + 1) * cols + r * (cols + 1) + c, `v${r},${c}`, x(c), y(r) + 5, x(c), y(r + 1) - 5);
-  for (let r = 0; r <= rows; r++) for (let c = 0; c <= cols; c++) el('circle', { cx: x(c), cy: y(r), r: 5, fill: '#222' }, svg);
+  for (let r = 0; r <= rows; r++) for (let c = 0; c <= cols; c++) el('circle', { cx: x(c), cy: y(r), r: 5, fill: '#222', 'data-dot': `${r},${c}` }, svg);
 }
 
 function drawTicTacToe(svg) {
@@ -239,7 +246,7 @@ function drawTicTacToe(svg) {
       el('rect', { x, y, width: S, height: S, fill: heat[name] ? heatColor(heat[name]) : '#fff', stroke: '#333', 'stroke-width': 2 }, svg);
       const v = cells[r * 3 + c];
       if (v === 'X' || v === 'O') {
-        const t = el('text', { x: x + S / 2, y: y + S / 2 + 22, 'text-anchor': 'middle', 'font-size': 64, fill: v === 'X' ? COLOR[1] : COLOR[2], 'data-stone': name }, svg);
+        const t = el('text', { x: x + S / 2, y: y + S / 2 + 22, 'text-anchor': 'middle', 'font-size': 64, fill: v === 'X' ? COLOR[1] : COLOR[2], 'data-stone': name, 'data-kind': v }, svg);
         t.textContent = v;
         if (name === last) el('rect', { x: x + 4, y: y + 4, width: S - 8, height: S - 8, fill: 'none', stroke: '#e66100', 'stroke-width': 3 }, svg);
       } else {
@@ -272,7 +279,7 @@ function drawGomoku(svg) {
       const cx = M + c * S, cy = M + r * S;
       const v = rows[r][c];
       if (v === 'X' || v === 'O') {
-        el('circle', { cx, cy, r: S * 0.44, fill: v === 'X' ? '#111' : '#fafafa', stroke: '#111', 'data-stone': name }, svg);
+        el('circle', { cx, cy, r: S * 0.44, fill: v === 'X' ? '#111' : '#fafafa', stroke: '#111', 'data-stone': name, 'data-kind': v }, svg);
         if (name === last) el('circle', { cx, cy, r: 4, fill: '#e66100' }, svg);
       } else {
         if (heat[name]) el('circle', { cx, cy, r: S * 0.4, fill: heatColor(heat[name]) }, svg);
@@ -286,7 +293,7 @@ function drawGomoku(svg) {
 function drawSquares(svg, kind) {
   const words = state.position.split(' ');
   const rows = words[0].split('/');
-  const n = rows.length, S = kind === 'amazons' ? 48 : 64, M = kind === 'amazons' ? 24 : 90;
+  const n = rows.length, S = kind === 'amazons' ? 48 : 64, M = kind === 'amazons' ? 24 : 112;
   const w = n * S + 2 * M;
   svg.setAttribute('viewBox', `0 0 ${w} ${w}`);
   const heat = heatMap((m) => {
@@ -303,7 +310,6 @@ function drawSquares(svg, kind) {
     for (const [k, color] of [[1, '#3a7d44'], [2, '#b5651d']]) {
       const rr = k * S;
       const p = [px(0), py(0), px(n - 1), py(n - 1)];
-      for (let i = 0; i < n; i++) {}
       el('path', { d: `M ${p[0] + rr} ${p[1]} A ${rr} ${rr} 0 1 0 ${p[0]} ${p[1] + rr}`, stroke: color }, g);
       el('path', { d: `M ${p[2] - rr} ${p[1]} A ${rr} ${rr} 0 1 1 ${p[2]} ${p[1] + rr}`, stroke: color }, g);
       el('path', { d: `M ${p[0] + rr} ${p[3]} A ${rr} ${rr} 0 1 1 ${p[0]} ${p[3] - rr}`, stroke: color }, g);
@@ -338,13 +344,13 @@ function drawSquares(svg, kind) {
       }
       const cx = x + S / 2, cy = y + S / 2;
       if (v === 'W' || v === 'B') {
-        el('circle', { cx, cy, r: S * 0.36, fill: v === 'W' ? '#fff' : '#222', stroke: '#000', 'stroke-width': 2, 'data-piece': name }, svg);
+        el('circle', { cx, cy, r: S * 0.36, fill: v === 'W' ? '#fff' : '#222', stroke: '#000', 'stroke-width': 2, 'data-piece': name, 'data-kind': v }, svg);
         const t = el('text', { x: cx, y: cy + 6, 'text-anchor': 'middle', 'font-size': S * 0.4, fill: v === 'W' ? '#222' : '#fff' }, svg);
         t.textContent = '♛';
       } else if (v === 'x') {
-        el('circle', { cx, cy, r: S * 0.2, fill: '#555', 'data-arrow': name }, svg);
+        el('circle', { cx, cy, r: S * 0.2, fill: '#555', 'data-arrow': name, 'data-kind': v }, svg);
       } else if (v === 'X' || v === 'O') {
-        el('circle', { cx, cy, r: S * 0.3, fill: v === 'X' ? COLOR[1] : COLOR[2], stroke: '#000', 'data-piece': name }, svg);
+        el('circle', { cx, cy, r: S * 0.3, fill: v === 'X' ? COLOR[1] : COLOR[2], stroke: '#000', 'data-piece': name, 'data-kind': v }, svg);
       } else if (kind === 'surakarta') {
         el('circle', { cx, cy, r: 3, fill: '#999' }, svg);
       }
@@ -353,9 +359,9 @@ function drawSquares(svg, kind) {
     }
   }
   for (let i = 0; i < n; i++) {
-    const a = el('text', { x: px(i), y: w - 6, 'text-anchor': 'middle', 'font-size': 12, fill: '#666' }, svg);
+    const a = el('text', { x: px(i), y: M + n * S + 16, 'text-anchor': 'middle', 'font-size': 12, fill: '#666' }, svg);
     a.textContent = String.fromCharCode(97 + i);
-    const b = el('text', { x: 8, y: py(i) + 4, 'text-anchor': 'middle', 'font-size': 12, fill: '#666' }, svg);
+    const b = el('text', { x: M - 12, y: py(i) + 4, 'text-anchor': 'middle', 'font-size': 12, fill: '#666' }, svg);
     b.textContent = n - i;
   }
 }
@@ -430,6 +436,9 @@ async function clickSquare(name) {
 function draw() {
   const svg = $('board');
   svg.textContent = '';
+  // For tests and scripts: what is selected, and the arrows on offer.
+  document.body.dataset.selection = selection.join(' ');
+  document.body.dataset.arrows = arrows ? String(arrows.length) : '';
   if (!state) return;
   const kind = state.game.game;
   svg.dataset.game = kind;
@@ -537,7 +546,7 @@ function renderClocks() {
   if (liveThinking) c[liveThinking.player - 1] += liveThinking.elapsed / 1000;
   for (const i of [1, 2]) {
     const e = $('clock' + i);
-    e.textContent = `P${i} ${c[i - 1].toFixed(1)} s`;
+    e.textContent = `P${i} ${c[i - 1].toFixed(2)} s`;
     e.className = state && !state.over && state.to_move === i ? 'on' : '';
   }
 }
