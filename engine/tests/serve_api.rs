@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use serve_support::{check_by_rules, http, Server};
+use serve_support::{check_by_rules, http, http_bytes, Server};
 
 /// The first legal move of the state (a person's move).
 fn first_legal(state: &Value) -> String {
@@ -288,4 +288,111 @@ fn a_search_stops_when_its_request_goes_away_or_on_move_now() {
     let (_, state) = server.get("/api/state?session=now");
     check_by_rules(&state);
     assert_eq!(state["turns"].as_array().unwrap().len(), 1);
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Two engines play to the end (watch mode through the API); the finished game downloads in
+/// the dataset record format, with the searches' root moves, and loads again.
+#[test]
+fn a_game_of_two_engines_downloads_as_a_dataset_record_and_loads_again() {
+    let server = Server::start();
+    let mut state = server.ok(
+        "/api/new",
+        json!({"session": "watch", "game": "dots_and_boxes", "params": {"rows": 2, "cols": 2},
+               "players": ["mcts:iterations=2000", "mcts:iterations=500"]}),
+    );
+    let (status, v) = http(server.addr, "GET", "/api/dataset?session=watch", None);
+    assert_eq!(status, 409, "{v}");
+    while state["over"] == json!(false) {
+        state = server.ok("/api/engine", json!({"session": "watch"}));
+    }
+    check_by_rules(&state);
+    let clocks = state["clocks"].as_array().unwrap();
+    assert!(clocks.iter().all(|c| c.as_f64().unwrap() > 0.0), "{state}");
+    let (status, bytes) = http_bytes(server.addr, "GET", "/api/dataset?session=watch", None);
+    assert_eq!(status, 200);
+    assert!(bytes.starts_with(&engine::record::MAGIC));
+    // The bytes are a record file that the dataset reader reads.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("serve-api-game.rec");
+    std::fs::write(&path, &bytes).unwrap();
+    let mut reader = engine::record::RecordReader::open(&path).unwrap();
+    assert_eq!(serde_json::to_value(reader.spec()).unwrap(), state["game"]);
+    let (_, game) = reader.next().unwrap().unwrap();
+    assert_eq!(game.moves.len(), 12, "every edge of a 2x2 board");
+    assert_eq!(
+        serde_json::to_value(game.outcome).unwrap(),
+        json!(match state["result"].as_str().unwrap() {
+            "P1 wins" => "P1Win",
+            "P2 wins" => "P2Win",
+            _ => "Draw",
+        })
+    );
+    let searched = game
+        .moves
+        .iter()
+        .filter(|m| m.kind == engine::record::MoveKind::Searched)
+        .count();
+    assert!(searched >= 6, "{searched} searched moves");
+    assert!(game
+        .moves
+        .iter()
+        .filter(|m| m.kind == engine::record::MoveKind::Searched)
+        .all(|m| m.iterations > 0 && !m.root.is_empty()));
+    let again = server.ok(
+        "/api/new",
+        json!({"session": "again", "dataset": base64(&bytes)}),
+    );
+    assert_eq!(again["position"], state["position"]);
+    assert_eq!(again["over"], json!(true));
+    let (status, v) = server.post(
+        "/api/new",
+        &json!({"session": "again", "dataset": base64(b"MCTSGAME but not a record")}).to_string(),
+    );
+    assert_eq!(status, 400, "{v}");
+}
+
+/// The product's net-guided player of Dots and Boxes: its search's net figures and the net's
+/// prediction for the position.
+#[test]
+fn the_net_guided_player_shows_the_nets_figures() {
+    let server = Server::start();
+    server.ok(
+        "/api/new",
+        json!({"session": "nn", "game": "dots_and_boxes",
+               "players": ["nn:iterations=3000,solver_edges=0,safe_first=0", null]}),
+    );
+    let state = server.ok("/api/engine", json!({"session": "nn"}));
+    let a = &state["analysis"];
+    let net = &a["net"];
+    let sum: f64 = ["p1", "p2", "draw"]
+        .iter()
+        .map(|k| net[k].as_f64().unwrap())
+        .sum();
+    assert!(sum > 0.0 && sum < 3.0, "{a}");
+    assert!(a["search"]["net_evaluations"].as_u64().unwrap() > 0, "{a}");
+    assert!(
+        a["search"]["net_cutoffs"].as_u64().unwrap() <= a["search"]["rollouts"].as_u64().unwrap()
+    );
+    check_by_rules(&state);
 }

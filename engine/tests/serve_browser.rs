@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use serve_support::{check_by_rules, http, Server};
+use serve_support::{check_by_rules, http, http_bytes, Server};
 
 /// A chromedriver process and one browser session, both ended when dropped.
 struct Driver {
@@ -664,6 +664,17 @@ fn every_game_in_a_real_browser() {
     assert!(clocks.iter().all(|c| c.as_f64().unwrap() > 0.0), "{s}");
     d.screenshot("watch");
 
+    // The dataset record of the finished game, loaded again through the page's file input.
+    let (status, bytes) = http_bytes(
+        server.addr,
+        "GET",
+        &format!("/api/dataset?session={session}"),
+        None,
+    );
+    assert_eq!(status, 200);
+    let rec = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-game.rec");
+    std::fs::write(&rec, &bytes).unwrap();
+
     // A record loaded again through the page's file input.
     let (status, record) = http(
         server.addr,
@@ -701,4 +712,65 @@ fn every_game_in_a_real_browser() {
         "the form follows the loaded game"
     );
     check_drawing(&d, &loaded);
+
+    // The dataset record: the same game again (its plies as turns).
+    choose(&d, "#game", "gomoku");
+    d.click("#new");
+    d.wait("an empty board", Duration::from_secs(10), |d| {
+        d.exec(
+            "return document.getElementById('board').dataset.game",
+            json!([]),
+        ) == json!("gomoku")
+    });
+    let id = d.find("#load");
+    d.cmd(
+        "POST",
+        &format!("/element/{id}/value"),
+        json!({"text": rec.display().to_string()}),
+    );
+    d.wait("the loaded dataset record", Duration::from_secs(10), |d| {
+        d.exec(
+            "return document.getElementById('board').dataset.game",
+            json!([]),
+        ) == json!("tictactoe")
+    });
+    let loaded = settle(&d, &server, &session);
+    assert_eq!(loaded["position"], s["position"]);
+    check_drawing(&d, &loaded);
+
+    // While the engine thinks: the progress bar fills and the clock runs; "Move now" stops it.
+    choose(&d, "#game", "gomoku");
+    choose(&d, "#p1-kind", "engine");
+    choose(&d, "#p2-kind", "person");
+    d.type_into("#p1-spec", "mcts:time_ms=30000");
+    d.click("#new");
+    d.wait("the progress bar", Duration::from_secs(10), |d| {
+        d.exec(
+            "const p = document.getElementById('progress'); \
+             return !p.hidden && parseFloat(document.getElementById('bar').style.width) > 0 \
+               && /thinking/.test(p.textContent)",
+            json!([]),
+        ) == json!(true)
+    });
+    let s = state(&server, &session);
+    assert!(s["thinking"]["elapsed_ms"].as_u64().is_some(), "{s}");
+    assert_eq!(s["thinking"]["time_ms"], json!(30000));
+    let stopped = Instant::now();
+    d.click("#stop");
+    let s = settle(&d, &server, &session);
+    assert!(
+        stopped.elapsed() < Duration::from_secs(10),
+        "Move now did not stop the search"
+    );
+    assert_eq!(s["turns"].as_array().unwrap().len(), 1, "{s}");
+    assert!(s["clocks"][0].as_f64().unwrap() > 0.0, "{s}");
+    check_by_rules(&s);
+    check_drawing(&d, &s);
+    assert!(
+        d.exec(
+            "return document.getElementById('progress').hidden",
+            json!([])
+        ) == json!(true),
+        "the progress bar goes once the move is in"
+    );
 }

@@ -27,7 +27,9 @@ use serde_json::{json, Value};
 
 use crate::games::registry::{ParamKind, ENTRIES};
 use crate::games::GameSpec;
-use table::{budget_of, new_table, read_record, NewGame, Refusal, Table};
+use table::{
+    base64_decode, budget_of, new_table, read_dataset_record, read_record, NewGame, Refusal, Table,
+};
 
 pub use table::MAX_THREADS;
 
@@ -299,6 +301,13 @@ fn new_game(app: &App, bytes: &Bytes) -> Result<Value, Refusal> {
         spec = named;
         moves = list;
     }
+    if let Some(data) = text_field(&m, "dataset")? {
+        let bytes = base64_decode(data).map_err(|e| Refusal::bad(format!("dataset: {e}")))?;
+        let (named, list) = read_dataset_record(&bytes)
+            .map_err(|e| Refusal::bad(format!("dataset record: {e}")))?;
+        spec = Some(named);
+        moves = list;
+    }
     let spec = match (spec, text_field(&m, "game")?) {
         (Some(s), _) => s,
         (None, Some(name)) => {
@@ -438,6 +447,27 @@ async fn api_record(State(app): State<Arc<App>>, Query(q): Query<SessionQuery>) 
     }
 }
 
+async fn api_dataset(State(app): State<Arc<App>>, Query(q): Query<SessionQuery>) -> Response {
+    let run = || {
+        let session = query_session(&q)?;
+        app.with_table(&session, |t| t.dataset_record())
+    };
+    match run() {
+        Ok(bytes) => (
+            [
+                (header::CONTENT_TYPE, "application/octet-stream"),
+                (
+                    header::CONTENT_DISPOSITION,
+                    "attachment; filename=\"game.rec\"",
+                ),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Err(r) => Answer(Err(r)).into_response(),
+    }
+}
+
 /// Raises the stop flag when dropped unless disarmed: the engine's request went away.
 struct StopOnDrop(Option<Arc<AtomicBool>>);
 
@@ -551,7 +581,7 @@ async fn missing() -> Answer {
     Answer(Err(Refusal {
         status: 404,
         message: "no such page or API path (the API is under /api/: games, new, state, play, \
-                  engine, stop, undo, legal, record)"
+                  engine, stop, undo, legal, record, dataset)"
             .into(),
     }))
 }
@@ -571,6 +601,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/games", get(api_games))
         .route("/api/state", get(api_state))
         .route("/api/record", get(api_record))
+        .route("/api/dataset", get(api_dataset))
         .route("/api/new", post(api_new))
         .route("/api/play", post(api_play))
         .route("/api/engine", post(api_engine))

@@ -2,7 +2,8 @@
 //! players (built from the same spec strings as `engine match`), for every game of the registry.
 
 use std::any::Any;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -12,6 +13,9 @@ use crate::game::{Action, Game, Player};
 use crate::games::{DotsAndBoxes, GameSpec, GameVisitor, RegisteredGame};
 use crate::mcts::SearchResult;
 use crate::nn::ValueNet;
+use crate::record::{
+    recorded_scores, GameRecord, MoveKind, MoveRecord, RecordReader, RecordWriter, RootStat,
+};
 
 /// Root moves listed in an analysis at most (the most visited first).
 const MAX_LISTED: usize = 600;
@@ -82,6 +86,9 @@ pub trait Table: Send {
     fn legal_after(&self, text: &str) -> Result<Vec<String>, Refusal>;
     /// The game record as a plain move list.
     fn record(&self) -> String;
+    /// The finished game in the dataset record format (a record file of one game, as
+    /// `selfplay` writes them: `data/FORMAT.md`).
+    fn dataset_record(&self) -> Result<Vec<u8>, Refusal>;
     /// The spec of the side to move, when an engine plays it.
     fn engine_to_move(&self) -> Option<String>;
 }
@@ -107,6 +114,9 @@ struct Turn {
     /// The engine's spec when an engine played it.
     by: Option<String>,
     seconds: f64,
+    /// The search behind the turn's first ply (iterations and root moves), for the dataset
+    /// record.
+    searched: Option<(u64, Vec<RootStat>)>,
 }
 
 struct Seat<G: RegisteredGame> {
@@ -337,6 +347,7 @@ impl<G: RegisteredGame> Table for GameTable<G> {
             text: shown,
             by: None,
             seconds: 0.0,
+            searched: None,
         });
         self.analysis = None;
         Ok(())
@@ -371,6 +382,7 @@ impl<G: RegisteredGame> Table for GameTable<G> {
         let mut state = before.clone();
         let mut plies = Vec::new();
         let mut analysis = None;
+        let mut searched = None;
         loop {
             let t = Instant::now();
             let choice = seat.agent.choose(&state, &moves).map_err(|e| Refusal {
@@ -387,6 +399,19 @@ impl<G: RegisteredGame> Table for GameTable<G> {
                 });
             }
             if analysis.is_none() {
+                searched = seat.agent.last_search().map(|r| {
+                    let root = r
+                        .root_moves
+                        .iter()
+                        .map(|m| RootStat {
+                            action: m.action,
+                            visits: m.visits.min(u32::MAX as u64) as u32,
+                            p1_wins: m.p1_wins.min(u32::MAX as u64) as u32,
+                            p2_wins: m.p2_wins.min(u32::MAX as u64) as u32,
+                        })
+                        .collect();
+                    (r.iterations, root)
+                });
                 analysis = Some(Self::describe(
                     &state,
                     &spec,
@@ -416,6 +441,7 @@ impl<G: RegisteredGame> Table for GameTable<G> {
             text,
             by: Some(spec),
             seconds,
+            searched,
         });
         self.analysis = Some(analysis.clone());
         Ok(analysis)
@@ -471,6 +497,51 @@ impl<G: RegisteredGame> Table for GameTable<G> {
         out
     }
 
+    fn dataset_record(&self) -> Result<Vec<u8>, Refusal> {
+        let Some(outcome) = self.state.outcome() else {
+            return Err(Refusal::conflict(
+                "the dataset record format keeps finished games: finish the game first",
+            ));
+        };
+        let mut moves = Vec::new();
+        let mut state = self.start.clone();
+        for turn in &self.turns {
+            for (i, &action) in turn.plies.iter().enumerate() {
+                let search = turn.searched.as_ref().filter(|_| i == 0);
+                moves.push(MoveRecord {
+                    action,
+                    player: state.to_move(),
+                    kind: if search.is_some() {
+                        MoveKind::Searched
+                    } else {
+                        MoveKind::Given
+                    },
+                    iterations: search.map_or(0, |(n, _)| (*n).min(u32::MAX as u64) as u32),
+                    root: search.map_or_else(Vec::new, |(_, root)| root.clone()),
+                });
+                state.apply(action);
+            }
+        }
+        let game = GameRecord {
+            index: 0,
+            seed: 0,
+            outcome,
+            scores: recorded_scores(&state, outcome),
+            moves,
+        };
+        with_temp_file(|path| {
+            let mut writer = RecordWriter::create(path, &self.spec).map_err(|e| e.to_string())?;
+            writer.append(&game).map_err(|e| e.to_string())?;
+            writer.sync().map_err(|e| e.to_string())?;
+            drop(writer);
+            std::fs::read(path).map_err(|e| e.to_string())
+        })
+        .map_err(|e| Refusal {
+            status: 500,
+            message: format!("cannot write the dataset record: {e}"),
+        })
+    }
+
     fn engine_to_move(&self) -> Option<String> {
         if self.state.is_terminal() {
             return None;
@@ -479,6 +550,78 @@ impl<G: RegisteredGame> Table for GameTable<G> {
             .as_ref()
             .map(|s| s.spec.clone())
     }
+}
+
+/// Runs `f` with the path of a new temporary file, removed afterwards.
+fn with_temp_file<T>(f: impl FnOnce(&Path) -> Result<T, String>) -> Result<T, String> {
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "engine-serve-{}-{}.rec",
+        std::process::id(),
+        COUNT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_file(&path);
+    let result = f(&path);
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
+/// Reads a record file of the dataset format (its first game): the game and its moves in the
+/// game's notation, one ply each.
+pub fn read_dataset_record(bytes: &[u8]) -> Result<(GameSpec, Vec<String>), String> {
+    struct Texts(Vec<Action>);
+    impl GameVisitor for Texts {
+        type Output = Result<Vec<String>, String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+            let mut state = start;
+            let mut out = Vec::with_capacity(self.0.len());
+            for (i, &a) in self.0.iter().enumerate() {
+                if state.is_terminal() || !state.is_legal(a) {
+                    return Err(format!("move {} (id {a}) of the record is illegal", i + 1));
+                }
+                out.push(state.format_action(a));
+                state.apply(a);
+            }
+            Ok(out)
+        }
+    }
+    with_temp_file(|path| {
+        std::fs::write(path, bytes).map_err(|e| e.to_string())?;
+        let mut reader = RecordReader::open(path).map_err(|e| e.to_string())?;
+        let spec = *reader.spec();
+        let game = reader
+            .next()
+            .ok_or_else(|| "the record file holds no game".to_string())?
+            .map_err(|e| e.to_string())?;
+        let actions: Vec<Action> = game.1.moves.iter().map(|m| m.action).collect();
+        let texts = spec.visit(Texts(actions))??;
+        Ok((spec, texts))
+    })
+}
+
+/// Reads standard base64 (the page sends a dataset record file so).
+pub fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' | b'\n' | b'\r' | b' ' => continue,
+            _ => return Err(format!("'{}' is not base64", c as char)),
+        } as u32;
+        acc = acc << 6 | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Ok(out)
 }
 
 /// Reads a record as [`Table::record`] writes it (or any plain move list, with an optional

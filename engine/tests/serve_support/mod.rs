@@ -24,7 +24,9 @@ impl Server {
     }
 
     pub fn start_with(args: &[&str]) -> Server {
+        // From the workspace's root, where the player specs' default model path points.
         let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .args(["serve", "--port", "0"])
             .args(args)
             .stdout(Stdio::piped())
@@ -83,6 +85,17 @@ fn json_of(body: &str) -> Value {
 
 /// One HTTP/1.1 request (Connection: close); returns the status and the body.
 pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    let (status, raw) = http_bytes(addr, method, path, body);
+    (status, String::from_utf8_lossy(&raw).to_string())
+}
+
+/// [`http`] with the body's bytes as they came.
+pub fn http_bytes(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> (u16, Vec<u8>) {
     let mut stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
     stream
         .set_read_timeout(Some(Duration::from_secs(120)))
@@ -140,8 +153,7 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (
     } else {
         reader.read_to_end(&mut raw).expect("read the body");
     }
-    let body = String::from_utf8_lossy(&raw).to_string();
-    (status, body)
+    (status, raw)
 }
 
 /// Replays `state`'s turns by the rules from the start of its game and checks that they

@@ -537,6 +537,7 @@ function renderStatus() {
   $('pause').hidden = engines < 2;
   $('pause').textContent = paused ? 'Go on' : 'Pause';
   $('undo').disabled = thinking || s.turns.length === 0;
+  $('dataset').disabled = !s.over;
   $('stop').disabled = !thinking;
 }
 
@@ -659,20 +660,29 @@ $('pause').addEventListener('click', () => {
   renderStatus();
   maybeEngine();
 });
-$('record').addEventListener('click', () => {
+function download(path, name) {
   const a = document.createElement('a');
-  a.href = '/api/record?session=' + encodeURIComponent(session);
-  a.download = 'game.txt';
+  a.href = path + '?session=' + encodeURIComponent(session);
+  a.download = name;
   document.body.appendChild(a);
   a.click();
   a.remove();
-});
+}
+$('record').addEventListener('click', () => download('/api/record', 'game.txt'));
+$('dataset').addEventListener('click', () => download('/api/dataset', 'game.rec'));
 $('load').addEventListener('change', async (ev) => {
   const file = ev.target.files[0];
   if (!file) return;
-  const record = await file.text();
+  const bytes = new Uint8Array(await file.arrayBuffer());
   ev.target.value = '';
-  await newGame({ record });
+  // A record file of the dataset format starts with "MCTSGAME"; anything else is a move list.
+  if (String.fromCharCode(...bytes.slice(0, 8)) === 'MCTSGAME') {
+    let bin = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.slice(i, i + 0x8000));
+    await newGame({ dataset: btoa(bin) });
+  } else {
+    await newGame({ record: new TextDecoder().decode(bytes) });
+  }
   if (state) fillForm(state);
 });
 
