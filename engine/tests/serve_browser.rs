@@ -164,6 +164,13 @@ impl Driver {
 
     fn screenshot(&self, name: &str) -> PathBuf {
         self.exec("window.scrollTo(0, 0)", json!([]));
+        // The pointer off the board, so that no square shows its hover shade.
+        self.cmd(
+            "POST",
+            "/actions",
+            json!({"actions": [{"type": "pointer", "id": "mouse", "actions": [
+                {"type": "pointerMove", "x": 799, "y": 599, "origin": "viewport"}]}]}),
+        );
         let data = self.cmd("GET", "/screenshot", json!({}));
         let png = base64_decode(data.as_str().expect("base64"));
         assert!(png.starts_with(b"\x89PNG"), "a PNG");
@@ -641,6 +648,14 @@ fn every_game_in_a_real_browser() {
         check_by_rules(&back);
         check_drawing(&d, &back);
     }
+
+    // An engine field left at its default follows the game: Amazons' whole turns.
+    choose(&d, "#game", "amazons");
+    choose(&d, "#param-turn", "whole");
+    assert_eq!(
+        d.exec("return document.getElementById('p1-spec').value", json!([])),
+        json!("mcts:time_ms=1000,turn=whole")
+    );
 
     // Watch mode: two engines play tic-tac-toe to the end, move by move.
     choose(&d, "#game", "tictactoe");

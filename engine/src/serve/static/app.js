@@ -24,6 +24,7 @@ let thinking = false;  // an engine request is on its way
 let paused = false;    // a game between two engines waits
 let pollTimer = null;
 let liveThinking = null;
+let lastDefault = '';
 
 function setBusy(b) {
   thinking = b;
@@ -50,7 +51,12 @@ function showError(e) {
 // ---------- setup form ----------
 
 function defaultSpec(name) {
-  return name === 'amazons' || name === 'surakarta' ? 'mcts:time_ms=1000' : 'mcts:iterations=20000';
+  if (name === 'amazons') {
+    // The search's turn shape follows the game's, so that its visits fit the board's moves.
+    const turn = $('param-turn');
+    return 'mcts:time_ms=1000' + (turn && turn.value === 'whole' ? ',turn=whole' : '');
+  }
+  return name === 'surakarta' ? 'mcts:time_ms=1000' : 'mcts:iterations=20000';
 }
 
 function gameEntry() {
@@ -79,12 +85,19 @@ function renderParams(values) {
       }
     }
     input.id = 'param-' + p.name;
+    input.addEventListener('change', () => {
+      // A side still on the default engine follows a parameter that changes the default.
+      const before = lastDefault;
+      lastDefault = defaultSpec(g.name);
+      for (const i of [1, 2]) if ($('p' + i + '-spec').value === before) $('p' + i + '-spec').value = lastDefault;
+    });
     input.value = values && values[p.name] !== undefined ? values[p.name] : p.default;
     input.title = p.help;
     label.appendChild(input);
     box.appendChild(label);
   }
   $('b-dots').hidden = g.name !== 'dots_and_boxes';
+  lastDefault = defaultSpec(g.name);
 }
 
 function builderSpec() {
