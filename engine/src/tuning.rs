@@ -57,6 +57,10 @@ pub fn tunable(game: &str, set: Option<&str>) -> Result<Box<dyn Tunable>, String
             "energy" => Ok(Box::new(crate::games::surakarta::tuning::SurakartaEnergy)),
             other => Err(format!("surakarta has no weight set '{other}' (energy)")),
         },
+        "gomoku" => match set.unwrap_or("patterns") {
+            "patterns" => Ok(Box::new(crate::games::gomoku::tuning::GomokuPatterns)),
+            other => Err(format!("gomoku has no weight set '{other}' (patterns)")),
+        },
         other => Err(format!(
             "no weight set to tune for game '{other}' (tunable: {})",
             TUNABLE_GAMES.join(", ")
@@ -65,7 +69,7 @@ pub fn tunable(game: &str, set: Option<&str>) -> Result<Box<dyn Tunable>, String
 }
 
 /// The names [`tunable`] knows.
-pub const TUNABLE_GAMES: [&str; 2] = ["amazons", "surakarta"];
+pub const TUNABLE_GAMES: [&str; 3] = ["amazons", "gomoku", "surakarta"];
 
 /// Weights on disk: which game and set they are for, and each weight by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -19,11 +19,14 @@
 mod bench;
 mod game;
 pub mod gomocup;
+pub mod patterns;
 mod registry;
 pub mod renju;
+pub mod rival;
 pub mod search;
 #[cfg(test)]
 mod tests;
+pub mod tuning;
 
 use crate::game::{Action, Player};
 
@@ -84,7 +87,13 @@ pub struct Gomoku {
     to_move: Player,
     stones: u16,
     winner: Option<Player>,
+    /// The last two moves, the latest first ([`NO_MOVE`] where unknown: a position set from
+    /// a board). Not part of the position's identity; the rollouts' threat tracking reads it.
+    last: [u16; 2],
 }
+
+/// No move in [`Gomoku::last_moves`].
+pub const NO_MOVE: u16 = u16::MAX;
 
 impl Gomoku {
     /// The empty board (`size` checked by the registry's parameters).
@@ -101,6 +110,7 @@ impl Gomoku {
             to_move: Player::P1,
             stones: 0,
             winner: None,
+            last: [NO_MOVE; 2],
         })
     }
 
@@ -204,6 +214,12 @@ impl Gomoku {
             self.winner = Some(me);
         }
         self.to_move = me.opponent();
+        self.last = [p as u16, self.last[0]];
+    }
+
+    /// The last two moves, the latest first, where known.
+    pub fn last_moves(&self) -> [Option<usize>; 2] {
+        self.last.map(|m| (m != NO_MOVE).then_some(usize::from(m)))
     }
 
     /// A position from its stones (`X` black, `O` white, `.` empty; rows from the top rank

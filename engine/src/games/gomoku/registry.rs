@@ -1,12 +1,17 @@
 //! Gomoku in the registry: parameters and the protocol's position.
 
+use super::patterns::PatternWeights;
+use super::rival::AlphaBeta;
 use super::search::{GomokuKnowledge, GomokuRollout};
+use super::tuning::GomokuPatterns;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::bench::{BenchOptions, Figure};
 use crate::game::{Game, Player};
-use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame};
-use crate::mcts::Ucb;
+use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
+use crate::mcts::{Search, SearchConfig, Ucb};
+use crate::protocol::settings::Settings;
+use std::time::Duration;
 
 impl RegisteredGame for Gomoku {
     const NAME: &'static str = "gomoku";
@@ -37,9 +42,10 @@ impl RegisteredGame for Gomoku {
         vec![self.size() as i64, self.rule().index() as i64]
     }
 
-    const SEARCH_KEYS: &'static [&'static str] = &["near", "forced"];
+    const SEARCH_KEYS: &'static [&'static str] =
+        &["heuristic", "near", "forced", "top", "stop", "weights"];
 
-    /// Candidates within 2 of a stone and forced replies ([`GomokuKnowledge::PAPER`]).
+    /// The engine's knowledge ([`GomokuKnowledge::ENGINE`]).
     type Rollout = GomokuRollout;
 
     /// `BOARD TO_MOVE`: ranks from the top down split by `/` (`X` black, `O` white, `.`
@@ -62,8 +68,27 @@ impl RegisteredGame for Gomoku {
 
     type Memory = ();
 
-    /// `mcts` reads `near` and `forced` ([`GomokuKnowledge::from_keys`]; plain MCTS when
-    /// neither is given).
+    /// The engine's MCTS ([`GomokuKnowledge::ENGINE`]); with the `weights` option, the
+    /// heuristic with those pattern weights.
+    fn engine_search(
+        &self,
+        settings: &Settings,
+        config: SearchConfig,
+        _: &mut (),
+    ) -> Result<Searched, String> {
+        let mut knowledge = GomokuKnowledge::ENGINE;
+        if let Some((path, _)) = &settings.weights {
+            knowledge.weights = GomokuPatterns::load(path)?;
+        }
+        let cp = config.cp;
+        let result = Search::new(config, Ucb::new(cp), GomokuRollout::new(knowledge))
+            .run(self)
+            .map_err(|e| e.to_string())?;
+        Ok(Searched::from_result(result))
+    }
+
+    /// `mcts` reads the knowledge switches ([`GomokuKnowledge::from_keys`]; plain MCTS when
+    /// none is given); `alphabeta` is the rival ([`AlphaBeta`]: pattern evaluation and VCF).
     fn build_player(spec: &AgentSpec, start: &Gomoku) -> Result<Box<dyn Agent<Gomoku>>, String> {
         match spec {
             AgentSpec::Mcts {
@@ -77,7 +102,27 @@ impl RegisteredGame for Gomoku {
                     text.clone(),
                     config.clone(),
                     Ucb::new(config.cp),
-                    GomokuRollout { knowledge },
+                    GomokuRollout::new(knowledge),
+                )))
+            }
+            AgentSpec::AlphaBeta {
+                text,
+                time_ms,
+                max_depth,
+                weights,
+                ..
+            } => {
+                let weights = match weights {
+                    Some(path) => {
+                        GomokuPatterns::load(path).map_err(|e| format!("player '{text}': {e}"))?
+                    }
+                    None => PatternWeights::DEFAULT,
+                };
+                Ok(Box::new(AlphaBeta::new(
+                    text.clone(),
+                    Duration::from_millis(*time_ms),
+                    *max_depth,
+                    weights,
                 )))
             }
             other => other.build::<Gomoku>(start.spec()),

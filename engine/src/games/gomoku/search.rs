@@ -1,58 +1,148 @@
-//! The first of the paper's knowledge for MCTS (its sections 2.2 and 4): candidate moves only
-//! near the stones, and fixed replies to a five, in the tree and in the rollouts. Each is a
-//! switch of `mcts` on Gomoku:
+//! The paper's knowledge for MCTS (its sections 2.2, 4.1 and 4.2), each part a switch of `mcts`
+//! on Gomoku, so that its variants can be rebuilt:
 //!
 //! * `near=0|1|2`: the moves searched and played out are the empty points within this many
 //!   points (king steps) of a stone; the centre on an empty board. 0: every empty point (plain
 //!   MCTS, the default).
 //! * `forced=0|1`: where the player to move can make five it plays that; else where the
-//!   opponent could make five, it blocks there (off by default).
+//!   opponent could make five, it blocks there; in the tree and in the rollouts.
+//! * `heuristic=off|root|all`: the pattern heuristic ([`super::patterns`]) scores the moves of
+//!   the root (or of every node) when it is expanded, keeps the `top` best (`top=K`, 10 by
+//!   default), and plays a five, or blocks the opponent's, without search.
+//! * `stop=five|three|threat`: a rollout ends at a five (the game's end), at the first live
+//!   three (its maker wins), or at the first winning threat (a live four, two fours, a four and
+//!   a live three, two live threes: its maker wins), unless the opponent can make five at once.
+//! * `weights=FILE`: the heuristic's pattern weights from a weight file (`tune`'s set `patterns`).
 //!
-//! The pattern heuristic, pruning to the top moves and the rollouts' stop conditions are the
-//! next steps.
+//! Presets: `heuristic=paper` (near 1, heuristic at the root, top 10, stop at five, forced
+//! replies: the paper's Table 1 first row) and `heuristic=engine` ([`GomokuKnowledge::ENGINE`]).
 
+use super::patterns::{point_shapes, PatternWeights, PointShapes, Shape};
 use super::{Gomoku, MAX_POINTS};
-use crate::game::{Action, Game, Outcome};
+use crate::game::{Action, Game, Outcome, Player};
 use crate::mcts::RolloutPolicy;
 use crate::rng::Rng;
 
-/// The switches.
+/// Which nodes the pattern heuristic prunes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Prune {
+    #[default]
+    Off,
+    Root,
+    All,
+}
+
+/// When a rollout stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Stop {
+    /// At the end of the game.
+    #[default]
+    Five,
+    /// At the first live three (or better): its maker wins.
+    LiveThree,
+    /// At the first winning threat: its maker wins.
+    Threat,
+}
+
+/// The switches.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GomokuKnowledge {
     pub near: u8,
     pub forced: bool,
+    pub prune: Prune,
+    pub top: u16,
+    pub stop: Stop,
+    pub weights: PatternWeights,
+}
+
+impl Default for GomokuKnowledge {
+    /// Plain MCTS: every empty point, random rollouts to the end.
+    fn default() -> GomokuKnowledge {
+        GomokuKnowledge {
+            near: 0,
+            forced: false,
+            prune: Prune::Off,
+            top: 10,
+            stop: Stop::Five,
+            weights: PatternWeights::DEFAULT,
+        }
+    }
 }
 
 impl GomokuKnowledge {
-    /// The paper's: candidates within 2 of a stone, and forced replies.
+    /// The paper's (Table 1, first row): candidates next to a stone, the pattern heuristic at
+    /// the root keeping the top 10, fixed replies, rollouts to a five.
     pub const PAPER: GomokuKnowledge = GomokuKnowledge {
-        near: 2,
+        near: 1,
         forced: true,
+        prune: Prune::Root,
+        top: 10,
+        stop: Stop::Five,
+        weights: PatternWeights::DEFAULT,
     };
 
-    /// The engine's own search (the protocol, `play`, `analyse`, the Gomocup brain): candidates
-    /// next to a stone. Measured at 0.2 s a move against plain MCTS: `near=1` 10-0, `near=2`
-    /// 8-2; the forced replies did not help (`near=2,forced=1` against `near=2` 3-7; 10 games
-    /// each; docs/gomoku.md), so they stay off until the tree and the rollouts use them better.
+    /// The engine's own search (the protocol, `play`, `analyse`, the Gomocup brain).
     pub const ENGINE: GomokuKnowledge = GomokuKnowledge {
         near: 1,
-        forced: false,
+        forced: true,
+        prune: Prune::All,
+        top: 10,
+        stop: Stop::Five,
+        weights: PatternWeights::DEFAULT,
     };
 
-    /// Reads the Gomoku keys of an `mcts` spec.
+    /// Reads the Gomoku keys of an `mcts` spec (a preset first, then the keys over it).
     pub fn from_keys(text: &str, keys: &[(String, String)]) -> Result<GomokuKnowledge, String> {
         let err = |e: String| format!("player '{text}': {e}");
         let mut k = GomokuKnowledge::default();
+        for (_, value) in keys.iter().filter(|(k, _)| k == "heuristic") {
+            k.prune = match value.as_str() {
+                "paper" => {
+                    k = GomokuKnowledge::PAPER;
+                    k.prune
+                }
+                "engine" => {
+                    k = GomokuKnowledge::ENGINE;
+                    k.prune
+                }
+                "off" | "0" => Prune::Off,
+                "root" => Prune::Root,
+                "all" => Prune::All,
+                _ => {
+                    return Err(err(format!(
+                        "heuristic is off, root, all, paper or engine, not '{value}'"
+                    )))
+                }
+            };
+        }
         for (key, value) in keys {
             match (key.as_str(), value.as_str()) {
+                ("heuristic", _) => {}
                 ("near", "0" | "1" | "2") => k.near = value.parse().expect("a digit"),
                 ("near", _) => return Err(err(format!("near is 0, 1 or 2, not '{value}'"))),
                 ("forced", "0" | "off") => k.forced = false,
                 ("forced", "1" | "on") => k.forced = true,
                 ("forced", _) => return Err(err(format!("forced is 0 or 1, not '{value}'"))),
+                ("top", _) => {
+                    k.top = value
+                        .parse()
+                        .ok()
+                        .filter(|&t| t >= 1)
+                        .ok_or_else(|| err(format!("top is a count of moves from 1, not '{value}'")))?
+                }
+                ("stop", "five") => k.stop = Stop::Five,
+                ("stop", "three") => k.stop = Stop::LiveThree,
+                ("stop", "threat") => k.stop = Stop::Threat,
+                ("stop", _) => {
+                    return Err(err(format!("stop is five, three or threat, not '{value}'")))
+                }
+                ("weights", path) => {
+                    k.weights = super::tuning::GomokuPatterns::load(std::path::Path::new(path))
+                        .map_err(err)?
+                }
                 (other, _) => {
                     return Err(err(format!(
-                        "{other} is not a key of the Gomoku search (near, forced)"
+                        "{other} is not a key of the Gomoku search (heuristic, near, forced, top, stop, weights)"
                     )))
                 }
             }
@@ -96,21 +186,72 @@ fn forced_move(g: &Gomoku, moves: impl Iterator<Item = usize> + Clone) -> Option
 }
 
 /// The rollout policy and tree knowledge of the Gomoku MCTS.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GomokuRollout {
     pub knowledge: GomokuKnowledge,
+    /// Stones on the board at the root of the current search (the root-only heuristic prunes
+    /// the node with this many).
+    root_stones: usize,
+    /// Scores of the moves being pruned, reused.
+    scored: Vec<(f32, Action)>,
+}
+
+impl GomokuRollout {
+    pub fn new(knowledge: GomokuKnowledge) -> GomokuRollout {
+        GomokuRollout {
+            knowledge,
+            root_stones: usize::MAX,
+            scored: Vec::new(),
+        }
+    }
+
+    /// Keeps the `top` moves by the pattern heuristic; a five, or the block of the opponent's,
+    /// alone.
+    fn prune(&mut self, state: &Gomoku, actions: &mut Vec<Action>) {
+        let k = &self.knowledge;
+        let me = state.to_move();
+        let mut block = None;
+        self.scored.clear();
+        for &a in actions.iter() {
+            let p = a as usize;
+            if state.wins_at(p, me) {
+                actions.clear();
+                actions.push(a);
+                return;
+            }
+            if block.is_none() && state.wins_at(p, me.opponent()) {
+                block = Some(a);
+            }
+            self.scored.push((k.weights.move_score(state, p), a));
+        }
+        if let Some(a) = block {
+            actions.clear();
+            actions.push(a);
+            return;
+        }
+        let top = usize::from(k.top);
+        if self.scored.len() > top {
+            self.scored
+                .select_nth_unstable_by(top - 1, |a, b| b.0.total_cmp(&a.0));
+            self.scored.truncate(top);
+        }
+        actions.clear();
+        actions.extend(self.scored.iter().map(|&(_, a)| a));
+    }
 }
 
 impl Default for GomokuRollout {
     /// The engine's own search: [`GomokuKnowledge::ENGINE`].
     fn default() -> GomokuRollout {
-        GomokuRollout {
-            knowledge: GomokuKnowledge::ENGINE,
-        }
+        GomokuRollout::new(GomokuKnowledge::ENGINE)
     }
 }
 
 impl RolloutPolicy<Gomoku> for GomokuRollout {
+    fn begin_search(&mut self, root: &Gomoku) {
+        self.root_stones = root.stones();
+    }
+
     fn restrict(&mut self, state: &Gomoku, actions: &mut Vec<Action>) {
         let k = self.knowledge;
         if k.near > 0 {
@@ -122,7 +263,14 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
                 state.legal_actions(actions);
             }
         }
-        if k.forced {
+        let pruned = match k.prune {
+            Prune::Off => false,
+            Prune::Root => state.stones() == self.root_stones,
+            Prune::All => true,
+        };
+        if pruned {
+            self.prune(state, actions);
+        } else if k.forced {
             if let Some(p) = forced_move(state, actions.iter().map(|&a| a as usize)) {
                 if state.is_legal(p as Action) {
                     actions.clear();
@@ -133,10 +281,12 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
     }
 
     /// Random moves among the candidates (kept as a list that grows with each stone), with
-    /// forced replies looked for along the lines of the last two stones.
+    /// forced replies (a five, else the block of the opponent's), stopped where `stop` says.
+    /// Each side's five points are found when its stone makes them: a four can only appear
+    /// along the lines of the stone just played, which the shape table reads at once.
     fn rollout(&mut self, state: &mut Gomoku, rng: &mut Rng) -> Outcome {
         let k = self.knowledge;
-        if k.near == 0 && !k.forced {
+        if k.near == 0 && !k.forced && k.stop == Stop::Five {
             return state.random_rollout(rng);
         }
         let d = i32::from(k.near.max(1));
@@ -158,17 +308,22 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
                 len += 1;
             }
         }
-        let mut last: [Option<usize>; 2] = [None, None];
+        // Each player's five points (two are enough to know a four cannot be stopped), from
+        // the tree's position and then from each stone played.
+        let mut fives = FivePoints::default();
+        if k.forced {
+            fives.scan_start(state);
+        }
         while !state.is_terminal() {
-            let mut forced = None;
-            if k.forced {
-                let around = last.iter().flatten().flat_map(|&p| line_points(state, p));
-                forced = forced_move(state, around.filter(|&q| state.stone(q).is_none()));
-                if forced.is_some_and(|p| !state.is_legal(p as Action)) {
-                    forced = None;
-                }
-            }
-            let p = match forced {
+            let me = state.to_move();
+            let forced = if k.forced {
+                fives
+                    .open(state, me)
+                    .or_else(|| fives.open(state, me.opponent()))
+            } else {
+                None
+            };
+            let p = match forced.filter(|&p| state.is_legal(p as Action)) {
                 Some(p) => p,
                 None => {
                     let mut pick = None;
@@ -203,7 +358,32 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
                 }
             };
             state.play(p);
-            last = [last[1], Some(p)];
+            if state.is_terminal() {
+                break;
+            }
+            if k.forced || k.stop != Stop::Five {
+                let shapes = point_shapes(state, p, me);
+                if shapes.fours > 0 {
+                    fives.add_from(state, p, me, &shapes);
+                }
+                let made = match k.stop {
+                    Stop::Five => false,
+                    Stop::LiveThree => shapes.best.is_some_and(|s| s >= Shape::LiveThree),
+                    Stop::Threat => shapes.is_winning_threat(),
+                };
+                // The maker wins unless the opponent has a five to make first (looked for
+                // along the opponent's lines when the five points are not tracked).
+                if made {
+                    let answer = if k.forced {
+                        fives.open(state, me.opponent()).is_some()
+                    } else {
+                        FivePoints::any_five(state, me.opponent())
+                    };
+                    if !answer {
+                        return Outcome::win_for(me);
+                    }
+                }
+            }
             if k.near > 0 {
                 let (c, r) = state.col_row(p);
                 for dr in -d..=d {
@@ -223,14 +403,86 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
     }
 }
 
-/// The points up to four away from `p` along its four lines.
-fn line_points(g: &Gomoku, p: usize) -> impl Iterator<Item = usize> + Clone + '_ {
-    let (c, r) = g.col_row(p);
-    super::DIRECTIONS.iter().flat_map(move |&(dc, dr)| {
-        (-4..=4)
-            .filter(|&k| k != 0)
-            .filter_map(move |k| g.point(c + dc * k, r + dr * k))
-    })
+/// Each player's points that would make five, as a rollout learns of them (at most a few: a
+/// point blocked since is skipped when read).
+#[derive(Clone, Copy, Default)]
+struct FivePoints {
+    points: [[u16; 4]; 2],
+    len: [u8; 2],
+}
+
+impl FivePoints {
+    /// An open five point of `player`'s, forgetting the ones filled since.
+    #[inline]
+    fn open(&mut self, state: &Gomoku, player: Player) -> Option<usize> {
+        let i = player.index();
+        while self.len[i] > 0 {
+            let p = usize::from(self.points[i][usize::from(self.len[i]) - 1]);
+            if state.stone(p).is_none() {
+                return Some(p);
+            }
+            self.len[i] -= 1;
+        }
+        None
+    }
+
+    fn push(&mut self, player: Player, p: usize) {
+        let i = player.index();
+        let n = usize::from(self.len[i]);
+        if n < 4 && !self.points[i][..n].contains(&(p as u16)) {
+            self.points[i][n] = p as u16;
+            self.len[i] += 1;
+        }
+    }
+
+    /// The five points of `player` along the lines through `p` where `shapes` has a four.
+    fn add_from(&mut self, state: &Gomoku, p: usize, player: Player, shapes: &PointShapes) {
+        let (c, r) = state.col_row(p);
+        for (d, &(dc, dr)) in super::DIRECTIONS.iter().enumerate() {
+            if !shapes.line(d).is_four() {
+                continue;
+            }
+            for k in (-4..=4).filter(|&k| k != 0) {
+                if let Some(q) = state.point(c + dc * k, r + dr * k) {
+                    if state.stone(q).is_none() && state.wins_at(q, player) {
+                        self.push(player, q);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The five points at a rollout's start: along the lines of the last two stones (a four
+    /// must be answered at once, so older ones are blocked), or the whole board where the
+    /// moves are not known.
+    fn scan_start(&mut self, state: &Gomoku) {
+        let last = state.last_moves();
+        if last.iter().all(Option::is_some) {
+            for p in last.into_iter().flatten() {
+                if let Some(owner) = state.stone(p) {
+                    let shapes = point_shapes(state, p, owner);
+                    if shapes.fours > 0 {
+                        self.add_from(state, p, owner, &shapes);
+                    }
+                }
+            }
+            return;
+        }
+        for q in 0..state.points() {
+            if state.stone(q).is_none() {
+                for player in [Player::P1, Player::P2] {
+                    if state.wins_at(q, player) {
+                        self.push(player, q);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `player` has a five to make anywhere.
+    fn any_five(state: &Gomoku, player: Player) -> bool {
+        (0..state.points()).any(|q| state.stone(q).is_none() && state.wins_at(q, player))
+    }
 }
 
 #[cfg(test)]
@@ -254,7 +506,7 @@ mod tests {
     fn restricted(g: &Gomoku, knowledge: GomokuKnowledge) -> Vec<String> {
         let mut actions = Vec::new();
         g.legal_actions(&mut actions);
-        GomokuRollout { knowledge }.restrict(g, &mut actions);
+        GomokuRollout::new(knowledge).restrict(g, &mut actions);
         let mut names: Vec<String> = actions.iter().map(|&a| g.format_action(a)).collect();
         names.sort();
         names
@@ -264,7 +516,7 @@ mod tests {
     fn candidates_and_forced_replies() {
         let near1 = GomokuKnowledge {
             near: 1,
-            forced: false,
+            ..GomokuKnowledge::default()
         };
         // The empty board: the centre only.
         let empty = Gomoku::new(15, Rule::Freestyle).unwrap();
@@ -277,7 +529,7 @@ mod tests {
                 &g,
                 GomokuKnowledge {
                     near: 2,
-                    forced: false
+                    ..GomokuKnowledge::default()
                 }
             )
             .len(),
@@ -309,14 +561,14 @@ mod tests {
             GomokuKnowledge::ENGINE,
             GomokuKnowledge::PAPER,
             GomokuKnowledge {
-                near: 0,
                 forced: true,
+                ..GomokuKnowledge::default()
             },
         ] {
             for rule in [Rule::Freestyle, Rule::Renju] {
                 for _ in 0..20 {
                     let mut g = Gomoku::new(11, rule).unwrap();
-                    let o = GomokuRollout { knowledge }.rollout(&mut g, &mut rng);
+                    let o = GomokuRollout::new(knowledge).rollout(&mut g, &mut rng);
                     assert!(g.is_terminal() || o == Outcome::Draw);
                     if g.is_terminal() {
                         assert_eq!(g.outcome(), Some(o));

@@ -1,0 +1,171 @@
+//! The pattern heuristic's weights (attack and defence, a score a shape) as a weight set for
+//! `tune` (set `patterns`): fitness games between two players that differ only in their
+//! weights, from varied openings.
+//!
+//! Fitness players: `greedy` (the heuristic's best move, no search: a game takes about a
+//! millisecond, and the weights are all that differ) and `mcts200` (the paper's MCTS, 200
+//! iterations a move, as its Table 2's "200 simulations").
+
+use super::patterns::PatternWeights;
+use super::search::{GomokuKnowledge, GomokuRollout};
+use super::{Gomoku, Rule};
+use crate::game::{Action, Game, Outcome};
+use crate::mcts::{Budget, Search, SearchConfig, Ucb};
+use crate::rng::{derive_seed, Rng};
+use crate::tuning::{Tunable, WeightsFile};
+
+/// Stones of every fitness game's opening, put at random within 3 points of the centre.
+pub const OPENING_STONES: usize = 4;
+
+/// The fitness players, the default first.
+const FITNESS_PLAYERS: [&str; 2] = ["greedy", "mcts200"];
+
+/// The Gomoku pattern weights (set `patterns`, 16 weights).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GomokuPatterns;
+
+impl GomokuPatterns {
+    /// The weights in a weights file `tune` wrote; errors name the file.
+    pub fn load(path: &std::path::Path) -> Result<PatternWeights, String> {
+        let w = WeightsFile::load(path, &GomokuPatterns)?;
+        PatternWeights::from_slice(&w).map_err(|e| format!("weights file {}: {e}", path.display()))
+    }
+
+    /// The opening numbered `opening`: [`OPENING_STONES`] stones at random near the centre of
+    /// a 15x15 freestyle board, black to move.
+    pub fn opening(opening: u64) -> Gomoku {
+        let mut state = Gomoku::new(15, Rule::Freestyle).expect("15 is a size");
+        let mut rng = Rng::new(derive_seed(0x60_0000, opening));
+        while state.stones() < OPENING_STONES {
+            let c = 7 + rng.below(7) as i32 - 3;
+            let r = 7 + rng.below(7) as i32 - 3;
+            let p = state.point(c, r).expect("near the centre") as Action;
+            if state.is_legal(p) {
+                state.apply(p);
+            }
+        }
+        state
+    }
+}
+
+/// The greedy player's move: the best by the heuristic among the points next to a stone (the
+/// first of equals), a five or a block first.
+pub fn greedy_move(state: &Gomoku, weights: PatternWeights) -> Option<Action> {
+    let mut policy = GomokuRollout::new(GomokuKnowledge {
+        near: 1,
+        top: 1,
+        weights,
+        ..GomokuKnowledge::ENGINE
+    });
+    let mut actions = Vec::new();
+    state.legal_actions(&mut actions);
+    crate::mcts::RolloutPolicy::restrict(&mut policy, state, &mut actions);
+    actions.first().copied()
+}
+
+impl Tunable for GomokuPatterns {
+    fn game(&self) -> &'static str {
+        "gomoku"
+    }
+
+    fn set(&self) -> &'static str {
+        "patterns"
+    }
+
+    fn names(&self) -> Vec<String> {
+        PatternWeights::names()
+    }
+
+    fn start(&self) -> Vec<f32> {
+        PatternWeights::DEFAULT.to_vec()
+    }
+
+    fn players(&self) -> &'static [&'static str] {
+        &FITNESS_PLAYERS
+    }
+
+    fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
+        let weights = [
+            PatternWeights::from_slice(p1)?,
+            PatternWeights::from_slice(p2)?,
+        ];
+        let mut state = GomokuPatterns::opening(opening);
+        match player {
+            "greedy" => {
+                while !state.is_terminal() {
+                    let Some(a) = greedy_move(&state, weights[state.to_move().index()]) else {
+                        return Ok(Outcome::Draw);
+                    };
+                    state.apply(a);
+                }
+            }
+            "mcts200" => {
+                let mut searches = [0, 1].map(|k| {
+                    let config = SearchConfig {
+                        seed: derive_seed(opening, k as u64 + 1),
+                        budget: Budget::iterations(200),
+                        ..SearchConfig::default()
+                    };
+                    let cp = config.cp;
+                    Search::new(
+                        config,
+                        Ucb::new(cp),
+                        GomokuRollout::new(GomokuKnowledge {
+                            weights: weights[k],
+                            ..GomokuKnowledge::PAPER
+                        }),
+                    )
+                });
+                while !state.is_terminal() {
+                    let result = searches[state.to_move().index()]
+                        .run(&state)
+                        .map_err(|e| e.to_string())?;
+                    state.apply(result.best);
+                }
+            }
+            other => {
+                return Err(format!(
+                    "no fitness player '{other}' for gomoku ({})",
+                    FITNESS_PLAYERS.join(", ")
+                ))
+            }
+        }
+        Ok(state.outcome().expect("a finished game has an outcome"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fitness_games_finish_and_weights_round_trip() {
+        let t = GomokuPatterns;
+        let start = t.start();
+        assert_eq!(start.len(), t.names().len());
+        for opening in 0..3 {
+            let o = t.play(&start, &start, "greedy", opening).unwrap();
+            assert!(matches!(o, Outcome::P1Win | Outcome::P2Win | Outcome::Draw));
+        }
+        // Weights that ignore every shape but five lose to the heuristic's.
+        let mut blind = vec![0.0; 16];
+        blind[7] = 1.0;
+        let mut score = 0;
+        for opening in 0..6 {
+            let first = t.play(&start, &blind, "greedy", opening).unwrap();
+            let second = t.play(&blind, &start, "greedy", opening).unwrap();
+            score += i32::from(first == Outcome::P1Win);
+            score += i32::from(second == Outcome::P2Win);
+        }
+        assert!(score >= 10, "the heuristic won {score} of 12");
+        let dir = std::env::temp_dir().join(format!("gomoku-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.json");
+        WeightsFile::new(&t, &start).save(&path).unwrap();
+        assert_eq!(
+            GomokuPatterns::load(&path).unwrap(),
+            PatternWeights::DEFAULT
+        );
+        assert!(t.play(&start, &start, "alphabeta", 0).is_err());
+    }
+}
