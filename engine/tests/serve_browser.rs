@@ -462,11 +462,18 @@ fn check_drawing(d: &Driver, s: &Value) {
 /// Waits until the page shows the server's game with a person to move (or its end) and
 /// nothing on its way; returns the server's state.
 fn settle(d: &Driver, server: &Server, session: &str) -> Value {
+    settle_after(d, server, session, 0)
+}
+
+/// [`settle`] once the server has at least `turns` turns (a click's move is on its way).
+fn settle_after(d: &Driver, server: &Server, session: &str, min_turns: usize) -> Value {
     let mut last = Value::Null;
     d.wait("the engine's answer", Duration::from_secs(60), |d| {
         let s = state(server, session);
-        let turns = s["turns"].as_array().map_or(0, |t| t.len()).to_string();
-        let done = s["thinking"].is_null()
+        let count = s["turns"].as_array().map_or(0, |t| t.len());
+        let turns = count.to_string();
+        let done = count >= min_turns
+            && s["thinking"].is_null()
             && (s["human_to_move"] == json!(true) || s["over"] == json!(true))
             && d.body_data("busy") == "0"
             && d.body_data("turns") == turns;
@@ -525,6 +532,26 @@ fn click_move(d: &Driver, server: &Server, session: &str, game: &str, mv: &str) 
             mv.to_string()
         }
     }
+}
+
+/// Does `send` (a click on New game, or a file sent to Load record) and waits for the page to
+/// show the new game the server answered.
+fn new_game(d: &Driver, send: impl FnOnce(&Driver)) {
+    let before: u64 = d.body_data("games").parse().unwrap_or(0);
+    send(d);
+    d.wait("the new game", Duration::from_secs(20), |d| {
+        d.body_data("games").parse::<u64>().unwrap_or(0) > before
+    });
+}
+
+/// Sends a file to the page's Load record input.
+fn send_file(d: &Driver, file: &std::path::Path) {
+    let id = d.find("#load");
+    d.cmd(
+        "POST",
+        &format!("/element/{id}/value"),
+        json!({"text": file.display().to_string()}),
+    );
 }
 
 fn choose(d: &Driver, select: &str, value: &str) {
@@ -591,14 +618,7 @@ fn every_game_in_a_real_browser() {
         choose(&d, "#p1-kind", "person");
         choose(&d, "#p2-kind", "engine");
         d.type_into("#p2-spec", case.engine);
-        d.click("#new");
-        d.wait("the new game", Duration::from_secs(10), |d| {
-            d.exec(
-                "return document.getElementById('board').dataset.game",
-                json!([]),
-            ) == json!(case.game)
-                && d.body_data("turns") == "0"
-        });
+        new_game(&d, |d| d.click("#new"));
         let mut s = settle(&d, &server, &session);
         assert_eq!(s["game"]["game"], json!(case.game));
         for (name, value) in case.params {
@@ -610,12 +630,24 @@ fn every_game_in_a_real_browser() {
                 break;
             }
             let legal = s["legal"].as_array().unwrap();
-            let pick = legal[(legal.len() / 2 + k) % legal.len()].as_str().unwrap();
+            let pick = legal[(legal.len() / 2 + k) % legal.len()]
+                .as_str()
+                .unwrap()
+                .to_string();
             let before = s["turns"].as_array().unwrap().len();
-            let played = click_move(&d, &server, &session, case.game, pick);
-            s = settle(&d, &server, &session);
+            let played = click_move(&d, &server, &session, case.game, &pick);
+            s = settle_after(&d, &server, &session, before + 1);
             let turns = s["turns"].as_array().unwrap();
-            assert!(turns.len() > before, "the click played nothing: {s}");
+            assert!(
+                turns.len() > before,
+                "the click on {pick} ({played}) played nothing; the page says {}; {s}",
+                d.exec(
+                    "return document.getElementById('status').textContent + ' | ' + \
+                     document.getElementById('error').textContent + ' | busy ' + \
+                     document.body.dataset.busy",
+                    json!([])
+                )
+            );
             assert_eq!(turns[before]["move"], json!(played), "{s}");
             assert!(turns[before]["by"].is_null());
             if turns.len() == before + 1 {
@@ -663,7 +695,7 @@ fn every_game_in_a_real_browser() {
     choose(&d, "#p2-kind", "engine");
     d.type_into("#p1-spec", "mcts:iterations=4000");
     d.type_into("#p2-spec", "mcts:iterations=300");
-    d.click("#new");
+    new_game(&d, |d| d.click("#new"));
     d.wait("the engines' game to end", Duration::from_secs(60), |d| {
         d.exec(
             "return document.getElementById('status').dataset.over",
@@ -704,20 +736,8 @@ fn every_game_in_a_real_browser() {
     choose(&d, "#game", "dots_and_boxes");
     choose(&d, "#p1-kind", "person");
     choose(&d, "#p2-kind", "person");
-    d.click("#new");
-    d.wait("an empty board", Duration::from_secs(10), |d| {
-        d.body_data("turns") == "0"
-    });
-    let id = d.find("#load");
-    d.cmd(
-        "POST",
-        &format!("/element/{id}/value"),
-        json!({"text": file.display().to_string()}),
-    );
-    let moves = s["turns"].as_array().unwrap().len().to_string();
-    d.wait("the loaded record", Duration::from_secs(10), |d| {
-        d.body_data("turns") == moves
-    });
+    new_game(&d, |d| d.click("#new"));
+    new_game(&d, |d| send_file(d, &file));
     let loaded = state(&server, &session);
     assert_eq!(loaded["position"], s["position"], "{record}");
     assert_eq!(loaded["game"], s["game"]);
@@ -730,25 +750,8 @@ fn every_game_in_a_real_browser() {
 
     // The dataset record: the same game again (its plies as turns).
     choose(&d, "#game", "gomoku");
-    d.click("#new");
-    d.wait("an empty board", Duration::from_secs(10), |d| {
-        d.exec(
-            "return document.getElementById('board').dataset.game",
-            json!([]),
-        ) == json!("gomoku")
-    });
-    let id = d.find("#load");
-    d.cmd(
-        "POST",
-        &format!("/element/{id}/value"),
-        json!({"text": rec.display().to_string()}),
-    );
-    d.wait("the loaded dataset record", Duration::from_secs(10), |d| {
-        d.exec(
-            "return document.getElementById('board').dataset.game",
-            json!([]),
-        ) == json!("tictactoe")
-    });
+    new_game(&d, |d| d.click("#new"));
+    new_game(&d, |d| send_file(d, &rec));
     let loaded = settle(&d, &server, &session);
     assert_eq!(loaded["position"], s["position"]);
     check_drawing(&d, &loaded);
@@ -758,7 +761,7 @@ fn every_game_in_a_real_browser() {
     choose(&d, "#p1-kind", "engine");
     choose(&d, "#p2-kind", "person");
     d.type_into("#p1-spec", "mcts:time_ms=30000");
-    d.click("#new");
+    new_game(&d, |d| d.click("#new"));
     d.wait("the progress bar", Duration::from_secs(10), |d| {
         d.exec(
             "const p = document.getElementById('progress'); \

@@ -149,6 +149,10 @@ async function newGame(extra) {
     const body = Object.assign({ game: $('game').value, params: params(), players: players() }, extra || {});
     const s = await api('POST', '/api/new', body);
     update(s);
+    // A loaded record names its game: the form follows it.
+    if (body.record || body.dataset) fillForm(s);
+    // For tests and scripts: how many games this page has started.
+    document.body.dataset.games = String(Number(document.body.dataset.games || 0) + 1);
   } catch (e) {
     showError(e);
   }
@@ -479,12 +483,17 @@ $('board').addEventListener('click', (ev) => {
 
 async function play(move) {
   showError(null);
+  // Busy until the server answers: no second click meanwhile.
+  setBusy(true);
+  let next = null;
   try {
-    update(await api('POST', '/api/play', { move }));
+    next = await api('POST', '/api/play', { move });
   } catch (e) {
     showError(e);
-    draw();
   }
+  setBusy(false);
+  if (next) update(next);
+  else draw();
 }
 
 function fmt(v) {
@@ -696,7 +705,6 @@ $('load').addEventListener('change', async (ev) => {
   } else {
     await newGame({ record: new TextDecoder().decode(bytes) });
   }
-  if (state) fillForm(state);
 });
 
 async function start() {
