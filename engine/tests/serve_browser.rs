@@ -681,6 +681,38 @@ fn every_game_in_a_real_browser() {
         check_drawing(&d, &back);
     }
 
+    // The engine settings write a player spec: the value net of Dots and Boxes, whose
+    // prediction the page shows after the engine's move.
+    choose(&d, "#game", "dots_and_boxes");
+    d.type_into("#param-rows", "5");
+    d.type_into("#param-cols", "5");
+    d.click("#builder summary");
+    choose(&d, "#b-kind", "nn");
+    d.type_into("#b-iterations", "3000");
+    d.click("#b-p2");
+    let spec = d.exec("return document.getElementById('p2-spec').value", json!([]));
+    assert_eq!(
+        spec,
+        json!("nn:iterations=3000,model=models/dab-5x5/model.safetensors,threshold=0.9")
+    );
+    choose(&d, "#p1-kind", "person");
+    new_game(&d, |d| d.click("#new"));
+    let s = settle(&d, &server, &session);
+    let pick = s["legal"][0].as_str().unwrap().to_string();
+    click_move(&d, &server, &session, "dots_and_boxes", &pick);
+    let s = settle_after(&d, &server, &session, 2);
+    check_by_rules(&s);
+    check_drawing(&d, &s);
+    let text = d.exec(
+        "return document.getElementById('analysis').textContent",
+        json!([]),
+    );
+    assert!(
+        text.as_str().unwrap().contains("value net: P1 wins"),
+        "the net's prediction on the page: {text}"
+    );
+    d.click("#builder summary");
+
     // An engine field left at its default follows the game: Amazons' whole turns.
     choose(&d, "#game", "amazons");
     choose(&d, "#param-turn", "whole");

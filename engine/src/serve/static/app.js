@@ -115,11 +115,11 @@ function builderSpec() {
       keys.push('model=' + $('b-model').value.trim());
       keys.push('threshold=' + $('b-threshold').value);
     }
+    // Left at "default", each player keeps its own (the nn engine: the exact endgame from 34
+    // free edges and the safe edges first; plain mcts: neither).
     const solver = parseInt($('b-solver').value, 10);
-    if ((kind === 'mcts' || kind === 'nn' || kind === 'rival') && solver >= 0 && (solver > 0 || kind !== 'mcts')) {
-      keys.push('solver_edges=' + solver);
-    }
-    if (kind === 'mcts' || kind === 'nn') keys.push('safe_first=' + ($('b-safe').checked ? 1 : 0));
+    if (searches && solver >= 0) keys.push('solver_edges=' + solver);
+    if ((kind === 'mcts' || kind === 'nn') && $('b-safe').value) keys.push('safe_first=' + $('b-safe').value);
   }
   const extra = $('b-extra').value.trim();
   if (extra) keys.push(extra);
