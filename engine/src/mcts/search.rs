@@ -526,6 +526,14 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             }
             self.iterate(root, root_player, counter, max_nodes);
             iterations += 1;
+            // One move to choose from (the only legal one, or the one a policy's knowledge
+            // left, such as a forced reply): searching on cannot change the choice.
+            if iterations <= 2
+                && self.tree.nodes[0].is_expanded()
+                && self.tree.nodes[0].num_children == 1
+            {
+                break;
+            }
         }
         let root_node = self.tree.nodes[0];
         let root_children = if root_node.is_expanded() {

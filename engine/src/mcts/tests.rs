@@ -462,3 +462,32 @@ fn a_continued_search_keeps_the_subtree() {
     let visits: u64 = plain.root_moves.iter().map(|m| m.visits).sum();
     assert_eq!(visits, 100 - 1);
 }
+
+/// A policy whose knowledge leaves one move at every node.
+#[derive(Clone)]
+struct OnlyFirstMove;
+
+impl RolloutPolicy<TicTacToe> for OnlyFirstMove {
+    fn rollout(&mut self, state: &mut TicTacToe, rng: &mut Rng) -> Outcome {
+        state.random_rollout(rng)
+    }
+
+    fn restrict(&mut self, _: &TicTacToe, actions: &mut Vec<Action>) {
+        actions.truncate(1);
+    }
+}
+
+#[test]
+fn a_single_move_is_played_without_searching_on() {
+    let root = TicTacToe::new();
+    let mut search = Search::new(config(10_000, 3), Ucb::default(), OnlyFirstMove);
+    let result = search.run(&root).unwrap();
+    // The root expands on its second visit; then there is nothing to choose.
+    assert_eq!(result.iterations, 2);
+    assert_eq!(result.root_moves.len(), 1);
+    // With every move open the budget is spent.
+    let result = Search::new(config(10_000, 3), Ucb::default(), RandomRollout)
+        .run(&root)
+        .unwrap();
+    assert_eq!(result.iterations, 10_000);
+}

@@ -429,6 +429,20 @@ mod fuzz {
                 "XXXXXXX/....../....../....../....../......",
                 "weights",
                 "models/amazons/tuned-phases.json",
+                // Gomoku: the game, its rules, points in both notations, boards.
+                "gomoku",
+                "rule=renju",
+                "rule=standard",
+                "size=9",
+                "size=23",
+                "e5",
+                "d5",
+                "f5",
+                "4,4",
+                "9,9",
+                "j10",
+                "........./........./........./........./....X..../........./........./........./.........",
+                "XXXX..../",
             ])
             .prop_map(str::to_string),
             "[ -~]{0,12}",
@@ -459,6 +473,11 @@ mod fuzz {
         #[test]
         fn surakarta_sessions_get_one_answer_each(lines in proptest::collection::vec(command_line(), 1..30)) {
             check_session(&["game surakarta", "set_option iterations 50"], &lines)?;
+        }
+
+        #[test]
+        fn gomoku_sessions_get_one_answer_each(lines in proptest::collection::vec(command_line(), 1..30)) {
+            check_session(&["game gomoku size=9 rule=renju", "set_option iterations 50"], &lines)?;
         }
 
         #[test]

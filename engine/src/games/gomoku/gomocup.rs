@@ -432,6 +432,47 @@ pub fn serve(brain: &mut Brain, input: &mut dyn BufRead, output: &mut dyn Write)
     }
 }
 
+/// Whether `line` is a move answer, `x,y`.
+pub fn is_move_answer(line: &str) -> bool {
+    parse_pair(line).is_some()
+}
+
+/// Plays `input` (any bytes, read as lines) to a brain searching for at most a few
+/// milliseconds a move, and checks what the fuzz target checks: no panic, every answer line
+/// one of the protocol's forms, and the brain still answering ABOUT afterwards. Returns the
+/// first problem found.
+pub fn fuzz_session(input: &[u8]) -> Result<(), String> {
+    let mut brain = Brain::new();
+    brain.clock.timeout_turn = 0;
+    for raw in input.split(|&b| b == b'\n') {
+        let line = String::from_utf8_lossy(raw);
+        let upper = line.trim().to_ascii_uppercase();
+        // Keep the session going (END quits) and the searches short (the clock stays at "as
+        // fast as possible").
+        if upper == "END"
+            || upper.starts_with("INFO TIMEOUT")
+            || upper.starts_with("INFO TIME_LEFT")
+        {
+            continue;
+        }
+        for answer in brain.handle_line(&line).lines {
+            let ok = answer == "OK"
+                || answer.starts_with("ERROR ")
+                || answer.starts_with("UNKNOWN")
+                || answer.starts_with("name=")
+                || is_move_answer(&answer);
+            if !ok || answer.contains('\n') {
+                return Err(format!("{line:?} was answered {answer:?}"));
+            }
+        }
+    }
+    brain.handle_line("DONE");
+    match brain.handle_line("ABOUT").lines.first() {
+        Some(l) if l.starts_with("name=") => Ok(()),
+        other => Err(format!("ABOUT after the session was answered {other:?}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,7 +489,21 @@ mod tests {
     }
 
     fn is_move(line: &str) -> bool {
-        parse_pair(line).is_some()
+        is_move_answer(line)
+    }
+
+    /// The fuzz target's check on a few sessions, bytes that are not UTF-8 among them.
+    #[test]
+    fn fuzz_sessions_hold() {
+        let sessions: [&[u8]; 4] = [
+            b"START 15\r\nBEGIN\r\nTURN 7,8\r\nTAKEBACK 7,8\r\nEND\r\n",
+            b"START 9\nBOARD\n1,1,1\n1,1,2\n\xff\xfe\nDONE\nTURN 3,3\n",
+            b"INFO rule 4\nSTART 7\nBOARD\n0,0,1\n1,0,1\n2,0,1\n3,0,1\nDONE\nRESTART\nBEGIN\n",
+            b"\x00\x01TURN\nSTART 99\nRECTSTART 10,12\nTURN -1,0\n",
+        ];
+        for input in sessions {
+            assert_eq!(fuzz_session(input), Ok(()), "{input:?}");
+        }
     }
 
     /// A game as a manager plays it, with CRLF, the answers in order.

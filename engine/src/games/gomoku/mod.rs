@@ -26,6 +26,7 @@ pub mod rival;
 pub mod search;
 #[cfg(test)]
 mod tests;
+pub mod threats;
 pub mod tuning;
 
 use crate::game::{Action, Player};

@@ -42,8 +42,16 @@ impl RegisteredGame for Gomoku {
         vec![self.size() as i64, self.rule().index() as i64]
     }
 
-    const SEARCH_KEYS: &'static [&'static str] =
-        &["heuristic", "near", "forced", "top", "stop", "weights"];
+    const SEARCH_KEYS: &'static [&'static str] = &[
+        "heuristic",
+        "near",
+        "forced",
+        "top",
+        "stop",
+        "bias",
+        "vcf",
+        "weights",
+    ];
 
     /// The engine's knowledge ([`GomokuKnowledge::ENGINE`]).
     type Rollout = GomokuRollout;
@@ -81,7 +89,8 @@ impl RegisteredGame for Gomoku {
             knowledge.weights = GomokuPatterns::load(path)?;
         }
         let cp = config.cp;
-        let result = Search::new(config, Ucb::new(cp), GomokuRollout::new(knowledge))
+        let ucb = Ucb::new(cp).with_progressive_bias(true);
+        let result = Search::new(config, ucb, GomokuRollout::new(knowledge))
             .run(self)
             .map_err(|e| e.to_string())?;
         Ok(Searched::from_result(result))
@@ -101,7 +110,7 @@ impl RegisteredGame for Gomoku {
                 Ok(Box::new(MctsAgent::new(
                     text.clone(),
                     config.clone(),
-                    Ucb::new(config.cp),
+                    Ucb::new(config.cp).with_progressive_bias(true),
                     GomokuRollout::new(knowledge),
                 )))
             }

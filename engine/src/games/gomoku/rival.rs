@@ -15,46 +15,18 @@
 
 use std::time::{Duration, Instant};
 
-use super::patterns::{point_shapes, PatternWeights, Shape};
-use super::{Gomoku, MAX_POINTS};
+use super::patterns::{point_shapes, PatternWeights};
+use super::threats::{candidates, five_points, Vcf};
+use super::Gomoku;
 use crate::agents::{Agent, AgentError, Choice};
-use crate::game::{Action, Game, Player};
+use crate::game::{Action, Game};
 
 /// The score of a won position (less the plies to the win).
 pub const WIN: i32 = 10_000_000;
 /// Moves searched at each node of the alpha-beta.
 pub const BEAM: usize = 12;
-/// Nodes a VCF search may visit.
+/// Nodes the rival's VCF searches may visit.
 const VCF_NODES: u32 = 20_000;
-/// The deepest VCF line, in attacker moves.
-const VCF_DEPTH: u32 = 12;
-
-/// The empty points within `d` of a stone, listed (the centre on an empty board).
-pub fn candidates(g: &Gomoku, d: i32, out: &mut Vec<usize>) {
-    out.clear();
-    let n = g.size() as i32;
-    if g.stones() == 0 {
-        out.push(g.point(n / 2, n / 2).expect("the centre"));
-        return;
-    }
-    let mut seen = [false; MAX_POINTS];
-    for p in 0..g.points() {
-        if g.stone(p).is_none() {
-            continue;
-        }
-        let (c, r) = g.col_row(p);
-        for dr in -d..=d {
-            for dc in -d..=d {
-                if let Some(q) = g.point(c + dc, r + dr) {
-                    if !seen[q] && g.stone(q).is_none() {
-                        seen[q] = true;
-                        out.push(q);
-                    }
-                }
-            }
-        }
-    }
-}
 
 /// The side to move's view of the position: for each empty point near the stones, the shapes
 /// each side would make there, weighted by the attack weights; the side to move's count a
@@ -72,12 +44,6 @@ pub fn evaluate(g: &Gomoku, weights: &PatternWeights, points: &[usize]) -> i32 {
     (mine * 1.2 - theirs) as i32
 }
 
-/// The points where `player` would make five.
-fn five_points(g: &Gomoku, player: Player, points: &[usize], out: &mut Vec<usize>) {
-    out.clear();
-    out.extend(points.iter().copied().filter(|&p| g.wins_at(p, player)));
-}
-
 /// The alpha-beta rival.
 pub struct AlphaBeta {
     name: String,
@@ -87,7 +53,7 @@ pub struct AlphaBeta {
     deadline: Instant,
     stopped: bool,
     nodes: u64,
-    vcf_nodes: u32,
+    vcf: Vcf,
 }
 
 impl AlphaBeta {
@@ -105,7 +71,7 @@ impl AlphaBeta {
             deadline: Instant::now(),
             stopped: false,
             nodes: 0,
-            vcf_nodes: 0,
+            vcf: Vcf::new(VCF_NODES),
         }
     }
 
@@ -134,27 +100,13 @@ impl AlphaBeta {
             let score = if fives.len() > 1 { -WIN } else { 0 };
             return Some((p as Action, score));
         }
-        self.vcf_nodes = 0;
-        if let Some(p) = self.vcf(state, me, VCF_DEPTH) {
+        if let Some(p) = self.vcf.find(state) {
             return Some((p as Action, WIN - 1));
         }
         // The moves to search: the heuristic's best, and when the opponent has a VCF, only
         // the ones that may break it (defended by the search itself).
         let mut moves = self.ordered(state, &near, BEAM * 2);
-        if self.opponent_vcf(state, VCF_NODES) {
-            let breaking: Vec<Action> = moves
-                .iter()
-                .copied()
-                .filter(|&a| {
-                    let mut after = *state;
-                    after.play(a as usize);
-                    !after.is_terminal() && !self.vcf_after(&after, VCF_NODES / 4)
-                })
-                .collect();
-            if !breaking.is_empty() {
-                moves = breaking;
-            }
-        }
+        self.vcf.keep_defences(state, &mut moves);
         let mut best = (moves[0], 0);
         for depth in 1..=self.max_depth {
             let mut alpha = -WIN - 1;
@@ -274,80 +226,6 @@ impl AlphaBeta {
         }
         best
     }
-
-    /// Whether the opponent of the side to move would have a VCF if the side to move passed.
-    fn opponent_vcf(&mut self, state: &Gomoku, nodes: u32) -> bool {
-        let mut passed = *state;
-        passed.to_move = state.to_move().opponent();
-        self.vcf_after(&passed, nodes)
-    }
-
-    /// Whether the side to move in `state` has a VCF, within `nodes`.
-    fn vcf_after(&mut self, state: &Gomoku, nodes: u32) -> bool {
-        self.vcf_nodes = VCF_NODES.saturating_sub(nodes);
-        self.vcf(state, state.to_move(), VCF_DEPTH).is_some()
-    }
-
-    /// A first move of a victory by continuous fours for `attacker` (to move in `state`), if
-    /// one is found within the depth and node limits.
-    pub fn vcf(&mut self, state: &Gomoku, attacker: Player, depth: u32) -> Option<usize> {
-        if depth == 0 || self.vcf_nodes >= VCF_NODES {
-            return None;
-        }
-        let mut near = Vec::new();
-        candidates(state, 1, &mut near);
-        let defender = attacker.opponent();
-        let mut blocks = Vec::new();
-        five_points(state, defender, &near, &mut blocks);
-        for &p in &near {
-            self.vcf_nodes += 1;
-            if !state.is_legal(p as Action) {
-                continue;
-            }
-            if state.wins_at(p, attacker) {
-                return Some(p);
-            }
-            // The defender's own five point must be blocked by this very move.
-            if blocks.iter().any(|&b| b != p) {
-                continue;
-            }
-            let shapes = point_shapes(state, p, attacker);
-            if shapes.fours == 0 {
-                continue;
-            }
-            let mut after = *state;
-            after.play(p);
-            // The defender's answers: a five of its own ends the line; else the block.
-            let mut line = Vec::new();
-            candidates(&after, 1, &mut line);
-            let mut fives = Vec::new();
-            five_points(&after, attacker, &line, &mut fives);
-            if fives.len() >= 2 || shapes.lines.contains(&(Shape::LiveFour as u8)) {
-                if !line.iter().any(|&q| after.wins_at(q, defender)) {
-                    return Some(p);
-                }
-                continue;
-            }
-            let Some(&block) = fives.first() else {
-                continue;
-            };
-            if after.wins_at(block, defender) || !after.is_legal(block as Action) {
-                continue;
-            }
-            let mut answered = after;
-            answered.play(block);
-            if answered.is_terminal() {
-                continue;
-            }
-            if self.vcf(&answered, attacker, depth - 1).is_some() {
-                return Some(p);
-            }
-            if self.vcf_nodes >= VCF_NODES {
-                return None;
-            }
-        }
-        None
-    }
 }
 
 impl Agent<Gomoku> for AlphaBeta {
@@ -379,6 +257,7 @@ impl Agent<Gomoku> for AlphaBeta {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Player;
     use crate::games::gomoku::Rule;
 
     fn position(rows: &str, to_move: Player) -> Gomoku {
@@ -426,9 +305,8 @@ mod tests {
             (1, "O.O.O.O"),
         ]);
         let g = position(&b, Player::P1);
-        let mut r = rival();
-        r.vcf_nodes = 0;
-        let first = r.vcf(&g, Player::P1, VCF_DEPTH).expect("a VCF");
+        let mut r = Vcf::new(VCF_NODES);
+        let first = r.find(&g).expect("a VCF");
         // Replay the line: each attacker move a four or a five, the defender's block forced.
         let mut state = g;
         let mut next = Some(first);
@@ -446,16 +324,14 @@ mod tests {
             five_points(&state, Player::P1, &near, &mut fives);
             assert!(!fives.is_empty());
             state.play(fives[0]);
-            r.vcf_nodes = 0;
-            next = r.vcf(&state, Player::P1, VCF_DEPTH);
+            next = r.find(&state);
             plies += 1;
             assert!(plies < 20);
         }
         assert_eq!(state.winner(), Some(Player::P1));
         // Without the attacker's stones there is none.
         let quiet = position(&board(&[(8, "...X")]), Player::P2);
-        r.vcf_nodes = 0;
-        assert_eq!(r.vcf(&quiet, Player::P2, VCF_DEPTH), None);
+        assert_eq!(r.find(&quiet), None);
     }
 
     #[test]

@@ -18,7 +18,11 @@
 //! replies: the paper's Table 1 first row) and `heuristic=engine` ([`GomokuKnowledge::ENGINE`]).
 
 use super::patterns::{point_shapes, PatternWeights, PointShapes, Shape};
+use super::threats::Vcf;
 use super::{Gomoku, MAX_POINTS};
+
+/// Nodes of the root's VCF searches (`vcf=1`).
+const ROOT_VCF_NODES: u32 = 20_000;
 use crate::game::{Action, Game, Outcome, Player};
 use crate::mcts::RolloutPolicy;
 use crate::rng::Rng;
@@ -53,6 +57,12 @@ pub struct GomokuKnowledge {
     pub top: u16,
     pub stop: Stop,
     pub weights: PatternWeights,
+    /// At the root: a VCF (continuous fours) of the mover's is played without search, and
+    /// where the opponent has one only the moves that break it are searched.
+    pub vcf: bool,
+    /// The progressive bias of a child by the heuristic: `bias * log(1 + score) / log(1 +
+    /// best score)`, fading as `1 / (visits + 1)` (0: none).
+    pub bias: f32,
 }
 
 impl Default for GomokuKnowledge {
@@ -65,6 +75,8 @@ impl Default for GomokuKnowledge {
             top: 10,
             stop: Stop::Five,
             weights: PatternWeights::DEFAULT,
+            bias: 0.0,
+            vcf: false,
         }
     }
 }
@@ -79,6 +91,8 @@ impl GomokuKnowledge {
         top: 10,
         stop: Stop::Five,
         weights: PatternWeights::DEFAULT,
+        bias: 0.0,
+        vcf: false,
     };
 
     /// The engine's own search (the protocol, `play`, `analyse`, the Gomocup brain).
@@ -89,6 +103,8 @@ impl GomokuKnowledge {
         top: 10,
         stop: Stop::Five,
         weights: PatternWeights::DEFAULT,
+        bias: 0.0,
+        vcf: false,
     };
 
     /// Reads the Gomoku keys of an `mcts` spec (a preset first, then the keys over it).
@@ -130,6 +146,16 @@ impl GomokuKnowledge {
                         .filter(|&t| t >= 1)
                         .ok_or_else(|| err(format!("top is a count of moves from 1, not '{value}'")))?
                 }
+                ("bias", _) => {
+                    k.bias = value
+                        .parse()
+                        .ok()
+                        .filter(|b: &f32| b.is_finite() && *b >= 0.0)
+                        .ok_or_else(|| err(format!("bias is a weight from 0, not '{value}'")))?
+                }
+                ("vcf", "0" | "off") => k.vcf = false,
+                ("vcf", "1" | "on") => k.vcf = true,
+                ("vcf", _) => return Err(err(format!("vcf is 0 or 1, not '{value}'"))),
                 ("stop", "five") => k.stop = Stop::Five,
                 ("stop", "three") => k.stop = Stop::LiveThree,
                 ("stop", "threat") => k.stop = Stop::Threat,
@@ -142,7 +168,7 @@ impl GomokuKnowledge {
                 }
                 (other, _) => {
                     return Err(err(format!(
-                        "{other} is not a key of the Gomoku search (heuristic, near, forced, top, stop, weights)"
+                        "{other} is not a key of the Gomoku search (heuristic, near, forced, top, stop, bias, vcf, weights)"
                     )))
                 }
             }
@@ -194,6 +220,9 @@ pub struct GomokuRollout {
     root_stones: usize,
     /// Scores of the moves being pruned, reused.
     scored: Vec<(f32, Action)>,
+    /// Whether `scored` holds the scores of the node `restrict` was last called on (the
+    /// expansion's `child_bias` comes right after it).
+    scored_fresh: bool,
 }
 
 impl GomokuRollout {
@@ -202,6 +231,7 @@ impl GomokuRollout {
             knowledge,
             root_stones: usize::MAX,
             scored: Vec::new(),
+            scored_fresh: false,
         }
     }
 
@@ -254,6 +284,7 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
 
     fn restrict(&mut self, state: &Gomoku, actions: &mut Vec<Action>) {
         let k = self.knowledge;
+        self.scored_fresh = false;
         if k.near > 0 {
             let near = near_stones(state, i32::from(k.near));
             let before = actions.len();
@@ -263,13 +294,15 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
                 state.legal_actions(actions);
             }
         }
+        let root = state.stones() == self.root_stones;
         let pruned = match k.prune {
             Prune::Off => false,
-            Prune::Root => state.stones() == self.root_stones,
+            Prune::Root => root,
             Prune::All => true,
         };
         if pruned {
             self.prune(state, actions);
+            self.scored_fresh = true;
         } else if k.forced {
             if let Some(p) = forced_move(state, actions.iter().map(|&a| a as usize)) {
                 if state.is_legal(p as Action) {
@@ -277,6 +310,46 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
                     actions.push(p as Action);
                 }
             }
+        }
+        if k.vcf && root && actions.len() > 1 {
+            let mut vcf = Vcf::new(ROOT_VCF_NODES);
+            if let Some(p) = vcf.find(state) {
+                actions.clear();
+                actions.push(p as Action);
+                self.scored_fresh = false;
+            } else {
+                let before = actions.len();
+                vcf.keep_defences(state, actions);
+                self.scored_fresh &= actions.len() == before;
+            }
+        }
+    }
+
+    fn gives_bias(&self) -> bool {
+        self.knowledge.bias > 0.0
+    }
+
+    fn child_bias(&mut self, state: &Gomoku, actions: &[Action], out: &mut Vec<f32>) {
+        out.clear();
+        if !self.scored_fresh {
+            self.scored.clear();
+            let w = self.knowledge.weights;
+            self.scored.extend(
+                actions
+                    .iter()
+                    .map(|&a| (w.move_score(state, a as usize), a)),
+            );
+        }
+        self.scored_fresh = false;
+        let best = self.scored.iter().map(|s| s.0).fold(0.0f32, f32::max);
+        let scale = self.knowledge.bias / (1.0 + best.max(0.0)).ln().max(f32::MIN_POSITIVE);
+        for &a in actions {
+            let score = self
+                .scored
+                .iter()
+                .find(|s| s.1 == a)
+                .map_or(0.0, |s| s.0.max(0.0));
+            out.push(scale * (1.0 + score).ln());
         }
     }
 
@@ -594,5 +667,110 @@ mod tests {
         assert!(GomokuKnowledge::from_keys("m", &keys("forced=yes"))
             .unwrap_err()
             .contains("forced is 0 or 1"));
+        for (bad, says) in [
+            ("heuristic=leaf", "heuristic is off, root, all"),
+            ("top=0", "top is a count"),
+            ("stop=four", "stop is five, three or threat"),
+            ("bias=-1", "bias is a weight from 0"),
+            ("vcf=2", "vcf is 0 or 1"),
+            ("weights=/no/such/file.json", "/no/such/file.json"),
+            ("depth=3", "not a key of the Gomoku search"),
+        ] {
+            let e = GomokuKnowledge::from_keys("m", &keys(bad)).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        // A preset, then keys over it, whatever their order.
+        let both = [
+            ("stop".to_string(), "threat".to_string()),
+            ("heuristic".to_string(), "paper".to_string()),
+        ];
+        let k = GomokuKnowledge::from_keys("m", &both).unwrap();
+        assert_eq!(k.prune, Prune::Root);
+        assert_eq!(k.stop, Stop::Threat);
+    }
+
+    #[test]
+    fn stopped_rollouts_credit_the_threat_maker() {
+        // Black to move with e8-g8 open at both ends, white far away with nothing: a random
+        // rollout that stops at a live three or a winning threat is won by whoever made it,
+        // and the first such shape on this board can only be black's unless white builds one
+        // from nothing; check every stopped result against the board it stopped on.
+        let mut rng = Rng::new(9);
+        for stop in [Stop::LiveThree, Stop::Threat] {
+            let knowledge = GomokuKnowledge {
+                near: 1,
+                forced: true,
+                stop,
+                ..GomokuKnowledge::default()
+            };
+            for _ in 0..200 {
+                let mut g = board(&["e8", "f8", "g8"], &["a1", "o15"], Player::P2);
+                let o = GomokuRollout::new(knowledge).rollout(&mut g, &mut rng);
+                if g.is_terminal() {
+                    assert_eq!(g.outcome(), Some(o));
+                    continue;
+                }
+                // Stopped: the winner's last stone made the shape, and the loser cannot make
+                // five at once.
+                let winner = match o {
+                    Outcome::P1Win => Player::P1,
+                    Outcome::P2Win => Player::P2,
+                    Outcome::Draw => panic!("a stopped rollout has a winner"),
+                };
+                let last = g.last_moves()[0].unwrap();
+                assert_eq!(g.stone(last), Some(winner));
+                let shapes = point_shapes(&g, last, winner);
+                match stop {
+                    Stop::LiveThree => assert!(shapes.best.unwrap() >= Shape::LiveThree),
+                    _ => assert!(shapes.is_winning_threat()),
+                }
+                assert!((0..g.points())
+                    .all(|q| g.stone(q).is_some() || !g.wins_at(q, winner.opponent())));
+            }
+        }
+    }
+
+    #[test]
+    fn the_root_plays_a_vcf_and_defends_against_one() {
+        // Black: d5-d7 closed by d4, e8-g8 closed by c8; d8 is a double four.
+        let g = board(
+            &["d5", "d6", "d7", "e8", "f8", "g8"],
+            &["d4", "c8", "a1", "c1", "e1", "g1"],
+            Player::P1,
+        );
+        let vcf = GomokuKnowledge {
+            vcf: true,
+            ..GomokuKnowledge::ENGINE
+        };
+        let mut policy = GomokuRollout::new(vcf);
+        policy.begin_search(&g);
+        let mut actions = Vec::new();
+        g.legal_actions(&mut actions);
+        policy.restrict(&g, &mut actions);
+        assert_eq!(actions.len(), 1);
+        assert_eq!(g.format_action(actions[0]), "d8");
+        // White to move in the same shape (one black stone fewer elsewhere): every move kept
+        // stops black's VCF.
+        let g = board(
+            &["d5", "d6", "d7", "e8", "f8", "g8"],
+            &["d4", "c8", "a1", "c1", "e1"],
+            Player::P2,
+        );
+        let mut policy = GomokuRollout::new(vcf);
+        policy.begin_search(&g);
+        let mut actions = Vec::new();
+        g.legal_actions(&mut actions);
+        policy.restrict(&g, &mut actions);
+        assert!(!actions.is_empty());
+        for a in actions {
+            let mut after = g;
+            after.apply(a);
+            assert_eq!(
+                Vcf::new(20_000).find(&after),
+                None,
+                "{}",
+                g.format_action(a)
+            );
+        }
     }
 }
