@@ -17,6 +17,7 @@ pub mod nn;
 pub mod protocol;
 pub mod record;
 pub mod rng;
+pub mod serve;
 pub mod tuning;
 
 pub use game::{Action, ActionError, Game, Outcome, Player};

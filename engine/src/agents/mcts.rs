@@ -2,7 +2,7 @@
 
 use super::{Agent, AgentError, Choice};
 use crate::game::{Action, Game};
-use crate::mcts::{RandomRollout, RolloutPolicy, Search, SearchConfig, Ucb};
+use crate::mcts::{RandomRollout, RolloutPolicy, Search, SearchConfig, SearchResult, Ucb};
 use crate::rng::derive_seed;
 
 /// MCTS with a fixed budget a move. Its searches are seeded from its base seed, the game number
@@ -12,6 +12,7 @@ pub struct MctsAgent<G: Game, R: RolloutPolicy<G> = RandomRollout> {
     seed: u64,
     games: u64,
     search: Search<G, Ucb, R>,
+    last: Option<SearchResult>,
 }
 
 impl<G: Game> MctsAgent<G> {
@@ -29,6 +30,7 @@ impl<G: Game, R: RolloutPolicy<G>> MctsAgent<G, R> {
             seed: config.seed,
             games: 0,
             search: Search::new(config, ucb, rollout),
+            last: None,
         }
     }
 
@@ -46,7 +48,9 @@ impl<G: Game, R: RolloutPolicy<G>> MctsAgent<G, R> {
             .search
             .run_among(state, allowed)
             .map_err(|e| AgentError::new(format!("search failed: {e}")))?;
-        Ok(Choice::searched(&result))
+        let choice = Choice::searched(&result);
+        self.last = Some(result);
+        Ok(choice)
     }
 }
 
@@ -67,5 +71,9 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for MctsAgent<G, R> {
 
     fn choose(&mut self, state: &G, moves: &[Action]) -> Result<Choice, AgentError> {
         self.choose_among(state, moves, &[])
+    }
+
+    fn last_search(&self) -> Option<&SearchResult> {
+        self.last.as_ref()
     }
 }

@@ -91,4 +91,10 @@ pub trait Agent<G: Game>: Send {
     /// The move for the player to move in `state`, reached from the empty board by `moves`
     /// (every move of the game so far, both players'). The caller checks legality.
     fn choose(&mut self, state: &G, moves: &[Action]) -> Result<Choice, AgentError>;
+
+    /// The search behind the last [`choose`](Agent::choose), when a tree search made that
+    /// choice (`engine serve` shows its root moves); `None` otherwise.
+    fn last_search(&self) -> Option<&SearchResult> {
+        None
+    }
 }

@@ -12,6 +12,7 @@
 mod node;
 mod policy;
 mod search;
+pub mod stop;
 
 pub use node::{Children, Node, Reward, Tree, BYTES_PER_NODE};
 pub use policy::{RandomRollout, RolloutPolicy, RolloutStats, TreePolicy, Ucb};

@@ -302,12 +302,14 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
         };
         let counter = self.config.counter;
         let max_nodes = self.config.max_nodes.max(2);
+        let stop = super::stop::current();
+        let stop = stop.as_deref();
         let outputs: Vec<WorkerOutput> = if threads == 1 {
             let w = &mut self.workers[0];
             vec![w.run(
                 root,
                 share(0),
-                deadline,
+                (deadline, stop),
                 derive_seed(search_seed, 0),
                 counter,
                 max_nodes,
@@ -321,7 +323,9 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                     .map(|(i, w)| {
                         let limit = share(i);
                         let seed = derive_seed(search_seed, i as u64);
-                        scope.spawn(move || w.run(root, limit, deadline, seed, counter, max_nodes))
+                        scope.spawn(move || {
+                            w.run(root, limit, (deadline, stop), seed, counter, max_nodes)
+                        })
                     })
                     .collect();
                 handles
@@ -477,7 +481,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         &mut self,
         root: &G,
         limit: Option<u64>,
-        deadline: Option<Instant>,
+        (deadline, stop): (Option<Instant>, Option<&std::sync::atomic::AtomicBool>),
         seed: u64,
         counter: CounterMode,
         max_nodes: usize,
@@ -515,10 +519,10 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                     break;
                 }
             }
-            if let Some(d) = deadline {
-                if iterations % CLOCK_EVERY == 0 && Instant::now() >= d {
-                    break;
-                }
+            if iterations % CLOCK_EVERY == 0
+                && (deadline.is_some_and(|d| Instant::now() >= d) || super::stop::raised(stop))
+            {
+                break;
             }
             self.iterate(root, root_player, counter, max_nodes);
             iterations += 1;

@@ -55,6 +55,21 @@ enum Command {
     /// Play a paper's experiments again and write them as markdown (Dots and Boxes: Tables 3-5
     /// against the rival; Amazons: the MG-PEO ablation).
     Paper(paper_cmd::PaperArgs),
+    /// Play and watch every game in a browser: a local web server (see docs/serve.md).
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// The port to listen on (0: any free port; the address is printed).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on; 0.0.0.0 or :: opens the page to other machines.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Let the page name external: players (programs run on this machine).
+    #[arg(long)]
+    allow_external: bool,
 }
 
 #[derive(Args, Clone)]
@@ -286,6 +301,11 @@ fn main() -> ExitCode {
         Command::Match(args) => match_cmd::run(args),
         Command::Positions(args) => match_cmd::positions(args),
         Command::Paper(args) => paper_cmd::run(args),
+        Command::Serve(args) => engine::serve::run(engine::serve::ServeOptions {
+            host: args.host,
+            port: args.port,
+            allow_external: args.allow_external,
+        }),
         Command::Protocol => {
             engine::protocol::serve(&mut io::stdin().lock(), &mut io::stdout().lock())
                 .map_err(|e| format!("protocol: {e}"))

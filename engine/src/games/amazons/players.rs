@@ -171,6 +171,9 @@ pub struct AmazonsMcts {
     /// The position of this game's last search (in the game's shape) and the moves played
     /// before it, for tree reuse.
     last_search: Option<(Amazons, usize)>,
+    /// The search behind the last choice, when there was one in the game's own shape (its
+    /// root moves are then the game's actions).
+    last_result: Option<SearchResult>,
 }
 
 impl AmazonsMcts {
@@ -189,6 +192,7 @@ impl AmazonsMcts {
             games: 0,
             planned: PlannedArrow::default(),
             last_search: None,
+            last_result: None,
         }
     }
 
@@ -278,10 +282,12 @@ impl Agent<Amazons> for AmazonsMcts {
         self.games += 1;
         self.planned = PlannedArrow::default();
         self.last_search = None;
+        self.last_result = None;
         Ok(())
     }
 
     fn choose(&mut self, state: &Amazons, moves: &[Action]) -> Result<Choice, AgentError> {
+        self.last_result = None;
         if state.mid_turn() {
             if let Some(arrow) = self.planned.take(state) {
                 return Ok(Choice::plain(arrow));
@@ -291,15 +297,25 @@ impl Agent<Amazons> for AmazonsMcts {
                 .search
                 .run(state)
                 .map_err(|e| AgentError::new(e.to_string()))?;
-            return Ok(Choice::searched(&result));
+            let choice = Choice::searched(&result);
+            self.last_result = Some(result);
+            return Ok(choice);
         }
         let (turn, result) = self
             .search_next_turn(state, moves)
             .map_err(AgentError::new)?;
-        Ok(Choice {
+        let choice = Choice {
             action: self.planned.first_ply(state, turn),
             ..Choice::searched(&result)
-        })
+        };
+        if self.config.shape == state.shape() {
+            self.last_result = Some(result);
+        }
+        Ok(choice)
+    }
+
+    fn last_search(&self) -> Option<&SearchResult> {
+        self.last_result.as_ref()
     }
 }
 

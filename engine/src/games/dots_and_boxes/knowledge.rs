@@ -236,6 +236,8 @@ pub struct KnowledgeAgent<R: RolloutPolicy<DotsAndBoxes>> {
     search: MctsAgent<DotsAndBoxes, R>,
     knowledge: DotsKnowledge,
     root_moves: Vec<Action>,
+    /// Whether the last move came from the search (not the knowledge).
+    searched: bool,
 }
 
 impl<R: RolloutPolicy<DotsAndBoxes>> KnowledgeAgent<R> {
@@ -244,6 +246,7 @@ impl<R: RolloutPolicy<DotsAndBoxes>> KnowledgeAgent<R> {
             search,
             knowledge,
             root_moves: Vec::new(),
+            searched: false,
         }
     }
 }
@@ -263,9 +266,15 @@ impl<R: RolloutPolicy<DotsAndBoxes>> Agent<DotsAndBoxes> for KnowledgeAgent<R> {
     }
 
     fn choose(&mut self, state: &DotsAndBoxes, moves: &[Action]) -> Result<Choice, AgentError> {
-        match self.knowledge.known_move(state, &mut self.root_moves) {
+        let known = self.knowledge.known_move(state, &mut self.root_moves);
+        self.searched = known.is_none();
+        match known {
             Some(known) => Ok(Choice::plain(known.action())),
             None => self.search.choose_among(state, moves, &self.root_moves),
         }
+    }
+
+    fn last_search(&self) -> Option<&crate::mcts::SearchResult> {
+        self.search.last_search().filter(|_| self.searched)
     }
 }
