@@ -40,7 +40,7 @@ impl Amazons {
             let mut next = *self;
             next.apply(self.arrow_id(arrow));
             let v = evaluator.value_for(&next, me);
-            if best.map_or(true, |(_, b)| v > b) {
+            if best.is_none_or(|(_, b)| v > b) {
                 best = Some((arrow, v));
             }
         }

@@ -166,7 +166,7 @@ impl RivalAgent {
             let e = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let cost = sacrifice(geo, edges, e);
-            if best.map_or(true, |(c, _)| cost < c) {
+            if best.is_none_or(|(c, _)| cost < c) {
                 best = Some((cost, e));
             }
         }

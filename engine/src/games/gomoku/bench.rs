@@ -1,12 +1,11 @@
 //! `engine bench --game gomoku`: random rollouts a second on the empty board, and MCTS
-//! iterations a second (plain, the paper's and the engine's) from the empty board and from a
-//! middle-game position.
+//! iterations a second (plain, the paper's and the engine's) from the empty board (plain
+//! only), a three-stone opening and a middle-game position.
 
-use super::search::{GomokuKnowledge, GomokuRollout};
+use super::search::GomokuKnowledge;
 use super::Gomoku;
 use crate::bench::{mcts_figures, random_games_figure, BenchOptions, Figure};
 use crate::game::Game;
-use crate::mcts::{Search, Ucb};
 
 /// Stones of the middle-game position (on any size from 15 up): the first 20 moves of a game of
 /// the rival against itself at 100 ms a move, black to move against white's three g12-i12, with
@@ -34,6 +33,15 @@ pub fn middle_game(start: &Gomoku) -> Option<Gomoku> {
     Some(g)
 }
 
+/// The opening h8 h9 i10 (white to move), on boards from 10 up.
+fn opening(start: &Gomoku) -> Option<Gomoku> {
+    let mut g = *start;
+    for m in ["h8", "h9", "i10"] {
+        g.apply(g.parse_legal_action(m).ok()?);
+    }
+    (start.size() >= 10).then_some(g)
+}
+
 pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
     let mut out = vec![random_games_figure(
         "random rollouts from the empty board, 1 thread",
@@ -41,8 +49,11 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
         opts,
         20_000,
     )];
+    // The searches with knowledge start from the third stone, not the empty board: there
+    // their only candidate is the centre, and a root with one move is played at once.
     let positions = [
         ("empty board", Some(*start)),
+        ("opening h8 h9 i10", opening(start)),
         ("middle game", middle_game(start)),
     ];
     for (label, position) in positions {
@@ -55,14 +66,14 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
                 GomokuKnowledge::ENGINE,
             ),
         ] {
+            if position.stones() == 0 && knowledge != GomokuKnowledge::default() {
+                continue;
+            }
             out.extend(mcts_figures(
                 &format!("{name}, {label}"),
                 &position,
                 opts,
-                |config| {
-                    let cp = config.cp;
-                    Search::new(config, Ucb::new(cp), GomokuRollout::new(knowledge))
-                },
+                |config| knowledge.search(config),
             ));
         }
     }

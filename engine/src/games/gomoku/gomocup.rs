@@ -16,10 +16,10 @@
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
-use super::search::GomokuRollout;
+use super::search::GomokuKnowledge;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
 use crate::game::{Action, Game, Player};
-use crate::mcts::{Budget, Search, SearchConfig};
+use crate::mcts::{Budget, SearchConfig};
 
 /// What the manager said of the time, in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -382,17 +382,21 @@ impl Brain {
             return Ok(moves[0]);
         }
         let moves_left = (g.points() - g.stones()) / 2;
+        let budget = self.clock.budget(moves_left);
+        // The root's VCF searches are bounded by nodes, not by the clock (tens of
+        // milliseconds at most): a very short turn goes without them.
+        let knowledge = GomokuKnowledge {
+            vcf: budget >= Duration::from_millis(100),
+            ..GomokuKnowledge::ENGINE
+        };
         let config = SearchConfig {
-            budget: Budget::time(self.clock.budget(moves_left)),
+            budget: Budget::time(budget),
             threads: self.threads,
             seed: crate::rng::derive_seed(self.seed, self.searches),
             ..SearchConfig::default()
         };
         self.searches += 1;
-        let cp = config.cp;
-        let result = Search::new(config, crate::mcts::Ucb::new(cp), GomokuRollout::default())
-            .run(g)
-            .map_err(|e| e.to_string())?;
+        let result = knowledge.search(config).run(g).map_err(|e| e.to_string())?;
         Ok(result.best)
     }
 }

@@ -9,7 +9,7 @@ use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::bench::{BenchOptions, Figure};
 use crate::game::{Game, Player};
 use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
-use crate::mcts::{Search, SearchConfig, Ucb};
+use crate::mcts::{SearchConfig, Ucb};
 use crate::protocol::settings::Settings;
 use std::time::Duration;
 
@@ -48,6 +48,7 @@ impl RegisteredGame for Gomoku {
         "forced",
         "top",
         "stop",
+        "leaf",
         "bias",
         "vcf",
         "weights",
@@ -88,9 +89,8 @@ impl RegisteredGame for Gomoku {
         if let Some((path, _)) = &settings.weights {
             knowledge.weights = GomokuPatterns::load(path)?;
         }
-        let cp = config.cp;
-        let ucb = Ucb::new(cp).with_progressive_bias(true);
-        let result = Search::new(config, ucb, GomokuRollout::new(knowledge))
+        let result = knowledge
+            .search(config)
             .run(self)
             .map_err(|e| e.to_string())?;
         Ok(Searched::from_result(result))

@@ -19,7 +19,7 @@
 
 use super::patterns::{point_shapes, PatternWeights, PointShapes, Shape};
 use super::rival::evaluate;
-use super::threats::{candidates, Vcf};
+use super::threats::{candidates, near_flags, Vcf};
 use super::{Gomoku, MAX_POINTS};
 
 /// The evaluation's scale in `leaf=eval` (the rival's: a score of this much is a 73% chance).
@@ -28,7 +28,7 @@ const EVAL_SCALE: f32 = 2_000.0;
 /// Nodes of the root's VCF searches (`vcf=1`).
 const ROOT_VCF_NODES: u32 = 20_000;
 use crate::game::{Action, Game, Outcome, Player};
-use crate::mcts::{Reward, RolloutPolicy};
+use crate::mcts::{Reward, RolloutPolicy, Search, SearchConfig, Ucb};
 use crate::rng::Rng;
 
 /// Which nodes the pattern heuristic prunes.
@@ -90,6 +90,17 @@ impl Default for GomokuKnowledge {
 }
 
 impl GomokuKnowledge {
+    /// The MCTS with this knowledge: UCB with the heuristic's progressive bias (a no-op where
+    /// `bias` is 0).
+    pub fn search(self, config: SearchConfig) -> Search<Gomoku, Ucb, GomokuRollout> {
+        let cp = config.cp;
+        Search::new(
+            config,
+            Ucb::new(cp).with_progressive_bias(true),
+            GomokuRollout::new(self),
+        )
+    }
+
     /// The paper's (Table 1, first row): candidates next to a stone, the pattern heuristic at
     /// the root keeping the top 10, fixed replies, rollouts to a five.
     pub const PAPER: GomokuKnowledge = GomokuKnowledge {
@@ -112,9 +123,9 @@ impl GomokuKnowledge {
         top: 10,
         stop: Stop::Five,
         weights: PatternWeights::DEFAULT,
-        bias: 0.0,
-        vcf: false,
-        eval_leaves: false,
+        bias: 0.5,
+        vcf: true,
+        eval_leaves: true,
     };
 
     /// Reads the Gomoku keys of an `mcts` spec (a preset first, then the keys over it).
@@ -188,30 +199,6 @@ impl GomokuKnowledge {
         }
         Ok(k)
     }
-}
-
-/// The empty points within `d` of a stone (the centre on an empty board), as flags.
-fn near_stones(g: &Gomoku, d: i32) -> [bool; MAX_POINTS] {
-    let mut near = [false; MAX_POINTS];
-    let n = g.size() as i32;
-    if g.stones() == 0 {
-        near[g.point(n / 2, n / 2).expect("the centre")] = true;
-        return near;
-    }
-    for p in 0..g.points() {
-        if g.stone(p).is_none() {
-            continue;
-        }
-        let (c, r) = g.col_row(p);
-        for dr in -d..=d {
-            for dc in -d..=d {
-                if let Some(q) = g.point(c + dc, r + dr) {
-                    near[q] |= g.stone(q).is_none();
-                }
-            }
-        }
-    }
-    near
 }
 
 /// The move a forced reply takes among `moves`: a five of the mover's, else a block of the
@@ -339,7 +326,7 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
         let k = self.knowledge;
         self.scored_fresh = false;
         if k.near > 0 {
-            let near = near_stones(state, i32::from(k.near));
+            let near = near_flags(state, i32::from(k.near));
             let before = actions.len();
             actions.retain(|&a| near[a as usize]);
             if actions.is_empty() && before > 0 {
@@ -423,7 +410,7 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
             }
             all
         } else {
-            near_stones(state, d)
+            near_flags(state, d)
         };
         let mut listed = flags;
         let mut list = [0u16; MAX_POINTS];

@@ -12,15 +12,14 @@ use crate::game::{Action, Game, Player};
 /// The deepest VCF line, in attacker moves.
 pub const VCF_DEPTH: u32 = 12;
 
-/// The empty points within `d` of a stone, listed (the centre on an empty board).
-pub fn candidates(g: &Gomoku, d: i32, out: &mut Vec<usize>) {
-    out.clear();
+/// The empty points within `d` of a stone (the centre on an empty board), as flags.
+pub fn near_flags(g: &Gomoku, d: i32) -> [bool; MAX_POINTS] {
+    let mut near = [false; MAX_POINTS];
     let n = g.size() as i32;
     if g.stones() == 0 {
-        out.push(g.point(n / 2, n / 2).expect("the centre"));
-        return;
+        near[g.point(n / 2, n / 2).expect("the centre")] = true;
+        return near;
     }
-    let mut seen = [false; MAX_POINTS];
     for p in 0..g.points() {
         if g.stone(p).is_none() {
             continue;
@@ -29,14 +28,19 @@ pub fn candidates(g: &Gomoku, d: i32, out: &mut Vec<usize>) {
         for dr in -d..=d {
             for dc in -d..=d {
                 if let Some(q) = g.point(c + dc, r + dr) {
-                    if !seen[q] && g.stone(q).is_none() {
-                        seen[q] = true;
-                        out.push(q);
-                    }
+                    near[q] |= g.stone(q).is_none();
                 }
             }
         }
     }
+    near
+}
+
+/// The same points, listed in ascending order.
+pub fn candidates(g: &Gomoku, d: i32, out: &mut Vec<usize>) {
+    out.clear();
+    let near = near_flags(g, d);
+    out.extend((0..g.points()).filter(|&p| near[p]));
 }
 
 /// The points where `player` would make five.

@@ -10,7 +10,7 @@ use super::patterns::PatternWeights;
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::{Gomoku, Rule};
 use crate::game::{Action, Game, Outcome};
-use crate::mcts::{Budget, Search, SearchConfig, Ucb};
+use crate::mcts::{Budget, SearchConfig};
 use crate::rng::{derive_seed, Rng};
 use crate::tuning::{Tunable, WeightsFile};
 
@@ -106,15 +106,11 @@ impl Tunable for GomokuPatterns {
                         budget: Budget::iterations(200),
                         ..SearchConfig::default()
                     };
-                    let cp = config.cp;
-                    Search::new(
-                        config,
-                        Ucb::new(cp),
-                        GomokuRollout::new(GomokuKnowledge {
-                            weights: weights[k],
-                            ..GomokuKnowledge::PAPER
-                        }),
-                    )
+                    GomokuKnowledge {
+                        weights: weights[k],
+                        ..GomokuKnowledge::PAPER
+                    }
+                    .search(config)
                 });
                 while !state.is_terminal() {
                     let result = searches[state.to_move().index()]
