@@ -512,6 +512,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         self.rollout.take_stats();
         self.rollout.begin_search(root);
         let root_player = root.to_move();
+        root.legal_actions(&mut self.actions);
+        let narrowable = self.actions.len() > 1;
         let mut iterations = 0u64;
         loop {
             if let Some(n) = limit {
@@ -526,9 +528,11 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             }
             self.iterate(root, root_player, counter, max_nodes);
             iterations += 1;
-            // One move to choose from (the only legal one, or the one a policy's knowledge
-            // left, such as a forced reply): searching on cannot change the choice.
+            // The policy's knowledge left one move of several (a forced reply): searching on
+            // cannot change the choice. (A root with a single legal move is still searched to
+            // its budget, so that self-play records keep their iteration counts.)
             if iterations <= 2
+                && narrowable
                 && self.tree.nodes[0].is_expanded()
                 && self.tree.nodes[0].num_children == 1
             {
