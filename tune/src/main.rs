@@ -115,6 +115,7 @@ fn config_of(args: &RunArgs) -> Result<TuneConfig, String> {
         (None, Some(name)) => TuneConfig::preset(name)?,
         (None, None) => TuneConfig::default(),
     };
+    let base_game = config.game.clone();
     override_fields!(
         config,
         args,
@@ -144,6 +145,16 @@ fn config_of(args: &RunArgs) -> Result<TuneConfig, String> {
         final_games,
         final_time_ms,
     );
+    // Another game than the base's: its own first weight set and fitness player, unless given.
+    if config.game != base_game {
+        let tunable = engine::tuning::tunable(&config.game, None)?;
+        if args.set.is_none() {
+            config.set = tunable.set().to_string();
+        }
+        if args.player.is_none() {
+            config.player = tunable.players()[0].to_string();
+        }
+    }
     if args.shards.is_some() {
         config.shards = args.shards;
     }

@@ -131,7 +131,13 @@ impl GomokuKnowledge {
     /// Reads the Gomoku keys of an `mcts` spec (a preset first, then the keys over it).
     pub fn from_keys(text: &str, keys: &[(String, String)]) -> Result<GomokuKnowledge, String> {
         let err = |e: String| format!("player '{text}': {e}");
-        let mut k = GomokuKnowledge::default();
+        // Weights with no other key mean the engine's search with those weights (what `tune`'s
+        // final match plays as `mcts:weights=FILE`); plain MCTS would never read them.
+        let mut k = if keys.iter().all(|(key, _)| key == "weights") && !keys.is_empty() {
+            GomokuKnowledge::ENGINE
+        } else {
+            GomokuKnowledge::default()
+        };
         for (_, value) in keys.iter().filter(|(k, _)| k == "heuristic") {
             k.prune = match value.as_str() {
                 "paper" => {
@@ -727,6 +733,10 @@ mod tests {
         let k = GomokuKnowledge::from_keys("m", &both).unwrap();
         assert_eq!(k.prune, Prune::Root);
         assert_eq!(k.stop, Stop::Threat);
+        assert_eq!(
+            GomokuKnowledge::from_keys("m", &[]).unwrap(),
+            GomokuKnowledge::default()
+        );
     }
 
     #[test]
