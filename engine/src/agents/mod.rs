@@ -31,6 +31,21 @@ pub struct Choice {
 }
 
 impl Choice {
+    /// An alpha-beta search's move after `nodes` nodes, its score read as a win probability:
+    /// certain from `decided` on (a proven win or loss), else a logistic of `score / scale`.
+    pub fn scored(action: Action, nodes: u64, score: i32, decided: i32, scale: f64) -> Choice {
+        let win = if score.abs() >= decided {
+            f64::from(u8::from(score > 0))
+        } else {
+            1.0 / (1.0 + (-f64::from(score) / scale).exp())
+        };
+        Choice {
+            iterations: nodes,
+            win_probability: Some(win),
+            ..Choice::plain(action)
+        }
+    }
+
     pub fn plain(action: Action) -> Choice {
         Choice {
             action,

@@ -241,16 +241,13 @@ impl Agent<Gomoku> for AlphaBeta {
         let (action, score) = self
             .best_move(state)
             .ok_or_else(|| AgentError::new("no legal move"))?;
-        let win = if score.abs() >= WIN - 1000 {
-            f64::from(u8::from(score > 0))
-        } else {
-            1.0 / (1.0 + (-f64::from(score) / 2_000.0).exp())
-        };
-        Ok(Choice {
-            iterations: self.nodes,
-            win_probability: Some(win),
-            ..Choice::plain(action)
-        })
+        Ok(Choice::scored(
+            action,
+            self.nodes,
+            score,
+            WIN - 1000,
+            2_000.0,
+        ))
     }
 }
 

@@ -329,15 +329,6 @@ impl Agent<Surakarta> for AlphaBeta {
             .best_move(state)
             .ok_or_else(|| AgentError::new("no legal move"))?;
         // A score as a win probability: a piece ahead is about 73%.
-        let win = if score.abs() >= WIN - 1000 {
-            f64::from(u8::from(score > 0))
-        } else {
-            1.0 / (1.0 + (-f64::from(score) / 100.0).exp())
-        };
-        Ok(Choice {
-            iterations: self.nodes,
-            win_probability: Some(win),
-            ..Choice::plain(action)
-        })
+        Ok(Choice::scored(action, self.nodes, score, WIN - 1000, 100.0))
     }
 }
