@@ -599,29 +599,22 @@ pub fn read_dataset_record(bytes: &[u8]) -> Result<(GameSpec, Vec<String>), Stri
     })
 }
 
-/// Reads standard base64 (the page sends a dataset record file so).
+/// Reads standard base64 (the page sends a dataset record file so); line breaks, spaces and
+/// missing padding are taken as before.
 pub fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' | b'\n' | b'\r' | b' ' => continue,
-            _ => return Err(format!("'{}' is not base64", c as char)),
-        } as u32;
-        acc = acc << 6 | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Ok(out)
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let compact: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\n' | '\r' | ' '))
+        .collect();
+    LENIENT
+        .decode(compact)
+        .map_err(|e| format!("not base64: {e}"))
 }
 
 /// Reads a record as [`Table::record`] writes it (or any plain move list, with an optional
@@ -645,4 +638,16 @@ pub fn read_record(text: &str) -> Result<(Option<GameSpec>, Vec<String>), String
         moves.extend(line.split_whitespace().map(str::to_string));
     }
     Ok((spec, moves))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64_decode;
+
+    #[test]
+    fn base64_is_read_with_line_breaks_and_without_padding() {
+        assert_eq!(base64_decode("TUNUUw==").unwrap(), b"MCTS");
+        assert_eq!(base64_decode("TUNU\r\nUw").unwrap(), b"MCTS");
+        assert!(base64_decode("TU*U").unwrap_err().starts_with("not base64"));
+    }
 }
