@@ -370,8 +370,12 @@ impl PatternWeights {
     /// opponent's shapes it blocks, and a bonus for a winning threat either way.
     pub fn move_score(&self, g: &Gomoku, p: usize) -> f32 {
         let me = g.to_move();
-        let mine = point_shapes(g, p, me);
-        let theirs = point_shapes(g, p, me.opponent());
+        self.shapes_score(&point_shapes(g, p, me), &point_shapes(g, p, me.opponent()))
+    }
+
+    /// [`move_score`](Self::move_score) from the point's shapes for the mover (`mine`) and the
+    /// opponent (`theirs`), for callers that read the shapes anyway.
+    pub fn shapes_score(&self, mine: &PointShapes, theirs: &PointShapes) -> f32 {
         let mut score = 0.0;
         for d in 0..4 {
             score += self.attack[mine.lines[d] as usize] + self.defence[theirs.lines[d] as usize];
@@ -491,6 +495,36 @@ mod tests {
                     Shape::LiveFour => assert!(fives >= 2),
                     Shape::Four => assert_eq!(fives, 1),
                     _ => assert!(fives == 0 || run_through_centre(mine) > 5, "{index}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_five_shape_is_the_rules_win_on_random_boards() {
+        // The pruning reads fives from the shapes instead of the rules' `wins_at`: the two
+        // must agree on every empty point, for both players, under every rule.
+        let mut rng = crate::rng::Rng::new(11);
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+            for _ in 0..60 {
+                let mut g = Gomoku::new(15, rule).unwrap();
+                let mut moves = Vec::new();
+                for _ in 0..(40 + rng.below(80)) {
+                    g.legal_actions(&mut moves);
+                    if g.is_terminal() || moves.is_empty() {
+                        break;
+                    }
+                    g.apply(moves[rng.below(moves.len() as u32) as usize]);
+                }
+                for p in (0..g.points()).filter(|&p| g.stone(p).is_none()) {
+                    for player in [Player::P1, Player::P2] {
+                        assert_eq!(
+                            point_shapes(&g, p, player).five,
+                            g.wins_at(p, player),
+                            "{rule:?} {} {player:?}\n{g}",
+                            g.point_name(p)
+                        );
+                    }
                 }
             }
         }

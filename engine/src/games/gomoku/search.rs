@@ -253,15 +253,21 @@ impl GomokuRollout {
         self.scored.clear();
         for &a in actions.iter() {
             let p = a as usize;
-            if state.wins_at(p, me) {
+            // A line's `five` shape is the rules' winning run through the point.
+            let (mine, theirs) = (
+                point_shapes(state, p, me),
+                point_shapes(state, p, me.opponent()),
+            );
+            if mine.five {
                 actions.clear();
                 actions.push(a);
                 return;
             }
-            if block.is_none() && state.wins_at(p, me.opponent()) {
+            if block.is_none() && theirs.five {
                 block = Some(a);
             }
-            self.scored.push((k.weights.move_score(state, p), a));
+            self.scored
+                .push((k.weights.shapes_score(&mine, &theirs), a));
         }
         if let Some(a) = block {
             actions.clear();
