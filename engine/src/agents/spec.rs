@@ -33,8 +33,10 @@ use std::time::Duration;
 
 use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
 use crate::game::Game;
+use crate::games::dots_and_boxes::rollout::ChainRollout;
 use crate::games::dots_and_boxes::{
-    DotsKnowledge, EndgameConfig, GreedyAgent, KnowledgeAgent, RivalAgent, RivalConfig,
+    DotsKnowledge, DotsRolloutKind, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent,
+    RivalAgent, RivalConfig,
 };
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
@@ -62,6 +64,8 @@ pub enum AgentSpec {
         guide: NetGuide,
         endgame: EndgameConfig,
         safe_first: bool,
+        /// Keys of the Dots-and-Boxes search (`rollout`).
+        game_keys: Vec<(String, String)>,
     },
     External(ExternalConfig),
     Random {
@@ -186,7 +190,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     || (net && NET_KEYS.contains(&k))
                     || SOLVER_KEYS.contains(&k)
                     || (!rival && KNOWLEDGE_KEYS.contains(&k))
-                    || (kind == "mcts" && is_game_search_key(k))
+                    || ((kind == "mcts" || net) && is_game_search_key(k))
             };
             let list = if body.is_empty() {
                 Vec::new()
@@ -291,6 +295,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     guide,
                     endgame,
                     safe_first,
+                    game_keys,
                 }
             } else {
                 AgentSpec::Mcts {
@@ -374,9 +379,16 @@ impl AgentSpec {
                 guide,
                 endgame,
                 safe_first,
+                game_keys,
             } => {
+                let search = DotsSearch::from_keys(text, game_keys)?;
                 let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
-                let rollout = NetRollout::new(Arc::new(net), *guide)?;
+                let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
+                if search.rollout == DotsRolloutKind::Chains {
+                    rollout = rollout.then_chains(search.narrow_tree);
+                } else if search.narrow_tree {
+                    return Err(format!("player '{text}': tree=safe needs rollout=chains"));
+                }
                 let agent =
                     MctsAgent::new(text.clone(), config.clone(), Ucb::new(config.cp), rollout);
                 Ok(with_knowledge(agent, *safe_first, *endgame))
@@ -388,9 +400,26 @@ impl AgentSpec {
                 safe_first,
                 game_keys,
             } => {
-                refuse_game_keys(text, game_keys, "dots_and_boxes")?;
-                let agent = MctsAgent::plain(text.clone(), config.clone());
-                Ok(with_knowledge(agent, *safe_first, *endgame))
+                let search = DotsSearch::from_keys(text, game_keys)?;
+                let agent: Box<dyn Agent<DotsAndBoxes>> = match search.rollout {
+                    DotsRolloutKind::Random if search.narrow_tree => {
+                        return Err(format!("player '{text}': tree=safe needs rollout=chains"))
+                    }
+                    DotsRolloutKind::Random => {
+                        let agent = MctsAgent::plain(text.clone(), config.clone());
+                        with_knowledge(agent, *safe_first, *endgame)
+                    }
+                    DotsRolloutKind::Chains => {
+                        let agent = MctsAgent::new(
+                            text.clone(),
+                            config.clone(),
+                            Ucb::new(config.cp),
+                            ChainRollout::new().narrowing(search.narrow_tree),
+                        );
+                        with_knowledge(agent, *safe_first, *endgame)
+                    }
+                };
+                Ok(agent)
             }
             AgentSpec::Greedy { seed, weights } => match weights {
                 Some(_) => {

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::inference::{add_into, FastNet, Simd};
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
+use crate::games::dots_and_boxes::ChainRollout;
 use crate::games::dots_and_boxes::{
     Geometry, FEATURE_BOX_FREE, FEATURE_BOX_P1, FEATURE_BOX_P2, FEATURE_EDGE_DRAWN,
     FEATURE_EDGE_FREE, MAX_EDGES,
@@ -281,6 +282,9 @@ pub struct NetRollout {
     root_acc: Vec<f32>,
     acc: Vec<f32>,
     stats: RolloutStats,
+    /// With `rollout=chains`: the net is asked once at the leaf and, when it is not sure, the
+    /// leaf is played out by safe edges and the exact endgame instead of at random.
+    chains: Option<ChainRollout>,
 }
 
 impl NetRollout {
@@ -294,8 +298,15 @@ impl NetRollout {
             root_acc: vec![0f32; w],
             acc: vec![0f32; w],
             stats: RolloutStats::default(),
+            chains: None,
             net,
         })
+    }
+
+    /// The net at the leaf, then (when it is not sure) a [`ChainRollout`].
+    pub fn then_chains(mut self, narrow_tree: bool) -> NetRollout {
+        self.chains = Some(ChainRollout::new().narrowing(narrow_tree));
+        self
     }
 
     /// Sets `self.acc` to the pre-activations of the position (`edges`, `owners`, `mover` to
@@ -333,6 +344,9 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
     /// order; stopped as soon as the lead exceeds the boxes left, when the result is settled),
     /// with the net asked before each move once `from_move` edges are drawn.
     fn rollout(&mut self, state: &mut DotsAndBoxes, rng: &mut Rng) -> Outcome {
+        if self.chains.is_some() {
+            return self.net_then_chains(state, rng);
+        }
         let geo = state.geometry();
         let mut edges = state.edges();
         let mut owners = state.box_owners();
@@ -396,5 +410,31 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
 
     fn take_stats(&mut self) -> RolloutStats {
         std::mem::take(&mut self.stats)
+    }
+
+    fn restrict(&mut self, state: &DotsAndBoxes, actions: &mut Vec<crate::game::Action>) {
+        if let Some(chains) = &self.chains {
+            chains.narrow(state, actions);
+        }
+    }
+}
+
+impl NetRollout {
+    /// One net call at the leaf; when no output reaches the threshold, a chain rollout.
+    fn net_then_chains(&mut self, state: &DotsAndBoxes, rng: &mut Rng) -> Outcome {
+        if state.edges_drawn() >= self.from_move {
+            self.start_from(state.edges(), state.box_owners(), state.to_move());
+            self.stats.net_evaluations += 1;
+            if let Some(outcome) = net_call(self.net.logits(&self.acc), self.threshold_logit) {
+                self.stats.net_cutoffs += 1;
+                return outcome;
+            }
+        }
+        let chains = self.chains.as_mut().expect("called with chains on");
+        match chains.final_margin(state, rng).signum() {
+            1 => Outcome::P1Win,
+            -1 => Outcome::P2Win,
+            _ => Outcome::Draw,
+        }
     }
 }

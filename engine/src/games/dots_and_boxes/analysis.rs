@@ -61,6 +61,37 @@ pub fn safe_first_moves(state: &DotsAndBoxes, out: &mut Vec<Action>) {
     }
 }
 
+/// The moves worth searching at a node (`tree=safe`), as an edge set: a capture that leads
+/// nowhere alone; else, with boxes to take, the captures and the double-dealing moves (every
+/// other move is dominated: Barker and Korf's reduction, exact); else the safe edges if any
+/// (QDab's choice, a heuristic: a sacrifice while safe edges remain is never searched); else
+/// every free edge.
+pub fn tree_moves(geo: &Geometry, edges: u128) -> u128 {
+    let free = !edges & geo.all_edges;
+    let mut captures = 0u128;
+    let mut declines = 0u128;
+    for b in 0..geo.num_boxes {
+        if valence(geo, edges, b) != 1 {
+            continue;
+        }
+        let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
+        match across(geo, e, b) {
+            Some(n) if valence(geo, edges, n) == 2 => {
+                captures |= 1u128 << e;
+                declines |= free & geo.box_masks[n] & !(1u128 << e);
+            }
+            _ => return 1u128 << e,
+        }
+    }
+    if captures != 0 {
+        return captures | declines;
+    }
+    match safe_edges(geo, edges) {
+        0 => free,
+        safe => safe,
+    }
+}
+
 /// What a greedy player chooses among: the capturing edges if any, else the safe edges if any,
 /// else every free edge.
 pub fn greedy_moves(geo: &Geometry, edges: u128) -> u128 {

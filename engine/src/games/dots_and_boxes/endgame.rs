@@ -11,6 +11,9 @@
 //!   opponent and the turn with them). Every other move is dominated. (Restricting this to one
 //!   chain is wrong when several are open: the double-deal belongs to the last one taken; the
 //!   tests found that on 3x4.)
+//! * **Simple loony endgames.** Once every open box has exactly two free sides the position is a
+//!   sum of independent chains and loops, valued at once by strings-and-coins theory
+//!   ([`chains`](super::chains)) instead of searched.
 //! * **Ordering.** Captures, then safe edges (they leave no capturable box), then the rest,
 //!   the ones that hand over fewest boxes first.
 //!
@@ -19,6 +22,7 @@
 //! plain solver (`solver.rs`) on thousands of random positions of several board sizes.
 
 use super::analysis::{across, valence};
+use super::chains::LoonyValues;
 use super::{DotsAndBoxes, Geometry, MAX_EDGES};
 use crate::game::{Action, Game, Outcome};
 
@@ -44,6 +48,7 @@ pub struct EndgameSolver {
     table: Vec<Entry>,
     mask: usize,
     nodes: u64,
+    loony: LoonyValues,
     /// Searching stops (and stores nothing more) once `nodes` passes this.
     node_limit: u64,
     aborted: bool,
@@ -58,6 +63,7 @@ impl EndgameSolver {
             table: vec![EMPTY; size],
             mask: size - 1,
             nodes: 0,
+            loony: LoonyValues::new(),
             node_limit: u64::MAX,
             aborted: false,
         }
@@ -71,6 +77,22 @@ impl EndgameSolver {
     /// Whether this solver is for `state`'s board size.
     pub fn fits(&self, state: &DotsAndBoxes) -> bool {
         std::ptr::eq(self.geo, state.geometry())
+    }
+
+    /// Whether this solver is for boards of `geo`.
+    pub fn fits_geometry(&self, geo: &Geometry) -> bool {
+        std::ptr::eq(self.geo, geo)
+    }
+
+    /// The future value (net boxes for the player to move) of the edge set `edges`, within
+    /// `max_nodes` positions searched, or `None` when that is not enough.
+    pub fn try_edges_value(&mut self, edges: u128, max_nodes: u64) -> Option<i32> {
+        self.node_limit = self.nodes.saturating_add(max_nodes);
+        self.aborted = false;
+        let n = self.geo.num_boxes as i32;
+        let value = self.search(edges, -n - 1, n + 1);
+        self.node_limit = u64::MAX;
+        (!std::mem::take(&mut self.aborted)).then_some(value)
     }
 
     /// Forgets every position solved (the table's memory is kept).
@@ -252,6 +274,9 @@ impl EndgameSolver {
             // Unwind: every value from here on is meaningless and none is stored.
             self.aborted = true;
             return 0;
+        }
+        if let Some(v) = self.loony.future_value(self.geo, edges) {
+            return v;
         }
         let slot = self.slot(edges);
         let entry = self.table[slot];

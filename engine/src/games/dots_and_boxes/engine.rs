@@ -35,6 +35,8 @@ impl RegisteredGame for DotsAndBoxes {
         },
     ];
 
+    const SEARCH_KEYS: &'static [&'static str] = &super::DotsSearch::KEYS;
+
     fn from_params(values: &[i64]) -> Result<DotsAndBoxes, String> {
         DotsAndBoxes::new(values[0] as usize, values[1] as usize).map_err(|e| e.to_string())
     }

@@ -11,17 +11,20 @@
 //!   when free, 0.5 when closed by P1 and 0.75 when closed by P2. 5x5 gives 85 floats.
 
 pub mod analysis;
+pub mod chains;
 pub mod endgame;
 mod engine;
 mod geometry;
 pub mod knowledge;
 pub mod players;
+pub mod rollout;
 pub mod solver;
 
 pub use knowledge::{
     DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnowledgeAgent, KnownMove,
 };
 pub use players::{GreedyAgent, RivalAgent, RivalConfig, RivalReason};
+pub use rollout::{ChainRollout, DotsRolloutKind, DotsSearch};
 
 use std::fmt;
 
