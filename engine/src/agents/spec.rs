@@ -33,10 +33,8 @@ use std::time::Duration;
 
 use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
 use crate::game::Game;
-use crate::games::dots_and_boxes::rollout::ChainRollout;
 use crate::games::dots_and_boxes::{
-    DotsKnowledge, DotsRolloutKind, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent,
-    RivalAgent, RivalConfig,
+    DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, RivalAgent, RivalConfig,
 };
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
@@ -384,10 +382,8 @@ impl AgentSpec {
                 let search = DotsSearch::from_keys(text, game_keys)?;
                 let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
                 let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
-                if search.rollout == DotsRolloutKind::Chains {
-                    rollout = rollout.then_chains(search.narrow_tree);
-                } else if search.narrow_tree {
-                    return Err(format!("player '{text}': tree=safe needs rollout=chains"));
+                if let Some(chains) = search.chain_rollout() {
+                    rollout = rollout.then_chains(chains);
                 }
                 let agent =
                     MctsAgent::new(text.clone(), config.clone(), Ucb::new(config.cp), rollout);
@@ -401,20 +397,17 @@ impl AgentSpec {
                 game_keys,
             } => {
                 let search = DotsSearch::from_keys(text, game_keys)?;
-                let agent: Box<dyn Agent<DotsAndBoxes>> = match search.rollout {
-                    DotsRolloutKind::Random if search.narrow_tree => {
-                        return Err(format!("player '{text}': tree=safe needs rollout=chains"))
-                    }
-                    DotsRolloutKind::Random => {
+                let agent: Box<dyn Agent<DotsAndBoxes>> = match search.chain_rollout() {
+                    None => {
                         let agent = MctsAgent::plain(text.clone(), config.clone());
                         with_knowledge(agent, *safe_first, *endgame)
                     }
-                    DotsRolloutKind::Chains => {
+                    Some(chains) => {
                         let agent = MctsAgent::new(
                             text.clone(),
                             config.clone(),
                             Ucb::new(config.cp),
-                            ChainRollout::new().narrowing(search.narrow_tree),
+                            chains,
                         );
                         with_knowledge(agent, *safe_first, *endgame)
                     }

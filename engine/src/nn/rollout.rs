@@ -303,9 +303,9 @@ impl NetRollout {
         })
     }
 
-    /// The net at the leaf, then (when it is not sure) a [`ChainRollout`].
-    pub fn then_chains(mut self, narrow_tree: bool) -> NetRollout {
-        self.chains = Some(ChainRollout::new().narrowing(narrow_tree));
+    /// The net at the leaf, then (when it is not sure) `chains`.
+    pub fn then_chains(mut self, chains: ChainRollout) -> NetRollout {
+        self.chains = Some(chains);
         self
     }
 

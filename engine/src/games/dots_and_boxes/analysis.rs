@@ -20,28 +20,25 @@ pub fn across(geo: &Geometry, e: usize, b: usize) -> Option<usize> {
 }
 
 /// The free edges that close a box now.
+#[inline]
 pub fn capture_edges(geo: &Geometry, edges: u128) -> u128 {
     let free = !edges & geo.all_edges;
-    let mut out = 0u128;
-    for b in 0..geo.num_boxes {
-        if valence(geo, edges, b) == 1 {
-            out |= free & geo.box_masks[b];
-        }
-    }
-    out
+    free & geo.sides_of(geo.valences(edges).one)
 }
 
 /// The free edges that neither close a box nor leave one capturable: no box they border has
 /// two free sides (or one).
+#[inline]
 pub fn safe_edges(geo: &Geometry, edges: u128) -> u128 {
     let free = !edges & geo.all_edges;
-    let mut unsafe_edges = 0u128;
-    for b in 0..geo.num_boxes {
-        if valence(geo, edges, b) <= 2 {
-            unsafe_edges |= geo.box_masks[b];
-        }
-    }
-    free & !unsafe_edges
+    let v = geo.valences(edges);
+    free & !geo.sides_of(v.one | v.two)
+}
+
+/// The box `b`'s one free edge, where `b` has valence 1.
+#[inline]
+fn last_side(geo: &Geometry, free: u128, b: usize) -> usize {
+    (free & geo.box_masks[b]).trailing_zeros() as usize
 }
 
 /// The root moves a search needs while the position is open (`safe_first`): with no box to
@@ -68,15 +65,16 @@ pub fn safe_first_moves(state: &DotsAndBoxes, out: &mut Vec<Action>) {
 /// every free edge.
 pub fn tree_moves(geo: &Geometry, edges: u128) -> u128 {
     let free = !edges & geo.all_edges;
+    let v = geo.valences(edges);
     let mut captures = 0u128;
     let mut declines = 0u128;
-    for b in 0..geo.num_boxes {
-        if valence(geo, edges, b) != 1 {
-            continue;
-        }
-        let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
+    let mut ones = v.one;
+    while ones != 0 {
+        let b = ones.trailing_zeros() as usize;
+        ones &= ones - 1;
+        let e = last_side(geo, free, b);
         match across(geo, e, b) {
-            Some(n) if valence(geo, edges, n) == 2 => {
+            Some(n) if v.two >> n & 1 == 1 => {
                 captures |= 1u128 << e;
                 declines |= free & geo.box_masks[n] & !(1u128 << e);
             }
@@ -86,7 +84,7 @@ pub fn tree_moves(geo: &Geometry, edges: u128) -> u128 {
     if captures != 0 {
         return captures | declines;
     }
-    match safe_edges(geo, edges) {
+    match free & !geo.sides_of(v.two) {
         0 => free,
         safe => safe,
     }
@@ -125,13 +123,14 @@ pub fn random_edge(bits: u128, rng: &mut Rng) -> usize {
 /// wrong (the endgame solver's first reduction, checked against the plain solver).
 pub fn free_capture(geo: &Geometry, edges: u128) -> Option<usize> {
     let free = !edges & geo.all_edges;
-    for b in 0..geo.num_boxes {
-        if valence(geo, edges, b) != 1 {
-            continue;
-        }
-        let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
+    let v = geo.valences(edges);
+    let mut ones = v.one;
+    while ones != 0 {
+        let b = ones.trailing_zeros() as usize;
+        ones &= ones - 1;
+        let e = last_side(geo, free, b);
         match across(geo, e, b) {
-            Some(n) if valence(geo, edges, n) == 2 => {}
+            Some(n) if v.two >> n & 1 == 1 => {}
             _ => return Some(e),
         }
     }
@@ -142,19 +141,36 @@ pub fn free_capture(geo: &Geometry, edges: u128) -> Option<usize> {
 /// player to move can double-deal. Returns (capturing edge, the double-dealing edge).
 pub fn double_deal(geo: &Geometry, edges: u128) -> Option<(usize, usize)> {
     let free = !edges & geo.all_edges;
-    for b in 0..geo.num_boxes {
-        if valence(geo, edges, b) != 1 {
-            continue;
-        }
-        let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
+    let v = geo.valences(edges);
+    let mut ones = v.one;
+    while ones != 0 {
+        let b = ones.trailing_zeros() as usize;
+        ones &= ones - 1;
+        let e = last_side(geo, free, b);
         if let Some(n) = across(geo, e, b) {
-            if valence(geo, edges, n) == 2 {
+            if v.two >> n & 1 == 1 {
                 let f = (free & geo.box_masks[n] & !(1u128 << e)).trailing_zeros() as usize;
                 return Some((e, f));
             }
         }
     }
     None
+}
+
+/// Whether the double-deal `decline` (from [`double_deal`]) is worth more than taking
+/// everything, by the notes' estimate: at the last two boxes of a chain (or four of a loop) that
+/// the decline hands over whole, with no safe edge left after the capture and a long chain or a
+/// loop still to come, when controlling the rest ([`Components::control_value`]) is worth more
+/// than the boxes given up.
+pub fn keeps_control(geo: &Geometry, edges: u128, decline: usize) -> bool {
+    let (taken, after_all) = take_all(geo, edges);
+    if !((taken == 2 || taken == 4) && sacrifice(geo, edges, decline) == (taken, false)) {
+        return false;
+    }
+    let rest = components(geo, after_all);
+    safe_edges(geo, after_all) == 0
+        && (rest.long_chains() > 0 || !rest.loops.is_empty())
+        && rest.control_value() > taken as i32
 }
 
 /// Takes every capturable box, one at a time, as long as any is left: the boxes taken and

@@ -22,8 +22,9 @@
 //! tests check it against the exact solver on random positions of several board sizes.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-use super::analysis::{across, valence};
+use super::analysis::across;
 use super::Geometry;
 
 /// Marks a loop in a component's code (the low six bits are its size).
@@ -46,14 +47,11 @@ impl Strings {
     /// free sides (or when it has more components than a key can hold).
     pub fn read(geo: &Geometry, edges: u128) -> Option<Strings> {
         let free = !edges & geo.all_edges;
-        let mut open = 0u64;
-        for b in 0..geo.num_boxes {
-            match valence(geo, edges, b) {
-                0 => {}
-                2 => open |= 1 << b,
-                _ => return None,
-            }
+        let v = geo.valences(edges);
+        if v.one | v.three | v.four != 0 {
+            return None;
         }
+        let mut open = v.two;
         let mut out = Strings {
             codes: [0; MAX_COMPONENTS],
             len: 0,
@@ -115,10 +113,32 @@ impl Strings {
     }
 }
 
+/// Hashes the cache's `u128` keys by one multiply (the default SipHash cost more than the
+/// lookup it served; the keys are not chosen by an adversary).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        let folded = key as u64 ^ ((key >> 64) as u64).rotate_left(29);
+        self.0 = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (folded >> 31);
+    }
+}
+
 /// Values of simple loony endgames, with the multisets already solved.
 #[derive(Clone, Default)]
 pub struct LoonyValues {
-    cache: HashMap<u128, i8>,
+    cache: HashMap<u128, i8, BuildHasherDefault<KeyHasher>>,
 }
 
 impl LoonyValues {

@@ -21,7 +21,7 @@
 //! perfect play; it depends on the drawn edges alone. The tests check the solver against the
 //! plain solver (`solver.rs`) on thousands of random positions of several board sizes.
 
-use super::analysis::{across, valence};
+use super::analysis::across;
 use super::chains::LoonyValues;
 use super::{DotsAndBoxes, Geometry, MAX_EDGES};
 use crate::game::{Action, Game, Outcome};
@@ -195,16 +195,17 @@ impl EndgameSolver {
         // Capturable boxes and what their capture leads into. `declines` are the
         // double-dealing moves: for a capturable box whose last edge `e` leads into a box `n` of
         // valence 2, the other free edge of `n`.
+        let v = geo.valences(edges);
         let mut capture_edges = 0u128;
         let mut declines = 0u128;
-        for b in 0..geo.num_boxes {
-            if valence(geo, edges, b) != 1 {
-                continue;
-            }
+        let mut ones = v.one;
+        while ones != 0 {
+            let b = ones.trailing_zeros() as usize;
+            ones &= ones - 1;
             let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
             capture_edges |= 1u128 << e;
             match across(geo, e, b) {
-                Some(n) if valence(geo, edges, n) == 2 => {
+                Some(n) if v.two >> n & 1 == 1 => {
                     declines |= free & geo.box_masks[n] & !(1u128 << e);
                 }
                 _ if reduce => {
@@ -243,17 +244,21 @@ impl EndgameSolver {
             }
         };
         push_all(capture_edges, out);
-        let mut tiers = [0u128; 3];
-        let mut rest = free & !capture_edges;
-        while rest != 0 {
-            let e = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let hands = geo.edge_boxes[e]
-                .iter()
-                .filter(|&&b| b != u8::MAX && valence(geo, edges, b as usize) == 2)
-                .count();
-            tiers[hands] |= 1u128 << e;
+        // An edge hands over a box for each of its boxes of valence 2: sort the rest into
+        // those touching none, one or two such boxes, a word operation each.
+        let rest = free & !capture_edges;
+        let two = geo.sides_of(v.two);
+        let mut twice = 0u128;
+        let mut bits = rest & two;
+        while bits != 0 {
+            let e = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let [x, y] = geo.edge_boxes[e];
+            if y != u8::MAX && v.two >> x & 1 == 1 && v.two >> y & 1 == 1 {
+                twice |= 1u128 << e;
+            }
         }
+        let tiers = [rest & !two, rest & two & !twice, twice];
         for tier in tiers {
             push_all(tier, out);
         }

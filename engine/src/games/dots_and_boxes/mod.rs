@@ -28,7 +28,7 @@ pub use rollout::{ChainRollout, DotsRolloutKind, DotsSearch};
 
 use std::fmt;
 
-pub use geometry::{EdgeKind, Geometry, MAX_BOXES, MAX_EDGES, MAX_SIZE};
+pub use geometry::{EdgeKind, Geometry, Valences, MAX_BOXES, MAX_EDGES, MAX_SIZE};
 
 use crate::game::{Action, ActionError, Game, Outcome, Player};
 use crate::rng::{HalfDraws, Rng};

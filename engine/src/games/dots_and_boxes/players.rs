@@ -6,8 +6,7 @@ use super::knowledge::{EndgameConfig, ExactEndgame};
 use crate::agents::{Agent, AgentError, Choice};
 use crate::game::Action;
 use crate::games::dots_and_boxes::analysis::{
-    components, double_deal, free_capture, greedy_moves, random_edge, sacrifice, safe_edges,
-    take_all,
+    double_deal, free_capture, greedy_moves, keeps_control, random_edge, sacrifice, safe_edges,
 };
 use crate::games::DotsAndBoxes;
 use crate::mcts::{Search, SearchConfig};
@@ -121,17 +120,8 @@ impl RivalAgent {
         // Captures that lead into a chain: take them, except at the last two boxes of a chain
         // (or four of a loop), where keeping control may be worth more.
         if let Some((take, decline)) = double_deal(geo, edges) {
-            let (taken, after_all) = take_all(geo, edges);
-            let handed = sacrifice(geo, edges, decline);
-            if (taken == 2 || taken == 4) && handed == (taken, false) {
-                let rest = components(geo, after_all);
-                let open = safe_edges(geo, after_all) != 0;
-                if !open
-                    && (rest.long_chains() > 0 || !rest.loops.is_empty())
-                    && rest.control_value() > taken as i32
-                {
-                    return (decline as Action, RivalReason::DoubleDeal);
-                }
+            if keeps_control(geo, edges, decline) {
+                return (decline as Action, RivalReason::DoubleDeal);
             }
             return (take as Action, RivalReason::Capture);
         }
