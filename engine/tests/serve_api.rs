@@ -364,7 +364,7 @@ fn the_net_guided_player_shows_the_nets_figures() {
     server.ok(
         "/api/new",
         json!({"session": "nn", "game": "dots_and_boxes",
-               "players": ["nn:iterations=3000,solver_edges=0,safe_first=0", null]}),
+               "players": ["nn:iterations=3000,solver_edges=0,safe_first=0,rollout=random", null]}),
     );
     let state = server.ok("/api/engine", json!({"session": "nn"}));
     let a = &state["analysis"];

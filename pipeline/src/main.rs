@@ -148,7 +148,7 @@ fn run(args: Args) -> Result<(), String> {
     );
     let pairs = [
         (
-            format!("{nn},solver_edges=0,safe_first=0"),
+            format!("{nn},solver_edges=0,safe_first=0,rollout=random"),
             format!("mcts:iterations={}", args.match_iterations),
             positions,
             from_file,

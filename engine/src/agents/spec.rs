@@ -379,7 +379,7 @@ impl AgentSpec {
                 safe_first,
                 game_keys,
             } => {
-                let search = DotsSearch::from_keys(text, game_keys)?;
+                let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
                 let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
                 let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
                 if let Some(chains) = search.chain_rollout() {
@@ -396,7 +396,7 @@ impl AgentSpec {
                 safe_first,
                 game_keys,
             } => {
-                let search = DotsSearch::from_keys(text, game_keys)?;
+                let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PAPER)?;
                 let agent: Box<dyn Agent<DotsAndBoxes>> = match search.chain_rollout() {
                     None => {
                         let agent = MctsAgent::plain(text.clone(), config.clone());

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::games::dots_and_boxes::{DotsRolloutKind, DotsSearch, EndgameConfig};
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
 use crate::nn::{load_dab_net, DabNet, NetGuide};
@@ -35,6 +36,8 @@ pub struct Settings {
     pub solver_edges: u32,
     /// Dots and Boxes: only the safe edges searched while there are any and no box to take.
     pub safe_first: bool,
+    /// Dots and Boxes: how leaves are played out and which moves tree nodes search.
+    pub dots_search: DotsSearch,
     pub notation: Notation,
     /// `genmove` answers one ply instead of a whole turn (Amazons' queen move alone).
     pub plies: bool,
@@ -53,8 +56,12 @@ impl Default for Settings {
             counter: CounterMode::Double,
             model: None,
             guide: NetGuide::default(),
-            solver_edges: 0,
-            safe_first: false,
+            // Dots and Boxes: the product's engine, what `nn` plays without its net (the net
+            // added nothing measurable to it: docs/players.md). `set_option engine paper`
+            // gives the paper's plain MCTS.
+            solver_edges: EndgameConfig::ENGINE.edges,
+            safe_first: true,
+            dots_search: DotsSearch::PRODUCT,
             notation: Notation::Text,
             plies: false,
             weights: None,
@@ -63,7 +70,7 @@ impl Default for Settings {
 }
 
 /// The option names, in the order `get_option` without a name lists them.
-pub const OPTION_NAMES: [&str; 14] = [
+pub const OPTION_NAMES: [&str; 17] = [
     "iterations",
     "time_ms",
     "threads",
@@ -75,6 +82,9 @@ pub const OPTION_NAMES: [&str; 14] = [
     "net_from_move",
     "solver_edges",
     "safe_first",
+    "rollout",
+    "tree",
+    "engine",
     "notation",
     "genmove_plies",
     "weights",
@@ -182,6 +192,36 @@ impl Settings {
                     _ => return Err(format!("safe_first is 0 or 1, got '{value}'")),
                 }
             }
+            "rollout" | "tree" => {
+                let mut search = DotsSearch::from_keys(
+                    "the protocol's",
+                    &[(name.to_string(), value.to_string())],
+                    self.dots_search,
+                )
+                .map_err(|e| e.replace("player 'the protocol's': ", ""))?;
+                if name == "rollout" && search.rollout == DotsRolloutKind::Chains {
+                    // Chains searched over narrowed nodes unless told otherwise, as `nn`.
+                    search.narrow_tree |= self.dots_search.rollout == DotsRolloutKind::Random;
+                }
+                if search != DotsSearch::PAPER {
+                    dots_only(name, game)?;
+                }
+                self.dots_search = search;
+            }
+            "engine" => match value {
+                "product" => {
+                    let fresh = Settings::default();
+                    self.solver_edges = fresh.solver_edges;
+                    self.safe_first = fresh.safe_first;
+                    self.dots_search = fresh.dots_search;
+                }
+                "paper" => {
+                    self.solver_edges = 0;
+                    self.safe_first = false;
+                    self.dots_search = DotsSearch::PAPER;
+                }
+                _ => return Err(format!("engine is 'product' or 'paper', got '{value}'")),
+            },
             "genmove_plies" => {
                 self.plies = match value {
                     "0" => false,
@@ -236,6 +276,24 @@ impl Settings {
             "net_from_move" => self.guide.from_move.to_string(),
             "solver_edges" => self.solver_edges.to_string(),
             "safe_first" => u8::from(self.safe_first).to_string(),
+            "rollout" => match self.dots_search.rollout {
+                DotsRolloutKind::Random => "random".into(),
+                DotsRolloutKind::Chains => "chains".into(),
+            },
+            "tree" => if self.dots_search.narrow_tree { "safe" } else { "all" }.into(),
+            "engine" => {
+                let paper = self.solver_edges == 0
+                    && !self.safe_first
+                    && self.dots_search == DotsSearch::PAPER;
+                let product = self.solver_edges == EndgameConfig::ENGINE.edges
+                    && self.safe_first
+                    && self.dots_search == DotsSearch::PRODUCT;
+                match (paper, product) {
+                    (true, _) => "paper".into(),
+                    (_, true) => "product".into(),
+                    _ => "custom".into(),
+                }
+            }
             "genmove_plies" => u8::from(self.plies).to_string(),
             "weights" => self
                 .weights
@@ -254,16 +312,10 @@ impl Settings {
         })
     }
 
-    /// Whether the settings fit `game`: the loaded model (if any) and the Dots-and-Boxes
-    /// knowledge.
+    /// Whether the settings fit `game`: the loaded model and weights (if any).
     pub fn fit(&self, game: GameSpec) -> Result<(), String> {
-        let on = [
-            ("solver_edges", self.solver_edges > 0),
-            ("safe_first", self.safe_first),
-        ];
-        for (name, _) in on.iter().filter(|(_, on)| *on) {
-            dots_only(name, game).map_err(|e| format!("{e}; set_option {name} 0 first"))?;
-        }
+        // The Dots-and-Boxes knowledge (solver_edges, safe_first, rollout, tree) is on by
+        // default and other games ignore it, so it never stands in the way of a game.
         if let Some((path, file)) = &self.weights {
             weights_fit(path, file, game)
                 .map_err(|e| format!("{e}; set_option weights none first"))?;

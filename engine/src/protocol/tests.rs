@@ -253,7 +253,7 @@ fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
             "set_option iterations 1\nset_option solver_edges 20\n",
         );
         assert_eq!(margin_after(with), best, "{line}: {with}");
-        let without = genmove_id(&moves, "set_option iterations 1\n");
+        let without = genmove_id(&moves, "set_option engine paper\nset_option iterations 1\n");
         blunders_without += usize::from(margin_after(without) != best);
     }
     assert!(blunders_without > 10, "{blunders_without}");
@@ -265,7 +265,9 @@ fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
     let safe = safe_edges(open.geometry(), open.edges());
     let mut unsafe_without = 0;
     for seed in 1..=12 {
-        let options = format!("set_option iterations 30\nset_option seed {seed}\n");
+        let options = format!(
+            "set_option engine paper\nset_option iterations 30\nset_option seed {seed}\n"
+        );
         let with = genmove_id(moves, &format!("{options}set_option safe_first 1\n"));
         assert_eq!(safe >> with & 1, 1, "seed {seed}: {with} is not safe");
         let without = genmove_id(moves, &options);
@@ -273,20 +275,16 @@ fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
     }
     assert!(unsafe_without > 0);
 
-    // Other games refuse the knowledge, and a game cannot be changed to one while it is on.
+    // The knowledge is on by default (the product's engine) and other games ignore it: a game
+    // change is never refused for it, but other games refuse turning it on.
     let answers = session(
         "set_option solver_edges 30\ngame tictactoe\nset_option solver_edges 0\n\
          game tictactoe\nset_option safe_first 1\nset_option solver_edges 5\n\
-         set_option safe_first 0\nset_option safe_first yes\n",
+         set_option safe_first 0\nset_option safe_first yes\nset_option rollout chains\n\
+         set_option engine paper\nget_option engine\n",
     );
     assert_eq!(answers[0], "=");
-    assert!(
-        answers[1].contains(
-            "solver_edges is for Dots and Boxes only, not tictactoe; set_option solver_edges 0"
-        ),
-        "{}",
-        answers[1]
-    );
+    assert_eq!(answers[1], "= tictactoe");
     assert_eq!(answers[3], "= tictactoe");
     assert!(
         answers[4].contains("safe_first is for Dots and Boxes only"),
@@ -304,6 +302,38 @@ fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
         "{}",
         answers[7]
     );
+    assert!(answers[8].contains("rollout is for Dots and Boxes only"));
+    assert_eq!(answers[9], "=");
+    assert_eq!(answers[10], "= paper");
+}
+
+/// A session that sends only `genmove` gets the product's engine; `engine paper` gives the
+/// paper's plain MCTS and `engine product` brings the product back; bad values are refused by
+/// name and change nothing.
+#[test]
+fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away() {
+    let answers = session(
+        "get_option engine\nget_option solver_edges\nget_option safe_first\n\
+         get_option rollout\nget_option tree\nset_option engine paper\nget_option rollout\n\
+         get_option tree\nget_option solver_edges\nset_option tree safe\n\
+         set_option rollout chains\nget_option tree\nget_option engine\n\
+         set_option engine product\nget_option engine\nset_option engine best\n\
+         set_option rollout smart\nset_option tree some\nget_option engine\n",
+    );
+    let want_ok = [
+        "= product", "= 34", "= 1", "= chains", "= safe", "=", "= random", "= all", "= 0",
+    ];
+    assert_eq!(answers[..9], want_ok);
+    assert!(answers[9].contains("tree=safe and endgame_nodes need rollout=chains"), "{}", answers[9]);
+    assert_eq!(answers[10], "=");
+    assert_eq!(answers[11], "= safe");
+    assert_eq!(answers[12], "= custom");
+    assert_eq!(answers[13], "=");
+    assert_eq!(answers[14], "= product");
+    assert!(answers[15].contains("engine is 'product' or 'paper'"), "{}", answers[15]);
+    assert!(answers[16].contains("rollout is random or chains"), "{}", answers[16]);
+    assert!(answers[17].contains("tree is all or safe"), "{}", answers[17]);
+    assert_eq!(answers[18], "= product");
 }
 
 #[test]

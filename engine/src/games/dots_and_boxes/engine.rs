@@ -101,12 +101,19 @@ impl RegisteredGame for DotsAndBoxes {
             });
         }
         let cp = config.cp;
-        let result = match &settings.model {
-            Some((_, net)) => {
-                let rollout = NetRollout::new(Arc::clone(net), settings.guide)?;
+        let chains = settings.dots_search.chain_rollout();
+        let result = match (&settings.model, chains) {
+            (Some((_, net)), chains) => {
+                let mut rollout = NetRollout::new(Arc::clone(net), settings.guide)?;
+                if let Some(chains) = chains {
+                    rollout = rollout.then_chains(chains);
+                }
                 Search::new(config, Ucb::new(cp), rollout).run_among(self, &root_moves)
             }
-            None => Search::plain(config).run_among(self, &root_moves),
+            (None, Some(chains)) => {
+                Search::new(config, Ucb::new(cp), chains).run_among(self, &root_moves)
+            }
+            (None, None) => Search::plain(config).run_among(self, &root_moves),
         }
         .map_err(|e| e.to_string())?;
         Ok(Searched {

@@ -205,19 +205,42 @@ impl DotsSearch {
     /// The keys Dots and Boxes reads from a player spec.
     pub const KEYS: [&'static str; 3] = ["rollout", "tree", "endgame_nodes"];
 
-    /// Reads `keys` of the spec `text`; any other game's key is refused by name.
-    pub fn from_keys(text: &str, keys: &[(String, String)]) -> Result<DotsSearch, String> {
-        let mut out = DotsSearch {
-            rollout: DotsRolloutKind::Random,
-            narrow_tree: false,
-            solver_nodes: SOLVER_NODES,
-        };
+    /// The paper's search: random rollouts over every move (`mcts`'s default).
+    pub const PAPER: DotsSearch = DotsSearch {
+        rollout: DotsRolloutKind::Random,
+        narrow_tree: false,
+        solver_nodes: SOLVER_NODES,
+    };
+
+    /// The product's: chain rollouts, tree nodes narrowed (`nn`'s default). Measured against
+    /// the earlier random rollouts of `nn` at 300 ms a move: 29-11 (docs/players.md).
+    pub const PRODUCT: DotsSearch = DotsSearch {
+        rollout: DotsRolloutKind::Chains,
+        narrow_tree: true,
+        solver_nodes: SOLVER_NODES,
+    };
+
+    /// Reads `keys` of the spec `text` over `defaults`; any other game's key is refused by
+    /// name. `rollout=random` alone also means `tree=all` (tree=safe needs chain rollouts).
+    pub fn from_keys(
+        text: &str,
+        keys: &[(String, String)],
+        defaults: DotsSearch,
+    ) -> Result<DotsSearch, String> {
+        let mut out = defaults;
+        let has = |name: &str| keys.iter().any(|(k, _)| k == name);
+        if has("rollout") && !has("tree") {
+            out.narrow_tree = false;
+        }
         for (key, value) in keys {
             match key.as_str() {
                 "rollout" => {
                     out.rollout = match value.as_str() {
                         "random" => DotsRolloutKind::Random,
-                        "chains" => DotsRolloutKind::Chains,
+                        "chains" => {
+                            out.narrow_tree |= !has("tree") && defaults.narrow_tree;
+                            DotsRolloutKind::Chains
+                        }
                         _ => {
                             return Err(format!(
                                 "player '{text}': rollout is random or chains, not '{value}'"
@@ -249,8 +272,7 @@ impl DotsSearch {
                 }
             }
         }
-        if out.rollout == DotsRolloutKind::Random
-            && (out.narrow_tree || keys.iter().any(|(k, _)| k == "endgame_nodes"))
+        if out.rollout == DotsRolloutKind::Random && (out.narrow_tree || has("endgame_nodes"))
         {
             return Err(format!(
                 "player '{text}': tree=safe and endgame_nodes need rollout=chains"
