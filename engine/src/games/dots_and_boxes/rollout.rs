@@ -292,37 +292,169 @@ impl DotsSearch {
 }
 
 #[cfg(test)]
-mod probe {
+mod tests {
     use super::*;
-    #[test]
-    #[ignore]
-    fn probe_rollouts() {
-        let mut rng = Rng::new(1);
-        let mut r = ChainRollout::new();
-        for drawn in [0usize, 10, 20, 25, 30] {
-            let mut nodes = 0u64;
-            let t = std::time::Instant::now();
-            r.endings = [0; 3];
-            let n = 2000;
-            for _ in 0..n {
-                let mut s = DotsAndBoxes::new(5, 5).unwrap();
-                while (s.edges_drawn() as usize) < drawn {
-                    let safe = crate::games::dots_and_boxes::analysis::greedy_moves(
-                        s.geometry(),
-                        s.edges(),
-                    );
-                    s.apply(random_edge(safe, &mut rng) as Action);
-                }
-                let before = r.solver.as_ref().map_or(0, |s| s.nodes());
-                let _ = r.final_margin(&s, &mut rng);
-                nodes += r.solver.as_ref().map_or(0, |s| s.nodes()) - before;
+    use crate::games::dots_and_boxes::analysis::greedy_moves;
+    use crate::games::dots_and_boxes::chains::Strings;
+
+    /// Greedy random play (captures, else safe edges, else anything) from the empty board until
+    /// `stop` holds; `None` if the game ends first.
+    fn greedy_until(
+        rows: usize,
+        cols: usize,
+        rng: &mut Rng,
+        stop: impl Fn(&DotsAndBoxes) -> bool,
+    ) -> Option<DotsAndBoxes> {
+        let mut state = DotsAndBoxes::new(rows, cols).unwrap();
+        while !state.is_terminal() {
+            if stop(&state) {
+                return Some(state);
             }
-            eprintln!(
-                "drawn {drawn}: {:.1} us/rollout, endings {:?}, solver nodes/rollout {:.0}",
-                t.elapsed().as_secs_f64() * 1e6 / n as f64,
-                r.endings,
-                nodes as f64 / n as f64
-            );
+            let e = random_edge(greedy_moves(state.geometry(), state.edges()), rng);
+            state.apply(e as Action);
+        }
+        None
+    }
+
+    /// P1's final margin under perfect play from `state`.
+    fn exact_margin(state: &DotsAndBoxes) -> i32 {
+        let mut solver = EndgameSolver::new(state.rows(), state.cols(), 18);
+        let m = solver.final_margin(state);
+        if state.to_move() == Player::P1 {
+            m
+        } else {
+            -m
+        }
+    }
+
+    /// Once no safe edge is left the rollout has no random choice: with a budget the solver
+    /// never exhausts, it ends with the perfect-play margin, from positions with boxes to take
+    /// and without, on several board shapes.
+    #[test]
+    fn with_no_safe_edge_left_a_rollout_is_perfect_play() {
+        let mut rng = Rng::new(21);
+        let mut rollout = ChainRollout {
+            solver_nodes: u64::MAX,
+            ..ChainRollout::default()
+        };
+        let mut checked = 0;
+        for (rows, cols) in [(3, 3), (2, 5), (4, 4), (3, 5), (5, 5)] {
+            for _ in 0..60 {
+                let Some(state) = greedy_until(rows, cols, &mut rng, |s| {
+                    safe_edges(s.geometry(), s.edges()) == 0
+                }) else {
+                    continue;
+                };
+                assert_eq!(
+                    rollout.final_margin(&state, &mut rng),
+                    exact_margin(&state),
+                    "{rows}x{cols} {}",
+                    state.edge_string()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 200, "{checked}");
+        assert!(rollout.endings[0] > 0 && rollout.endings[1] > 0, "{:?}", rollout.endings);
+    }
+
+    /// A simple loony endgame ends the rollout at once with its strings-and-coins value.
+    #[test]
+    fn a_simple_loony_endgame_is_valued_without_playing_it() {
+        let mut rng = Rng::new(22);
+        let mut rollout = ChainRollout::new();
+        let mut found = 0;
+        for _ in 0..300 {
+            let Some(state) = greedy_until(4, 4, &mut rng, |s| {
+                Strings::read(s.geometry(), s.edges()).is_some_and(|st| !st.is_empty())
+                    && capture_edges(s.geometry(), s.edges()) == 0
+            }) else {
+                continue;
+            };
+            let before = rollout.endings;
+            assert_eq!(rollout.final_margin(&state, &mut rng), exact_margin(&state));
+            assert_eq!(rollout.endings[0], before[0] + 1);
+            assert_eq!(rollout.endings[1..], before[1..]);
+            found += 1;
+        }
+        assert!(found > 30, "{found}");
+    }
+
+    /// The solver's budget is respected: with a budget of one position it gives up, and the
+    /// fallback rule still ends the game (a margin within the board's boxes, of the right
+    /// parity on an odd board).
+    #[test]
+    fn a_tiny_solver_budget_falls_back_to_the_rule() {
+        let mut rng = Rng::new(23);
+        let mut rollout = ChainRollout {
+            solver_nodes: 1,
+            ..ChainRollout::default()
+        };
+        let empty = DotsAndBoxes::new(5, 5).unwrap();
+        for _ in 0..200 {
+            let m = rollout.final_margin(&empty, &mut rng);
+            assert!(m.abs() <= 25 && m % 2 != 0, "{m}");
+        }
+        assert!(rollout.endings[2] > 0, "{:?}", rollout.endings);
+    }
+
+    #[test]
+    fn tree_moves_keep_what_is_worth_searching() {
+        let board = |moves: &str| DotsAndBoxes::from_move_text(3, 3, moves).unwrap();
+        let moves_of = |s: &DotsAndBoxes| {
+            let bits = tree_moves(s.geometry(), s.edges());
+            (0..s.num_edges()).filter(|e| bits >> e & 1 == 1).count()
+        };
+        // The empty board: every edge is safe.
+        let empty = DotsAndBoxes::new(3, 3).unwrap();
+        assert_eq!(moves_of(&empty), empty.num_edges());
+        // A corner box with three sides drawn and the box next to it open: its capture leads
+        // nowhere, so it is the only move.
+        let s = board("h0,0 v0,0 h1,0");
+        let bits = tree_moves(s.geometry(), s.edges());
+        assert_eq!(bits, 1u128 << s.geometry().vertical(0, 1));
+        // Every move of a safe-edge position is safe.
+        let s = board("h0,0 h1,1 v2,3");
+        let safe = safe_edges(s.geometry(), s.edges());
+        assert_eq!(tree_moves(s.geometry(), s.edges()), safe);
+        // A 3-chain along the top row, opened at its left end: the capture of the first box and
+        // the double-dealing edge of the box it leads into (Barker and Korf's reduction); no
+        // other edge.
+        let s = board("h0,0 h0,1 h0,2 h1,0 h1,1 h1,2 v0,0");
+        let geo = s.geometry();
+        let bits = tree_moves(geo, s.edges());
+        let capture = 1u128 << geo.vertical(0, 1);
+        let decline = 1u128 << geo.vertical(0, 2);
+        assert_eq!(bits, capture | decline);
+    }
+
+    #[test]
+    fn search_keys_are_read_and_refused_by_name() {
+        let keys = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let read = |list: &[(&str, &str)], d| DotsSearch::from_keys("p", &keys(list), d);
+        assert_eq!(read(&[], DotsSearch::PRODUCT), Ok(DotsSearch::PRODUCT));
+        assert_eq!(read(&[], DotsSearch::PAPER), Ok(DotsSearch::PAPER));
+        assert_eq!(
+            read(&[("rollout", "random")], DotsSearch::PRODUCT),
+            Ok(DotsSearch::PAPER)
+        );
+        let chains = read(&[("rollout", "chains")], DotsSearch::PAPER).unwrap();
+        assert_eq!(chains.rollout, DotsRolloutKind::Chains);
+        assert!(!chains.narrow_tree);
+        let deep = read(&[("endgame_nodes", "9000")], DotsSearch::PRODUCT).unwrap();
+        assert_eq!(deep.solver_nodes, 9000);
+        for (list, want) in [
+            (&[("rollout", "smart")][..], "rollout is random or chains"),
+            (&[("tree", "some")][..], "tree is all or safe"),
+            (&[("endgame_nodes", "-1")][..], "endgame_nodes is a count"),
+            (&[("tree", "safe")][..], "need rollout=chains"),
+        ] {
+            let e = read(list, DotsSearch::PAPER).unwrap_err();
+            assert!(e.contains(want), "{e}");
         }
     }
 }
