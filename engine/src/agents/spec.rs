@@ -4,6 +4,10 @@
 //! * `rival` — the QDab-style rival (Dots and Boxes). Keys: `iterations` (20000, its search
 //!   over safe edges), `time_ms`, `threads`, `cp`, `seed`, `solver_edges` (30: the exact
 //!   solver answers from this many free edges on), `solver_nodes` (4000000: its limit).
+//! * `qdab` — the second rival (Dots and Boxes), modelled on QDab: a search of its own over
+//!   canonical moves. Keys: `time_ms` (300), `iterations` (none; with both, whichever ends
+//!   first), `threads` (1), `seed` (1), `solver_nodes` (4000000: the root solve from turn 24,
+//!   at most half the time's worth), `leaf_nodes` (20000: one leaf or rollout's solve).
 //! * `mcts` — plain MCTS. Keys: `iterations` (default 100000), `time_ms`, `threads` (1), `cp`,
 //!   `counter` (`double` or `single`), `seed` (1), and on Dots and Boxes `solver_edges` (0: the
 //!   paper's plain MCTS; N > 0 takes free captures at once and lets the exact solver move
@@ -34,7 +38,8 @@ use std::time::Duration;
 use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
 use crate::game::Game;
 use crate::games::dots_and_boxes::{
-    DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, RivalAgent, RivalConfig,
+    DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, QdabAgent, QdabConfig,
+    RivalAgent, RivalConfig,
 };
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
@@ -77,6 +82,11 @@ pub enum AgentSpec {
     Rival {
         text: String,
         config: RivalConfig,
+    },
+    /// The QDab-modelled rival (Dots and Boxes).
+    Qdab {
+        text: String,
+        config: QdabConfig,
     },
     /// Iterative-deepening alpha-beta with a time budget a move (Amazons).
     AlphaBeta {
@@ -305,6 +315,19 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 }
             })
         }
+        "qdab" => {
+            let known = |k: &str| QdabConfig::KEYS.contains(&k);
+            let list = if body.is_empty() {
+                Vec::new()
+            } else {
+                pairs(body, &known).map_err(err)?
+            };
+            let config = QdabConfig::from_pairs(&list).map_err(err)?;
+            Ok(AgentSpec::Qdab {
+                text: text.to_string(),
+                config,
+            })
+        }
         "alphabeta" => {
             let known = |k: &str| ["time_ms", "depth", "seed", "weights"].contains(&k);
             let list = if body.is_empty() {
@@ -361,7 +384,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             Ok(AgentSpec::External(config))
         }
         other => Err(err(format!(
-            "unknown player kind '{other}' (known: random, greedy, rival, mcts, nn, alphabeta, external)"
+            "unknown player kind '{other}' (known: random, greedy, rival, qdab, mcts, nn, alphabeta, external)"
         ))),
     }
 }
@@ -423,6 +446,9 @@ impl AgentSpec {
             AgentSpec::Rival { text, config } => {
                 Ok(Box::new(RivalAgent::new(text.clone(), config.clone())))
             }
+            AgentSpec::Qdab { text, config } => {
+                Ok(Box::new(QdabAgent::new(text.clone(), config.clone())))
+            }
             other => other.build(GameSpec::dots_and_boxes(board.rows(), board.cols())?),
         }
     }
@@ -434,8 +460,8 @@ impl AgentSpec {
             if *endgame != EndgameConfig::from_edges(0) || *safe_first)
     }
 
-    /// A player of any game without Dots-and-Boxes knowledge (`nn`, `greedy` and `rival` are
-    /// refused).
+    /// A player of any game without Dots-and-Boxes knowledge (`nn`, `greedy`, `rival` and
+    /// `qdab` are refused).
     pub fn build<G: Game>(&self, spec: GameSpec) -> Result<Box<dyn Agent<G>>, String> {
         match self {
             AgentSpec::Mcts {
@@ -458,9 +484,9 @@ impl AgentSpec {
             )),
             AgentSpec::External(config) => Ok(Box::new(ExternalAgent::new(config.clone(), spec))),
             AgentSpec::Random { seed } => Ok(Box::new(RandomAgent::new(*seed))),
-            AgentSpec::Greedy { .. } | AgentSpec::Rival { .. } => Err(format!(
-                "players greedy and rival know Dots and Boxes only, not {spec}"
-            )),
+            AgentSpec::Greedy { .. } | AgentSpec::Rival { .. } | AgentSpec::Qdab { .. } => Err(
+                format!("players greedy, rival and qdab know Dots and Boxes only, not {spec}"),
+            ),
             AgentSpec::AlphaBeta { text, .. } => Err(format!(
                 "player '{text}': alphabeta plays Amazons only, not {spec}"
             )),
@@ -560,6 +586,11 @@ mod tests {
             ("mcts:counter=triple", "double or single"),
             ("nn:safe_first=yes", "0 or 1"),
             ("rival:safe_first=1", "unknown key 'safe_first'"),
+            ("qdab:cp=1", "unknown key 'cp'"),
+            ("qdab:time_ms=fast", "time_ms must be a whole number"),
+            ("qdab:iterations=0", "iterations must be positive"),
+            ("qdab:threads=1000", "threads must be 1 to 64"),
+            ("qdab:leaf_nodes=-3", "leaf_nodes must be a whole number"),
         ] {
             let e = parse_spec(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains(says), "{bad}: {e}");

@@ -17,6 +17,7 @@ mod engine;
 mod geometry;
 pub mod knowledge;
 pub mod players;
+pub mod qdab;
 pub mod rollout;
 pub mod solver;
 
@@ -24,6 +25,7 @@ pub use knowledge::{
     DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnowledgeAgent, KnownMove,
 };
 pub use players::{GreedyAgent, RivalAgent, RivalConfig, RivalReason};
+pub use qdab::{QdabAgent, QdabConfig, QdabReason};
 pub use rollout::{ChainRollout, DotsRolloutKind, DotsSearch};
 
 use std::fmt;
