@@ -280,7 +280,12 @@ impl Settings {
                 DotsRolloutKind::Random => "random".into(),
                 DotsRolloutKind::Chains => "chains".into(),
             },
-            "tree" => if self.dots_search.narrow_tree { "safe" } else { "all" }.into(),
+            "tree" => if self.dots_search.narrow_tree {
+                "safe"
+            } else {
+                "all"
+            }
+            .into(),
             "engine" => {
                 let paper = self.solver_edges == 0
                     && !self.safe_first

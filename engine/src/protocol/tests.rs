@@ -265,9 +265,8 @@ fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
     let safe = safe_edges(open.geometry(), open.edges());
     let mut unsafe_without = 0;
     for seed in 1..=12 {
-        let options = format!(
-            "set_option engine paper\nset_option iterations 30\nset_option seed {seed}\n"
-        );
+        let options =
+            format!("set_option engine paper\nset_option iterations 30\nset_option seed {seed}\n");
         let with = genmove_id(moves, &format!("{options}set_option safe_first 1\n"));
         assert_eq!(safe >> with & 1, 1, "seed {seed}: {with} is not safe");
         let without = genmove_id(moves, &options);
@@ -321,18 +320,42 @@ fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away(
          set_option rollout smart\nset_option tree some\nget_option engine\n",
     );
     let want_ok = [
-        "= product", "= 34", "= 1", "= chains", "= safe", "=", "= random", "= all", "= 0",
+        "= product",
+        "= 34",
+        "= 1",
+        "= chains",
+        "= safe",
+        "=",
+        "= random",
+        "= all",
+        "= 0",
     ];
     assert_eq!(answers[..9], want_ok);
-    assert!(answers[9].contains("tree=safe and endgame_nodes need rollout=chains"), "{}", answers[9]);
+    assert!(
+        answers[9].contains("tree=safe and endgame_nodes need rollout=chains"),
+        "{}",
+        answers[9]
+    );
     assert_eq!(answers[10], "=");
     assert_eq!(answers[11], "= safe");
     assert_eq!(answers[12], "= custom");
     assert_eq!(answers[13], "=");
     assert_eq!(answers[14], "= product");
-    assert!(answers[15].contains("engine is 'product' or 'paper'"), "{}", answers[15]);
-    assert!(answers[16].contains("rollout is random or chains"), "{}", answers[16]);
-    assert!(answers[17].contains("tree is all or safe"), "{}", answers[17]);
+    assert!(
+        answers[15].contains("engine is 'product' or 'paper'"),
+        "{}",
+        answers[15]
+    );
+    assert!(
+        answers[16].contains("rollout is random or chains"),
+        "{}",
+        answers[16]
+    );
+    assert!(
+        answers[17].contains("tree is all or safe"),
+        "{}",
+        answers[17]
+    );
     assert_eq!(answers[18], "= product");
 }
 

@@ -272,8 +272,7 @@ impl DotsSearch {
                 }
             }
         }
-        if out.rollout == DotsRolloutKind::Random && (out.narrow_tree || has("endgame_nodes"))
-        {
+        if out.rollout == DotsRolloutKind::Random && (out.narrow_tree || has("endgame_nodes")) {
             return Err(format!(
                 "player '{text}': tree=safe and endgame_nodes need rollout=chains"
             ));
@@ -355,7 +354,11 @@ mod tests {
             }
         }
         assert!(checked > 200, "{checked}");
-        assert!(rollout.endings[0] > 0 && rollout.endings[1] > 0, "{:?}", rollout.endings);
+        assert!(
+            rollout.endings[0] > 0 && rollout.endings[1] > 0,
+            "{:?}",
+            rollout.endings
+        );
     }
 
     /// A simple loony endgame ends the rollout at once with its strings-and-coins value.
