@@ -42,9 +42,13 @@ struct Args {
     /// Games of each match.
     #[arg(long, default_value_t = 100)]
     match_games: usize,
-    /// Iterations a move of the net-guided engine and of plain MCTS in the matches.
+    /// Iterations a move of the net-guided engine and of plain MCTS in the first match.
     #[arg(long, default_value_t = 20_000)]
     match_iterations: u64,
+    /// Milliseconds a move of the product's engine and of the rival in the second match (equal
+    /// time: the product's chain rollouts cost more an iteration than the rival's).
+    #[arg(long, default_value_t = 100)]
+    match_time_ms: u64,
     /// Start positions of the match against plain MCTS (the rival match starts from the empty
     /// board).
     #[arg(long, default_value = "configs/state-s-40.txt")]
@@ -133,7 +137,8 @@ fn run(args: Args) -> Result<(), String> {
     let positions = read_positions(&args.positions, &board)?;
     // Against plain MCTS the net is on its own (no game knowledge on either side: what the
     // net adds), from the State-S-like positions. Against the rival it plays as the product's
-    // engine, with its knowledge (safe edges first, the exact endgame), from the empty board:
+    // engine (chain rollouts, safe edges first, the exact endgame) at equal time a move, from
+    // the empty board:
     // from the 40-edge positions both sides would play the solver from the first move, an
     // even score that measures nothing.
     let nn = format!(
@@ -154,8 +159,12 @@ fn run(args: Args) -> Result<(), String> {
             from_file,
         ),
         (
-            nn.clone(),
-            "rival".to_string(),
+            format!(
+                "nn:model={},threshold=0.9,time_ms={}",
+                trained.model.display(),
+                args.match_time_ms
+            ),
+            format!("rival:time_ms={}", args.match_time_ms),
             Vec::new(),
             "the empty board (seats alternating)".to_string(),
         ),

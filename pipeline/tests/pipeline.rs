@@ -23,6 +23,8 @@ fn the_pipeline_runs_every_stage() {
             "4",
             "--match-iterations",
             "500",
+            "--match-time-ms",
+            "20",
         ])
         .args(["--positions", positions, "--threads", "2"])
         .output()
@@ -61,6 +63,8 @@ fn the_pipeline_runs_every_stage() {
             "2",
             "--match-iterations",
             "200",
+            "--match-time-ms",
+            "10",
         ])
         .args(["--positions", positions, "--threads", "1"])
         .output()

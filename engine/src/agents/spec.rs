@@ -15,8 +15,8 @@
 //!   take and a safe edge left, only the safe edges are searched at the root).
 //! * `nn` — net-guided MCTS (Dots and Boxes). The `mcts` keys and `model` (default
 //!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0); `solver_edges`
-//!   is 34 and `safe_first` 1 by default (`solver_edges=0,safe_first=0` is the paper's engine,
-//!   with no game knowledge).
+//!   is 34, `rollout` `sacrifices` and `tree` `canonical` by default
+//!   (`solver_edges=0,rollout=random` is the paper's engine, with no game knowledge).
 //! * On Amazons, `mcts` also reads `turn` (`split`: Move Groups, the default; `whole`: one node
 //!   a turn), `depth` (random whole turns before the evaluation, 2), `backup`, `scale`,
 //!   `expand`, `reuse`, `eval`, `tempo`, `arrow`, `weights` and `pe` (docs/amazons.md); other
@@ -217,9 +217,10 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 "nn" => EndgameConfig::ENGINE,
                 _ => EndgameConfig::from_edges(0),
             };
-            // The product's engine searches the safe edges first, as QDab does; plain MCTS is
-            // the paper's, with no knowledge.
-            let mut safe_first = net;
+            // Neither searches only the safe edges at the root by default: plain MCTS is the
+            // paper's, with no knowledge, and the product's tree searches QDab's canonical
+            // moves there (safe edges and the short chains' sacrifices; `tree=canonical`).
+            let mut safe_first = false;
             let mut model = PathBuf::from(DEFAULT_MODEL);
             let mut guide = NetGuide::default();
             let mut game_keys = Vec::new();

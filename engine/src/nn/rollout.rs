@@ -413,7 +413,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
     }
 
     fn restrict(&mut self, state: &DotsAndBoxes, actions: &mut Vec<crate::game::Action>) {
-        if let Some(chains) = &self.chains {
+        if let Some(chains) = &mut self.chains {
             chains.narrow(state, actions);
         }
     }

@@ -60,7 +60,7 @@ impl Default for Settings {
             // added nothing measurable to it: docs/players.md). `set_option engine paper`
             // gives the paper's plain MCTS.
             solver_edges: EndgameConfig::ENGINE.edges,
-            safe_first: true,
+            safe_first: false,
             dots_search: DotsSearch::PRODUCT,
             notation: Notation::Text,
             plies: false,
@@ -276,23 +276,28 @@ impl Settings {
             "net_from_move" => self.guide.from_move.to_string(),
             "solver_edges" => self.solver_edges.to_string(),
             "safe_first" => u8::from(self.safe_first).to_string(),
-            "rollout" => match self.dots_search.rollout {
-                DotsRolloutKind::Random => "random".into(),
-                DotsRolloutKind::Chains => "chains".into(),
+            "rollout" => match (self.dots_search.rollout, self.dots_search.sacrifices) {
+                (DotsRolloutKind::Random, _) => "random".into(),
+                (DotsRolloutKind::Chains, false) => "chains".into(),
+                (DotsRolloutKind::Chains, true) => "sacrifices".into(),
             },
-            "tree" => if self.dots_search.narrow_tree {
-                "safe"
-            } else {
-                "all"
+            "tree" => match (
+                self.dots_search.narrow_tree,
+                self.dots_search.canonical_tree,
+            ) {
+                (false, _) => "all",
+                (true, false) => "safe",
+                (true, true) => "canonical",
             }
             .into(),
             "engine" => {
                 let paper = self.solver_edges == 0
                     && !self.safe_first
                     && self.dots_search == DotsSearch::PAPER;
-                let product = self.solver_edges == EndgameConfig::ENGINE.edges
-                    && self.safe_first
-                    && self.dots_search == DotsSearch::PRODUCT;
+                let fresh = Settings::default();
+                let product = self.solver_edges == fresh.solver_edges
+                    && self.safe_first == fresh.safe_first
+                    && self.dots_search == fresh.dots_search;
                 match (paper, product) {
                     (true, _) => "paper".into(),
                     (_, true) => "product".into(),

@@ -322,9 +322,9 @@ fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away(
     let want_ok = [
         "= product",
         "= 34",
-        "= 1",
-        "= chains",
-        "= safe",
+        "= 0",
+        "= sacrifices",
+        "= canonical",
         "=",
         "= random",
         "= all",
@@ -347,12 +347,12 @@ fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away(
         answers[15]
     );
     assert!(
-        answers[16].contains("rollout is random or chains"),
+        answers[16].contains("rollout is random, chains or sacrifices"),
         "{}",
         answers[16]
     );
     assert!(
-        answers[17].contains("tree is all or safe"),
+        answers[17].contains("tree is all, safe or canonical"),
         "{}",
         answers[17]
     );

@@ -230,10 +230,12 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
          that perfect play wins for it (from the exact solver's annotation) that it won. The \
          paper played one State S, its engine always P2, 100 games a row; its column is its \
          engine's wins of those 100. Tables 3-5 play the paper's engine, with no knowledge of \
-         the game (`solver_edges=0,safe_first=0`); rows *ours* play the product's engine, the \
-         same search with its knowledge of the game (as the rival's): only the safe edges \
+         the game (`solver_edges=0,safe_first=0,rollout=random`); rows *ours* play the same \
+         search with the product's knowledge of the game (as the rival's): only the safe edges \
          searched at the root while there are any and no box to take, free captures taken at \
-         once, and the exact solver from 34 free edges on (the rival's starts at 30).\n",
+         once, and the exact solver from 34 free edges on (the rival's starts at 30), still with \
+         the paper's random rollouts (`rollout=random`; the product's chain rollouts are \
+         measured in docs/players.md).\n",
         args.games,
         args.empty_games,
         args.threads,

@@ -1,11 +1,12 @@
-//! Rollouts that know the game (`rollout=chains`): random *safe* edges while any is left, the
-//! endgame after them valued exactly.
+//! Rollouts that know the game (`rollout=chains`, `rollout=sacrifices`): random *safe* edges
+//! while any is left (with `sacrifices`, also the handout of a 1-chain or a 2-chain by its middle
+//! line, as QDab's rollouts draw among its class-1 moves), the endgame after them valued exactly.
 //!
 //! Uniformly random playouts misjudge every middle-game position: they hand chains over at
 //! random, so who will have to open the long chains (what decides the game) never shows in their
 //! results. These rollouts play the part of the game that is a real choice at random (the safe
-//! edges, in random order, captures taken as they come) and the rest as well as it can be
-//! played:
+//! edges and the short chains' sacrifices that change who gets control, in random order,
+//! captures taken as they come) and the rest as well as it can be played:
 //!
 //! * once the position is a simple loony endgame (independent chains and loops), its value is
 //!   read from strings-and-coins theory ([`LoonyValues`]) and the rollout ends there;
@@ -13,10 +14,12 @@
 //!   opened chain must choose between taking all and keeping control, the exact solver answers
 //!   within a small node limit (it reaches a simple endgame within a few moves);
 //! * only if it gives up does the rollout fall back to a rule: hand over the fewest boxes, take
-//!   everything offered.
+//!   everything offered or keep control as the rival would ([`keeps_control`]).
 //!
 //! So a rollout samples the one thing random play can sample well (the order of the safe moves,
-//! hence the parity of what is left when they run out) and resolves the rest exactly.
+//! hence the parity of what is left when they run out) and resolves the rest exactly. Measured
+//! at 300 ms a move against `qdab` (docs/players.md): safe edges alone 24-76, with the
+//! sacrifices 20-20.
 
 use super::analysis::{
     capture_edges, double_deal, free_capture, keeps_control, random_edge, sacrifice, safe_edges,
@@ -24,6 +27,7 @@ use super::analysis::{
 };
 use super::chains::LoonyValues;
 use super::endgame::EndgameSolver;
+use super::qdab::canonical::{canonical, Board};
 use super::DotsAndBoxes;
 use crate::game::{Action, Game, Outcome, Player};
 use crate::mcts::RolloutPolicy;
@@ -43,8 +47,15 @@ pub struct ChainRollout {
     pub endings: [u64; 3],
     /// Whether tree nodes get only the moves worth searching ([`tree_moves`]).
     pub narrow_tree: bool,
+    /// With `narrow_tree`: QDab's canonical moves instead of the safe edges alone
+    /// ([`canonical_tree_moves`]).
+    pub canonical_tree: bool,
+    /// Whether rollouts also sacrifice 1-chains and 2-chains while safe edges are left.
+    pub sacrifices: bool,
     /// Positions the solver may search for one rollout.
     pub solver_nodes: u64,
+    /// The canonical move generator's tables, made on first use.
+    board: Option<Board>,
 }
 
 impl Clone for ChainRollout {
@@ -55,7 +66,10 @@ impl Clone for ChainRollout {
             solver: None,
             endings: [0; 3],
             narrow_tree: self.narrow_tree,
+            canonical_tree: self.canonical_tree,
+            sacrifices: self.sacrifices,
             solver_nodes: self.solver_nodes,
+            board: None,
         }
     }
 }
@@ -67,7 +81,10 @@ impl Default for ChainRollout {
             solver: None,
             endings: [0; 3],
             narrow_tree: false,
+            canonical_tree: false,
+            sacrifices: false,
             solver_nodes: SOLVER_NODES,
+            board: None,
         }
     }
 }
@@ -83,12 +100,23 @@ impl ChainRollout {
         self
     }
 
-    /// Keeps only the moves worth searching at a tree node ([`tree_moves`]) in `actions`.
-    pub fn narrow(&self, state: &DotsAndBoxes, actions: &mut Vec<Action>) {
-        if self.narrow_tree {
-            let keep = tree_moves(state.geometry(), state.edges());
-            actions.retain(|&a| keep >> a & 1 == 1);
+    /// Keeps only the moves worth searching at a tree node ([`tree_moves`], or
+    /// [`canonical_tree_moves`]) in `actions`.
+    pub fn narrow(&mut self, state: &DotsAndBoxes, actions: &mut Vec<Action>) {
+        if !self.narrow_tree {
+            return;
         }
+        let geo = state.geometry();
+        let keep = if self.canonical_tree {
+            let board = match &self.board {
+                Some(board) if std::ptr::eq(board.geo, geo) => board,
+                _ => self.board.insert(Board::new(geo)),
+            };
+            canonical_tree_moves(board, state.edges())
+        } else {
+            tree_moves(geo, state.edges())
+        };
+        actions.retain(|&a| keep >> a & 1 == 1);
     }
 
     /// The final margin (P1 minus P2) of `state` played out as the module says.
@@ -116,7 +144,18 @@ impl ChainRollout {
             let captures = capture_edges(geo, edges);
             let safe = safe_edges(geo, edges);
             if captures == 0 && safe != 0 {
-                let e = random_edge(safe, rng);
+                // With `sacrifices`, the short chains' handouts are drawn among the safe edges
+                // (QDab's rollouts: its class-1 moves).
+                let pool = if self.sacrifices {
+                    let board = match &self.board {
+                        Some(board) if std::ptr::eq(board.geo, geo) => board,
+                        _ => self.board.insert(Board::new(geo)),
+                    };
+                    canonical(board, edges).class1
+                } else {
+                    safe
+                };
+                let e = random_edge(pool, rng);
                 edges |= 1u128 << e;
                 mover = mover.opponent();
                 continue;
@@ -168,6 +207,31 @@ impl ChainRollout {
     }
 }
 
+/// Fewer canonical moves than this of classes 1 and 2, and the chain openings (class 3) are
+/// searched too (QDab's mark: 5 to 7 by the stage of the game).
+const CLASS3_BELOW: u32 = 6;
+
+/// The moves of a tree node by QDab's canonical classes (`tree=canonical`): with a box to
+/// take, [`tree_moves`]'s exact reductions; otherwise the safe edges, the sacrifice of each
+/// 1-chain and the hard-hearted handout of each 2-chain (one move each), and the opening of
+/// every chain and loop once few of those are left.
+pub fn canonical_tree_moves(board: &Board, edges: u128) -> u128 {
+    let geo = board.geo;
+    if capture_edges(geo, edges) != 0 {
+        return tree_moves(geo, edges);
+    }
+    let c = canonical(board, edges);
+    let mut moves = c.class1 | c.class2;
+    if moves.count_ones() < CLASS3_BELOW {
+        moves |= c.class3;
+    }
+    if moves == 0 {
+        !edges & geo.all_edges
+    } else {
+        moves
+    }
+}
+
 impl RolloutPolicy<DotsAndBoxes> for ChainRollout {
     fn rollout(&mut self, state: &mut DotsAndBoxes, rng: &mut Rng) -> Outcome {
         match self.final_margin(state, rng).signum() {
@@ -197,6 +261,10 @@ pub struct DotsSearch {
     pub rollout: DotsRolloutKind,
     /// `tree=safe`: tree nodes search only the moves worth it ([`tree_moves`]); `tree=all`.
     pub narrow_tree: bool,
+    /// `tree=canonical`: tree nodes search QDab's canonical moves ([`canonical_tree_moves`]).
+    pub canonical_tree: bool,
+    /// `rollout=sacrifices`: chain rollouts that also hand over short chains.
+    pub sacrifices: bool,
     /// `endgame_nodes=N`: the chain rollouts' solver budget ([`SOLVER_NODES`] by default).
     pub solver_nodes: u64,
 }
@@ -209,14 +277,19 @@ impl DotsSearch {
     pub const PAPER: DotsSearch = DotsSearch {
         rollout: DotsRolloutKind::Random,
         narrow_tree: false,
+        canonical_tree: false,
+        sacrifices: false,
         solver_nodes: SOLVER_NODES,
     };
 
-    /// The product's: chain rollouts, tree nodes narrowed (`nn`'s default). Measured against
-    /// the earlier random rollouts of `nn` at 300 ms a move: 29-11 (docs/players.md).
+    /// The product's (`nn`'s default): chain rollouts with the short chains' sacrifices, tree
+    /// nodes searching QDab's canonical moves. Measured at 300 ms a move against `qdab`: 29-11,
+    /// where chain rollouts over safe edges alone scored 10-30 and 24-76 (docs/players.md).
     pub const PRODUCT: DotsSearch = DotsSearch {
         rollout: DotsRolloutKind::Chains,
         narrow_tree: true,
+        canonical_tree: true,
+        sacrifices: true,
         solver_nodes: SOLVER_NODES,
     };
 
@@ -232,29 +305,33 @@ impl DotsSearch {
         if has("rollout") && !has("tree") {
             out.narrow_tree = false;
         }
+        if keys.iter().any(|(k, v)| k == "rollout" && v == "random") {
+            out = DotsSearch {
+                solver_nodes: out.solver_nodes,
+                ..DotsSearch::PAPER
+            };
+        }
         for (key, value) in keys {
             match key.as_str() {
-                "rollout" => {
-                    out.rollout = match value.as_str() {
-                        "random" => DotsRolloutKind::Random,
-                        "chains" => {
-                            out.narrow_tree |= !has("tree") && defaults.narrow_tree;
-                            DotsRolloutKind::Chains
-                        }
-                        _ => {
-                            return Err(format!(
-                                "player '{text}': rollout is random or chains, not '{value}'"
-                            ))
-                        }
+                "rollout" => out.rollout = match value.as_str() {
+                    "random" => DotsRolloutKind::Random,
+                    "chains" | "sacrifices" => {
+                        out.narrow_tree |= !has("tree") && defaults.narrow_tree;
+                        out.sacrifices = value == "sacrifices";
+                        DotsRolloutKind::Chains
                     }
-                }
+                    _ => return Err(format!(
+                        "player '{text}': rollout is random, chains or sacrifices, not '{value}'"
+                    )),
+                },
                 "tree" => {
+                    out.canonical_tree = value == "canonical";
                     out.narrow_tree = match value.as_str() {
                         "all" => false,
-                        "safe" => true,
+                        "safe" | "canonical" => true,
                         _ => {
                             return Err(format!(
-                                "player '{text}': tree is all or safe, not '{value}'"
+                                "player '{text}': tree is all, safe or canonical, not '{value}'"
                             ))
                         }
                     }
@@ -284,6 +361,8 @@ impl DotsSearch {
     pub fn chain_rollout(&self) -> Option<ChainRollout> {
         (self.rollout == DotsRolloutKind::Chains).then(|| ChainRollout {
             narrow_tree: self.narrow_tree,
+            canonical_tree: self.canonical_tree,
+            sacrifices: self.sacrifices,
             solver_nodes: self.solver_nodes,
             ..ChainRollout::default()
         })
@@ -295,6 +374,7 @@ mod tests {
     use super::*;
     use crate::games::dots_and_boxes::analysis::greedy_moves;
     use crate::games::dots_and_boxes::chains::Strings;
+    use crate::games::dots_and_boxes::Geometry;
 
     /// Greedy random play (captures, else safe edges, else anything) from the empty board until
     /// `stop` holds; `None` if the game ends first.
@@ -431,6 +511,68 @@ mod tests {
         assert_eq!(bits, capture | decline);
     }
 
+    /// `tree=canonical` on positions of greedy random play: free edges only, never empty, the
+    /// exact reductions when a box can be taken; otherwise, while at least `CLASS3_BELOW` moves
+    /// of classes 1 and 2 exist, every move that is not a safe edge hands over one or two boxes
+    /// that cannot be declined (a short chain's sacrifice), and such moves do occur.
+    #[test]
+    fn canonical_tree_moves_are_safe_edges_and_short_sacrifices() {
+        let mut rng = Rng::new(24);
+        let geo = Geometry::get(5, 5);
+        let board = Board::new(geo);
+        let mut sacrifices_seen = 0;
+        for game in 0..300 {
+            let stop = 12 + game % 28;
+            let Some(state) = greedy_until(5, 5, &mut rng, |s| s.edges_drawn() as usize >= stop)
+            else {
+                continue;
+            };
+            let edges = state.edges();
+            let free = !edges & geo.all_edges;
+            let moves = canonical_tree_moves(&board, edges);
+            assert!(moves != 0 && moves & !free == 0, "{}", state.edge_string());
+            if capture_edges(geo, edges) != 0 {
+                assert_eq!(moves, tree_moves(geo, edges));
+                continue;
+            }
+            let c = canonical(&board, edges);
+            if (c.class1 | c.class2).count_ones() < CLASS3_BELOW {
+                let want = if c.all() == 0 { free } else { c.all() };
+                assert_eq!(moves, want);
+                continue;
+            }
+            assert_eq!(moves, c.class1 | c.class2);
+            let mut others = moves & !safe_edges(geo, edges);
+            while others != 0 {
+                let e = others.trailing_zeros() as usize;
+                others &= others - 1;
+                let (boxes, declinable) = sacrifice(geo, edges, e);
+                assert!(
+                    (1..=2).contains(&boxes) && !declinable,
+                    "{} {e}: {boxes} {declinable}",
+                    state.edge_string()
+                );
+                sacrifices_seen += 1;
+            }
+        }
+        assert!(sacrifices_seen > 20, "{sacrifices_seen}");
+    }
+
+    /// `rollout=sacrifices` still ends every rollout with a margin of the right parity.
+    #[test]
+    fn rollouts_with_sacrifices_end_the_game() {
+        let mut rng = Rng::new(25);
+        let mut rollout = ChainRollout {
+            sacrifices: true,
+            ..ChainRollout::default()
+        };
+        let empty = DotsAndBoxes::new(5, 5).unwrap();
+        for _ in 0..200 {
+            let m = rollout.final_margin(&empty, &mut rng);
+            assert!(m.abs() <= 25 && m % 2 != 0, "{m}");
+        }
+    }
+
     #[test]
     fn search_keys_are_read_and_refused_by_name() {
         let keys = |list: &[(&str, &str)]| -> Vec<(String, String)> {
@@ -451,8 +593,11 @@ mod tests {
         let deep = read(&[("endgame_nodes", "9000")], DotsSearch::PRODUCT).unwrap();
         assert_eq!(deep.solver_nodes, 9000);
         for (list, want) in [
-            (&[("rollout", "smart")][..], "rollout is random or chains"),
-            (&[("tree", "some")][..], "tree is all or safe"),
+            (
+                &[("rollout", "smart")][..],
+                "rollout is random, chains or sacrifices",
+            ),
+            (&[("tree", "some")][..], "tree is all, safe or canonical"),
             (&[("endgame_nodes", "-1")][..], "endgame_nodes is a count"),
             (&[("tree", "safe")][..], "need rollout=chains"),
         ] {
