@@ -559,7 +559,8 @@ mod tests {
             AgentSpec::Mcts { safe_first, .. } | AgentSpec::Nn { safe_first, .. } => safe_first,
             other => panic!("{other:?}"),
         };
-        assert!(safe_first("nn") && !safe_first("nn:safe_first=0"));
+        // The product's canonical tree searches the root's moves itself (docs/players.md).
+        assert!(!safe_first("nn") && safe_first("nn:safe_first=1"));
         assert!(!safe_first("mcts") && safe_first("mcts:safe_first=1"));
         for dots_only in [
             "mcts:solver_edges=30",

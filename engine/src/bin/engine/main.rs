@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use engine::bench::{self, BenchOptions};
+use engine::games::dots_and_boxes::DotsSearch;
 use engine::games::{describe_games, DotsAndBoxes, GameSpec, GameVisitor, RegisteredGame};
 use engine::interactive::{self, RegistryEngine};
 use engine::mcts::{Budget, CounterMode, SearchConfig, SearchResult, Ucb, BYTES_PER_NODE};
@@ -330,6 +331,9 @@ fn settings(
         seed: config.seed,
         cp: config.cp,
         counter: config.counter,
+        // The command line's flags describe the paper's search and the knowledge they turn on;
+        // the product's chain rollouts are the protocol's default and `nn`'s (docs/players.md).
+        dots_search: DotsSearch::PAPER,
         ..Settings::default()
     };
     let flag = |name: &str, e: String| format!("--{name}: {e}");

@@ -1,7 +1,7 @@
 //! Position facts that Dots-and-Boxes knowledge rests on (the strings-and-coins view): box
 //! valences, capturing edges, safe edges, what a sacrifice hands over, and the long-chain count.
 
-use super::{DotsAndBoxes, Geometry};
+use super::{DotsAndBoxes, Geometry, Valences};
 use crate::game::Action;
 use crate::rng::Rng;
 
@@ -35,10 +35,27 @@ pub fn safe_edges(geo: &Geometry, edges: u128) -> u128 {
     free & !geo.sides_of(v.one | v.two)
 }
 
-/// The box `b`'s one free edge, where `b` has valence 1.
+/// Every capture at `edges` (whose valences are `v`): for each box of valence 1, its last free
+/// edge and the box of valence 2 that edge leads into, if any (then the capture opens the next
+/// box of a chain; otherwise it leads nowhere).
 #[inline]
-fn last_side(geo: &Geometry, free: u128, b: usize) -> usize {
-    (free & geo.box_masks[b]).trailing_zeros() as usize
+pub fn captures(
+    geo: &Geometry,
+    edges: u128,
+    v: Valences,
+) -> impl Iterator<Item = (usize, Option<usize>)> + '_ {
+    let free = !edges & geo.all_edges;
+    let mut ones = v.one;
+    std::iter::from_fn(move || {
+        if ones == 0 {
+            return None;
+        }
+        let b = ones.trailing_zeros() as usize;
+        ones &= ones - 1;
+        let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
+        let into = across(geo, e, b).filter(|&n| v.two >> n & 1 == 1);
+        Some((e, into))
+    })
 }
 
 /// The root moves a search needs while the position is open (`safe_first`): with no box to
@@ -68,17 +85,13 @@ pub fn tree_moves(geo: &Geometry, edges: u128) -> u128 {
     let v = geo.valences(edges);
     let mut captures = 0u128;
     let mut declines = 0u128;
-    let mut ones = v.one;
-    while ones != 0 {
-        let b = ones.trailing_zeros() as usize;
-        ones &= ones - 1;
-        let e = last_side(geo, free, b);
-        match across(geo, e, b) {
-            Some(n) if v.two >> n & 1 == 1 => {
+    for (e, into) in self::captures(geo, edges, v) {
+        match into {
+            Some(n) => {
                 captures |= 1u128 << e;
                 declines |= free & geo.box_masks[n] & !(1u128 << e);
             }
-            _ => return 1u128 << e,
+            None => return 1u128 << e,
         }
     }
     if captures != 0 {
@@ -122,39 +135,19 @@ pub fn random_edge(bits: u128, rng: &mut Rng) -> usize {
 /// with a box that does not then become capturable (valence other than 2). Taking it is never
 /// wrong (the endgame solver's first reduction, checked against the plain solver).
 pub fn free_capture(geo: &Geometry, edges: u128) -> Option<usize> {
-    let free = !edges & geo.all_edges;
-    let v = geo.valences(edges);
-    let mut ones = v.one;
-    while ones != 0 {
-        let b = ones.trailing_zeros() as usize;
-        ones &= ones - 1;
-        let e = last_side(geo, free, b);
-        match across(geo, e, b) {
-            Some(n) if v.two >> n & 1 == 1 => {}
-            _ => return Some(e),
-        }
-    }
-    None
+    captures(geo, edges, geo.valences(edges)).find_map(|(e, into)| into.is_none().then_some(e))
 }
 
 /// A capturable box whose last edge leads into a box of valence 2: the position where the
 /// player to move can double-deal. Returns (capturing edge, the double-dealing edge).
 pub fn double_deal(geo: &Geometry, edges: u128) -> Option<(usize, usize)> {
     let free = !edges & geo.all_edges;
-    let v = geo.valences(edges);
-    let mut ones = v.one;
-    while ones != 0 {
-        let b = ones.trailing_zeros() as usize;
-        ones &= ones - 1;
-        let e = last_side(geo, free, b);
-        if let Some(n) = across(geo, e, b) {
-            if v.two >> n & 1 == 1 {
-                let f = (free & geo.box_masks[n] & !(1u128 << e)).trailing_zeros() as usize;
-                return Some((e, f));
-            }
-        }
-    }
-    None
+    captures(geo, edges, geo.valences(edges)).find_map(|(e, into)| {
+        into.map(|n| {
+            let f = (free & geo.box_masks[n] & !(1u128 << e)).trailing_zeros() as usize;
+            (e, f)
+        })
+    })
 }
 
 /// Whether the double-deal `decline` (from [`double_deal`]) is worth more than taking

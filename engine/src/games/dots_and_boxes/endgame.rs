@@ -21,7 +21,7 @@
 //! perfect play; it depends on the drawn edges alone. The tests check the solver against the
 //! plain solver (`solver.rs`) on thousands of random positions of several board sizes.
 
-use super::analysis::across;
+use super::analysis::captures;
 use super::chains::LoonyValues;
 use super::{DotsAndBoxes, Geometry, MAX_EDGES};
 use crate::game::{Action, Game, Outcome};
@@ -198,21 +198,15 @@ impl EndgameSolver {
         let v = geo.valences(edges);
         let mut capture_edges = 0u128;
         let mut declines = 0u128;
-        let mut ones = v.one;
-        while ones != 0 {
-            let b = ones.trailing_zeros() as usize;
-            ones &= ones - 1;
-            let e = (free & geo.box_masks[b]).trailing_zeros() as usize;
+        for (e, into) in captures(geo, edges, v) {
             capture_edges |= 1u128 << e;
-            match across(geo, e, b) {
-                Some(n) if v.two >> n & 1 == 1 => {
-                    declines |= free & geo.box_masks[n] & !(1u128 << e);
-                }
-                _ if reduce => {
+            match into {
+                Some(n) => declines |= free & geo.box_masks[n] & !(1u128 << e),
+                None if reduce => {
                     out[0] = e as u8;
                     return 1;
                 }
-                _ => {}
+                None => {}
             }
         }
         if reduce && capture_edges != 0 {

@@ -313,17 +313,21 @@ impl DotsSearch {
         }
         for (key, value) in keys {
             match key.as_str() {
-                "rollout" => out.rollout = match value.as_str() {
-                    "random" => DotsRolloutKind::Random,
-                    "chains" | "sacrifices" => {
-                        out.narrow_tree |= !has("tree") && defaults.narrow_tree;
-                        out.sacrifices = value == "sacrifices";
-                        DotsRolloutKind::Chains
-                    }
-                    _ => return Err(format!(
+                "rollout" => {
+                    out.rollout = match value.as_str() {
+                        "random" => DotsRolloutKind::Random,
+                        "chains" | "sacrifices" => {
+                            out.narrow_tree |= !has("tree") && defaults.narrow_tree;
+                            out.sacrifices = value == "sacrifices";
+                            DotsRolloutKind::Chains
+                        }
+                        _ => {
+                            return Err(format!(
                         "player '{text}': rollout is random, chains or sacrifices, not '{value}'"
-                    )),
-                },
+                    ))
+                        }
+                    }
+                }
                 "tree" => {
                     out.canonical_tree = value == "canonical";
                     out.narrow_tree = match value.as_str() {
