@@ -701,6 +701,14 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
         m(report.rollouts_empty_1t)
     );
     println!(
+        "  the product's search (chain rollouts with sacrifices, canonical tree), empty board, 1 thread: {:.0}",
+        report.chains_empty_1t
+    );
+    println!(
+        "  bare chain rollouts from the empty board, 1 thread: {:.0}/s",
+        report.chain_rollouts_empty_1t
+    );
+    println!(
         "  tree: {} bytes a node; a 100,000-iteration search from the empty board uses {:.1} MB",
         report.bytes_per_node,
         report.tree_bytes_100k as f64 / 1e6
