@@ -35,6 +35,18 @@ pub fn safe_edges(geo: &Geometry, edges: u128) -> u128 {
     free & !geo.sides_of(v.one | v.two)
 }
 
+/// [`capture_edges`] and [`safe_edges`] from one count of the valences (a rollout's step needs
+/// both).
+#[inline]
+pub fn capture_and_safe_edges(geo: &Geometry, edges: u128) -> (u128, u128) {
+    let free = !edges & geo.all_edges;
+    let v = geo.valences(edges);
+    (
+        free & geo.sides_of(v.one),
+        free & !geo.sides_of(v.one | v.two),
+    )
+}
+
 /// Every capture at `edges` (whose valences are `v`): for each box of valence 1, its last free
 /// edge and the box of valence 2 that edge leads into, if any (then the capture opens the next
 /// box of a chain; otherwise it leads nowhere).

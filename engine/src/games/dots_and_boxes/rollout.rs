@@ -22,13 +22,13 @@
 //! sacrifices 20-20.
 
 use super::analysis::{
-    capture_edges, double_deal, free_capture, keeps_control, random_edge, sacrifice, safe_edges,
-    take_all, tree_moves,
+    capture_and_safe_edges, capture_edges, double_deal, free_capture, keeps_control, random_edge,
+    sacrifice, safe_edges, take_all, tree_moves,
 };
 use super::chains::LoonyValues;
 use super::endgame::EndgameSolver;
 use super::qdab::canonical::{canonical, Board};
-use super::DotsAndBoxes;
+use super::{DotsAndBoxes, Geometry};
 use crate::game::{Action, Game, Outcome, Player};
 use crate::mcts::RolloutPolicy;
 use crate::rng::Rng;
@@ -94,10 +94,13 @@ impl ChainRollout {
         ChainRollout::default()
     }
 
-    /// With `on`, tree nodes get only the moves worth searching.
-    pub fn narrowing(mut self, on: bool) -> ChainRollout {
-        self.narrow_tree = on;
-        self
+    /// The canonical move generator's tables for `geo`, made on first use.
+    fn board(&mut self, geo: &'static Geometry) -> &Board {
+        match self.board {
+            Some(ref board) if std::ptr::eq(board.geo, geo) => {}
+            _ => self.board = Some(Board::new(geo)),
+        }
+        self.board.as_ref().expect("set just above")
     }
 
     /// Keeps only the moves worth searching at a tree node ([`tree_moves`], or
@@ -108,11 +111,7 @@ impl ChainRollout {
         }
         let geo = state.geometry();
         let keep = if self.canonical_tree {
-            let board = match &self.board {
-                Some(board) if std::ptr::eq(board.geo, geo) => board,
-                _ => self.board.insert(Board::new(geo)),
-            };
-            canonical_tree_moves(board, state.edges())
+            canonical_tree_moves(self.board(geo), state.edges())
         } else {
             tree_moves(geo, state.edges())
         };
@@ -141,17 +140,12 @@ impl ChainRollout {
                 self.endings[0] += 1;
                 return lead + sign(mover) * v;
             }
-            let captures = capture_edges(geo, edges);
-            let safe = safe_edges(geo, edges);
+            let (captures, safe) = capture_and_safe_edges(geo, edges);
             if captures == 0 && safe != 0 {
                 // With `sacrifices`, the short chains' handouts are drawn among the safe edges
                 // (QDab's rollouts: its class-1 moves).
                 let pool = if self.sacrifices {
-                    let board = match &self.board {
-                        Some(board) if std::ptr::eq(board.geo, geo) => board,
-                        _ => self.board.insert(Board::new(geo)),
-                    };
-                    canonical(board, edges).class1
+                    canonical(self.board(geo), edges).class1
                 } else {
                     safe
                 };
@@ -378,7 +372,6 @@ mod tests {
     use super::*;
     use crate::games::dots_and_boxes::analysis::greedy_moves;
     use crate::games::dots_and_boxes::chains::Strings;
-    use crate::games::dots_and_boxes::Geometry;
 
     /// Greedy random play (captures, else safe edges, else anything) from the empty board until
     /// `stop` holds; `None` if the game ends first.
