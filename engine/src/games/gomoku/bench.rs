@@ -47,7 +47,7 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
         "random rollouts from the empty board, 1 thread",
         start,
         opts,
-        20_000,
+        100_000,
     )];
     // The searches with knowledge start from the third stone, not the empty board: there
     // their only candidate is the centre, and a root with one move is played at once.

@@ -79,10 +79,20 @@ impl Rule {
     }
 }
 
+/// Words of a player's [line bits](Gomoku::lines): the rows, the columns, the diagonals
+/// (up-right) and the anti-diagonals (down-right) of the largest board.
+const LINE_WORDS: usize = 2 * MAX_SIZE + 2 * (2 * MAX_SIZE - 1);
+const COLUMNS_AT: usize = MAX_SIZE;
+const DIAGONALS_AT: usize = 2 * MAX_SIZE;
+const ANTI_DIAGONALS_AT: usize = DIAGONALS_AT + 2 * MAX_SIZE - 1;
+
 /// A position of Gomoku.
 #[derive(Clone, Copy)]
 pub struct Gomoku {
     cells: [u8; MAX_POINTS],
+    /// Each player's stones line by line, a bit a point (the column's, or the row's in a
+    /// column): a run through a point is two bit counts, not a walk (kept with `cells`).
+    lines: [[u32; LINE_WORDS]; 2],
     size: u8,
     rule: Rule,
     to_move: Player,
@@ -106,6 +116,7 @@ impl Gomoku {
         }
         Ok(Gomoku {
             cells: [EMPTY; MAX_POINTS],
+            lines: [[0; LINE_WORDS]; 2],
             size: size as u8,
             rule,
             to_move: Player::P1,
@@ -171,23 +182,71 @@ impl Gomoku {
     /// The run of `player`'s stones through `p` in direction `d`, counting `p` as theirs.
     #[inline]
     fn run(&self, p: usize, d: (i32, i32), player: Player) -> usize {
-        let colour = player.number();
-        let mut run = 1;
-        for sign in [1, -1] {
-            let mut k = 1;
-            while self.at(p, d, sign * k) == colour {
-                run += 1;
-                k += 1;
+        let (c, r) = self.col_row(p);
+        self.run_at(c, r, d, player.number())
+    }
+
+    /// [`run`](Self::run) from the point's column and row, for stones of `colour` (1 or 2).
+    #[inline]
+    fn run_at(&self, c: i32, r: i32, d: (i32, i32), colour: u8) -> usize {
+        let (word, bit) = self.line_of(c, r, d);
+        // Only the board's points have bits, so a run stops at the edge by itself.
+        let x = self.lines[usize::from(colour - 1)][word] | 1 << bit;
+        let up = (!(x >> bit)).trailing_zeros();
+        let down = (!(x << (31 - bit))).leading_zeros();
+        (up + down - 1) as usize
+    }
+
+    /// The line word through column `c`, row `r` along direction `d` (one of
+    /// [`DIRECTIONS`]), and the point's bit in it.
+    #[inline]
+    fn line_of(&self, c: i32, r: i32, d: (i32, i32)) -> (usize, u32) {
+        let n = self.size as i32;
+        match d {
+            (1, 0) => (r as usize, c as u32),
+            (0, 1) => (COLUMNS_AT + c as usize, r as u32),
+            (1, 1) => (DIAGONALS_AT + (c - r + n - 1) as usize, c as u32),
+            _ => (ANTI_DIAGONALS_AT + (c + r) as usize, c as u32),
+        }
+    }
+
+    /// Sets point `p` to `value` (`EMPTY`, 1 or 2), keeping the line bits.
+    #[inline]
+    fn set_cell(&mut self, p: usize, value: u8) {
+        let (c, r) = self.col_row(p);
+        self.set_cell_at(p, c, r, value);
+    }
+
+    /// [`set_cell`](Self::set_cell) with the point's column and row known.
+    #[inline]
+    fn set_cell_at(&mut self, p: usize, c: i32, r: i32, value: u8) {
+        let old = self.cells[p];
+        for d in DIRECTIONS {
+            let (word, bit) = self.line_of(c, r, d);
+            if old != EMPTY {
+                self.lines[usize::from(old - 1)][word] &= !(1 << bit);
+            }
+            if value != EMPTY {
+                self.lines[usize::from(value - 1)][word] |= 1 << bit;
             }
         }
-        run
+        self.cells[p] = value;
     }
 
     /// Whether a stone of `player` on `p` makes a winning line under the rule.
     pub fn wins_at(&self, p: usize, player: Player) -> bool {
+        // One division for the column and row, not one a direction.
+        let (c, r) = self.col_row(p);
+        self.wins_from(c, r, player)
+    }
+
+    /// [`wins_at`](Self::wins_at) the point at column `c`, row `r`.
+    #[inline]
+    fn wins_from(&self, c: i32, r: i32, player: Player) -> bool {
+        let colour = player.number();
         DIRECTIONS
             .iter()
-            .any(|&d| self.rule.wins(player, self.run(p, d, player)))
+            .any(|&d| self.rule.wins(player, self.run_at(c, r, d, colour)))
     }
 
     /// Whether `p` is forbidden to the player to move (black under renju only).
@@ -201,7 +260,7 @@ impl Gomoku {
     /// Puts a stone of `player` on `p` with no rule applied (tests and positions).
     fn put(&mut self, p: usize, player: Option<Player>) {
         let before = self.cells[p] != EMPTY;
-        self.cells[p] = player.map_or(EMPTY, |pl| pl.number());
+        self.set_cell(p, player.map_or(EMPTY, |pl| pl.number()));
         let after = self.cells[p] != EMPTY;
         self.stones = self.stones + u16::from(after) - u16::from(before);
     }
@@ -209,9 +268,11 @@ impl Gomoku {
     /// Plays `p` (legal) for the side to move.
     fn play(&mut self, p: usize) {
         let me = self.to_move;
-        self.cells[p] = me.number();
+        let (c, r) = self.col_row(p);
+        self.set_cell_at(p, c, r, me.number());
         self.stones += 1;
-        if self.wins_at(p, me) {
+        // Five stones of one colour need nine on the board (black's fifth is the ninth).
+        if self.stones >= 9 && self.wins_from(c, r, me) {
             self.winner = Some(me);
         }
         self.to_move = me.opponent();

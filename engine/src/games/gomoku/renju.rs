@@ -40,7 +40,7 @@ pub struct Shapes {
 /// The shapes black playing the empty point `p` makes.
 pub fn shapes(g: &Gomoku, p: usize) -> Shapes {
     let mut b = *g;
-    b.cells[p] = BLACK;
+    b.set_cell(p, BLACK);
     let runs = DIRECTIONS.map(|d| b.run(p, d, Player::P1));
     let mut s = Shapes {
         five: runs.contains(&5),
@@ -58,9 +58,9 @@ fn forbidden_in(b: &mut Gomoku, p: usize, depth: u32) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
-    b.cells[p] = BLACK;
+    b.set_cell(p, BLACK);
     let verdict = judge(b, p, depth);
-    b.cells[p] = EMPTY;
+    b.set_cell(p, EMPTY);
     verdict
 }
 
@@ -105,7 +105,7 @@ fn span(b: &Gomoku, p: usize, d: (i32, i32)) -> (i32, i32) {
 fn set(b: &mut Gomoku, p: usize, d: (i32, i32), k: i32, value: u8) {
     let (c, r) = b.col_row(p);
     let q = b.point(c + d.0 * k, r + d.1 * k).expect("on the board");
-    b.cells[q] = value;
+    b.set_cell(q, value);
 }
 
 /// The fours through `p` (black) along `d`: 0, 1 or 2.

@@ -247,3 +247,40 @@ fn the_benchmarks_middle_game_is_legal() {
     assert_eq!((g.stones(), g.to_move()), (20, Player::P1));
     assert!(super::bench::middle_game(&Gomoku::new(9, Rule::Freestyle).unwrap()).is_none());
 }
+
+/// Runs (the line through a point, read from the line bits) against a walk by coordinates
+/// through `point`, on random boards of every shape from 5 to 22, at every point
+/// and in every direction, for both colours: no run wraps round an edge.
+#[test]
+fn runs_match_a_walk_by_coordinates() {
+    let mut rng = Rng::new(11);
+    for size in MIN_SIZE..=MAX_SIZE {
+        let mut g = Gomoku::new(size, Rule::Freestyle).unwrap();
+        // Twice over: the second fill replaces and clears stones (the line bits follow).
+        for _ in 0..2 {
+            for p in 0..g.points() {
+                let stone = [None, Some(Player::P1), Some(Player::P2)][rng.below(3) as usize];
+                g.put(p, stone);
+            }
+        }
+        for p in 0..g.points() {
+            let (c, r) = ((p % size) as i32, (p / size) as i32);
+            for d in DIRECTIONS {
+                for player in [Player::P1, Player::P2] {
+                    let mut walk = 1;
+                    for sign in [1, -1] {
+                        let mut k = 1;
+                        while g
+                            .point(c + sign * k * d.0, r + sign * k * d.1)
+                            .is_some_and(|q| g.stone(q) == Some(player))
+                        {
+                            walk += 1;
+                            k += 1;
+                        }
+                    }
+                    assert_eq!(g.run(p, d, player), walk, "size {size}, point {p}, {d:?}");
+                }
+            }
+        }
+    }
+}

@@ -118,6 +118,11 @@ pub struct Surakarta {
     over: bool,
     /// Hashes of the positions since the last capture, this one last (`repetition` not off).
     history: [u64; HISTORY],
+    /// A one-word Bloom filter of the history's hashes (bit `hash >> 58` of each).
+    seen: u64,
+    /// Whether this position's bit was in the filter before it: only then can it repeat, and
+    /// only then is the history searched.
+    may_repeat: bool,
 }
 
 /// The pieces at the start: P1 on ranks 1-2, P2 on ranks 5-6.
@@ -194,6 +199,8 @@ impl Surakarta {
             quiet,
             history: [0; HISTORY],
             history_len: 0,
+            seen: 0,
+            may_repeat: false,
             over: false,
         };
         s.remember();
@@ -225,21 +232,26 @@ impl Surakarta {
             return;
         }
         let len = self.history_len as usize;
+        let hash = self.hash();
         if len < HISTORY {
-            self.history[len] = self.hash();
+            self.history[len] = hash;
             self.history_len += 1;
         } else {
-            // Only a limit above MAX_LIMIT, which the parameters refuse, gets here.
+            // Only a limit above MAX_LIMIT, which the parameters refuse, gets here (the
+            // filter keeps the dropped hash's bit: it may only say "maybe" more often).
             self.history.copy_within(1.., 0);
-            self.history[HISTORY - 1] = self.hash();
+            self.history[HISTORY - 1] = hash;
         }
+        let bit = 1u64 << (hash >> 58);
+        self.may_repeat = self.seen & bit != 0;
+        self.seen |= bit;
     }
 
     /// Whether the current position (the last in the history) repeats an earlier one.
     #[inline]
     fn repeats(&self) -> bool {
         let len = self.history_len as usize;
-        len > 1 && self.history[..len - 1].contains(&self.history[len - 1])
+        self.may_repeat && len > 1 && self.history[..len - 1].contains(&self.history[len - 1])
     }
 
     /// Whether `action` (a pseudo-legal move) would reach a position of the history. A capture
@@ -254,7 +266,8 @@ impl Surakarta {
         let mut pieces = self.pieces;
         pieces[me] ^= (1 << from) | (1 << to);
         let hash = position_hash(pieces, self.to_move.opponent());
-        self.history[..self.history_len as usize].contains(&hash)
+        self.seen & (1u64 << (hash >> 58)) != 0
+            && self.history[..self.history_len as usize].contains(&hash)
     }
 
     /// The side to move's pieces and the other side's.
@@ -334,6 +347,7 @@ impl Surakarta {
         if capture {
             self.quiet = 0;
             self.history_len = 0;
+            self.seen = 0;
         } else {
             self.quiet += 1;
         }

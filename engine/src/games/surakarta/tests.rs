@@ -198,7 +198,8 @@ fn the_game_ends_by_pieces_moves_limit_and_repetition() {
 }
 
 /// Random games: moves are listed once in ascending order, each is legal, captures take one
-/// piece, the no-capture count and the end rules hold.
+/// piece, the no-capture count and the end rules hold, and repetitions (found through the
+/// position's filter and history) match a plain list of the positions since the last capture.
 #[test]
 fn random_games_keep_the_invariants() {
     let mut rng = Rng::new(17);
@@ -206,6 +207,8 @@ fn random_games_keep_the_invariants() {
     for game in 0..300 {
         let repetition = Repetition::from_index(game % 3);
         let mut s = Surakarta::new(rules(repetition));
+        let key = |s: &Surakarta| (s.pieces(Player::P1), s.pieces(Player::P2), s.to_move());
+        let mut since_capture = vec![key(&s)];
         let mut plies = 0;
         while !s.is_terminal() {
             s.legal_actions(&mut buf);
@@ -213,6 +216,15 @@ fn random_games_keep_the_invariants() {
             assert!(buf.windows(2).all(|w| w[0] < w[1]));
             for &a in &buf {
                 assert!(s.is_legal(a), "{}", s.format_action(a));
+                if repetition == Repetition::Forbid {
+                    let mut next = s;
+                    next.apply(a);
+                    assert!(
+                        !since_capture.contains(&key(&next)),
+                        "{s} {}",
+                        s.format_action(a)
+                    );
+                }
             }
             let a = buf[rng.below(buf.len() as u32) as usize];
             let before = (
@@ -240,6 +252,25 @@ fn random_games_keep_the_invariants() {
                 );
             }
             assert_eq!(s.pieces(Player::P1) & s.pieces(Player::P2), 0);
+            if taken == 1 {
+                since_capture.clear();
+            }
+            let repeated = since_capture.contains(&key(&s));
+            since_capture.push(key(&s));
+            match repetition {
+                Repetition::End => assert!(!repeated || s.is_terminal(), "{s}"),
+                Repetition::Forbid => assert!(!repeated, "{s}"),
+                Repetition::Off => {}
+            }
+            if repetition == Repetition::End && s.is_terminal() && s.quiet_plies() < 50 {
+                // Ended by a repetition or by the side to move having no pieces or moves.
+                let mut moves = MoveList::new();
+                s.any_move(|a| {
+                    moves.push(a);
+                    false
+                });
+                assert!(repeated || moves.is_empty(), "{s}");
+            }
             plies += 1;
             assert!(plies < 10_000);
         }
