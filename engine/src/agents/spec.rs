@@ -117,7 +117,7 @@ const SEARCH_KEYS: [&str; 7] = [
 const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 3] = ["model", "threshold", "from_move"];
+const NET_KEYS: [&str; 4] = ["model", "threshold", "from_move", "mix"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
 /// An MCTS player of Dots and Boxes with the knowledge its spec asks for (none: plain search).
@@ -266,6 +266,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "model" => model = PathBuf::from(value),
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
+                    "mix" => guide.mix = number(key, value).map_err(err)?,
                     "solver_edges" => endgame.edges = number(key, value).map_err(err)?,
                     "solver_nodes" => endgame.nodes = number(key, value).map_err(err)?,
                     _ => unreachable!("keys were checked"),

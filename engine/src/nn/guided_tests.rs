@@ -264,6 +264,7 @@ fn the_fast_cut_off_decision_equals_the_exact_one() {
             let guide = NetGuide {
                 threshold: t,
                 from_move: 0,
+                ..NetGuide::default()
             };
             let tl = guide.threshold_logit();
             let (mut calls, mut near, mut differ) = (0usize, 0usize, 0usize);
@@ -330,6 +331,7 @@ fn a_net_never_asked_gives_the_plain_search() {
         let guide = NetGuide {
             threshold: 0.9,
             from_move: 61,
+            ..NetGuide::default()
         };
         let rollout = NetRollout::new(dab.clone(), guide).unwrap();
         let mut guided = Search::new(search_config(20_000, 4), Ucb::default(), rollout);
@@ -368,6 +370,60 @@ fn a_sure_net_ends_every_rollout_at_once() {
     assert_eq!(again.rollouts.rollouts, 3_000);
 }
 
+/// `mix`: a leaf the net is not sure of is scored by a draw from the net's outputs with that
+/// chance. A net whose outputs are fixed by its biases (sigmoids 0.6, 0.2, 0.2: never sure)
+/// then gives P1 wins at 0.6 / 1.0 of the drawn leaves; with `mix=0` every leaf is a chain
+/// rollout, whose results from the empty 3x3 board do not follow the net's odds.
+#[test]
+fn mix_draws_leaves_from_the_nets_outputs() {
+    use crate::games::dots_and_boxes::rollout::ChainRollout;
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let mut net = random_board_net(3, 3, 10, 8);
+    net.output_weight.iter_mut().for_each(|w| *w = 0.0);
+    let logit = |p: f32| (p / (1.0 - p)).ln();
+    net.output_bias = vec![logit(0.6), logit(0.2), logit(0.2)];
+    let dab = Arc::new(DabNet::new(&net, &board).unwrap());
+    let outcomes = |mix: f64| {
+        let guide = NetGuide {
+            mix,
+            ..NetGuide::default()
+        };
+        let mut rollout = NetRollout::new(dab.clone(), guide)
+            .unwrap()
+            .then_chains(ChainRollout::default());
+        rollout.begin_search(&board);
+        let mut rng = Rng::new(9);
+        let mut counts = [0u32; 3];
+        for _ in 0..4_000 {
+            let mut s = board;
+            let k = match rollout.rollout(&mut s, &mut rng) {
+                Outcome::P1Win => 0,
+                Outcome::P2Win => 1,
+                Outcome::Draw => 2,
+            };
+            counts[k] += 1;
+        }
+        let stats = rollout.take_stats();
+        assert_eq!((stats.net_evaluations, stats.net_cutoffs), (4_000, 0));
+        counts
+    };
+    let drawn = outcomes(1.0);
+    // 4,000 draws at 0.6: the standard deviation is 31; 5 of them either way.
+    assert!((2_245..=2_555).contains(&drawn[0]), "{drawn:?}");
+    assert!(
+        (645..=955).contains(&drawn[1]) && (645..=955).contains(&drawn[2]),
+        "{drawn:?}"
+    );
+    // 3x3 has no draw (9 boxes): chain rollouts never give one.
+    assert_eq!(outcomes(0.0)[2], 0);
+    assert!(NetGuide {
+        mix: 1.5,
+        ..NetGuide::default()
+    }
+    .check()
+    .is_err());
+}
+
 /// With threshold 1 the net is asked at every step from `from_move` on and ends nothing.
 #[test]
 fn threshold_one_asks_but_never_cuts_and_from_move_is_respected() {
@@ -378,6 +434,7 @@ fn threshold_one_asks_but_never_cuts_and_from_move_is_respected() {
         let guide = NetGuide {
             threshold: 1.0,
             from_move,
+            ..NetGuide::default()
         };
         let mut rollout = NetRollout::new(dab.clone(), guide).unwrap();
         rollout.begin_search(&board);
@@ -429,6 +486,7 @@ fn models_that_do_not_fit_are_refused_with_the_reason() {
         let guide = NetGuide {
             threshold: t,
             from_move: 0,
+            ..NetGuide::default()
         };
         let dab = Arc::new(DabNet::new(&random_net(85, 100, 1), &five).unwrap());
         assert!(NetRollout::new(dab, guide)

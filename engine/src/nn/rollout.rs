@@ -34,6 +34,10 @@ pub struct NetGuide {
     /// The net is asked only in positions with at least this many edges drawn (the paper used
     /// random rollouts early in the game, where the net is least sure and a call costs most).
     pub from_move: u32,
+    /// With chain rollouts (the product's search): the chance that a leaf the net is not sure
+    /// of is scored by a draw from the net's own outputs instead of a rollout, so that a leaf's
+    /// expected reward mixes the net's estimate and the rollout's (0: rollouts only).
+    pub mix: f64,
 }
 
 impl NetGuide {
@@ -46,6 +50,9 @@ impl NetGuide {
                 "threshold must be above 0 and at most 1, got {}",
                 self.threshold
             ));
+        }
+        if !(0.0..=1.0).contains(&self.mix) {
+            return Err(format!("mix is a chance from 0 to 1, got {}", self.mix));
         }
         Ok(())
     }
@@ -65,6 +72,7 @@ impl Default for NetGuide {
         NetGuide {
             threshold: NetGuide::DEFAULT_THRESHOLD,
             from_move: 0,
+            mix: 0.0,
         }
     }
 }
@@ -270,6 +278,20 @@ pub fn net_call(logits: [f32; OUTPUTS], threshold_logit: f32) -> Option<Outcome>
     })
 }
 
+/// An outcome drawn with the chances the net's outputs give (each output's sigmoid, over their
+/// sum).
+fn draw_outcome(logits: [f32; OUTPUTS], rng: &mut Rng) -> Outcome {
+    let p = logits.map(|l| 1.0 / (1.0 + (-l).exp()));
+    let r = rng.unit_f64() as f32 * (p[0] + p[1] + p[2]);
+    if r < p[0] {
+        Outcome::P1Win
+    } else if r < p[0] + p[1] {
+        Outcome::P2Win
+    } else {
+        Outcome::Draw
+    }
+}
+
 /// Algorithm 5 as a [`RolloutPolicy`] for Dots and Boxes. Clone one per search thread: the
 /// tables are shared, the buffers are the clone's own (allocated once, not per rollout).
 #[derive(Clone)]
@@ -277,6 +299,7 @@ pub struct NetRollout {
     net: Arc<DabNet>,
     threshold_logit: f32,
     from_move: u32,
+    mix: f64,
     /// The root of the current search (edges, owners, player to move) and its pre-activations.
     root: Option<(u128, [u64; 2], Player)>,
     root_acc: Vec<f32>,
@@ -294,6 +317,7 @@ impl NetRollout {
         Ok(NetRollout {
             threshold_logit: guide.threshold_logit(),
             from_move: guide.from_move,
+            mix: guide.mix,
             root: None,
             root_acc: vec![0f32; w],
             acc: vec![0f32; w],
@@ -425,9 +449,13 @@ impl NetRollout {
         if state.edges_drawn() >= self.from_move {
             self.start_from(state.edges(), state.box_owners(), state.to_move());
             self.stats.net_evaluations += 1;
-            if let Some(outcome) = net_call(self.net.logits(&self.acc), self.threshold_logit) {
+            let logits = self.net.logits(&self.acc);
+            if let Some(outcome) = net_call(logits, self.threshold_logit) {
                 self.stats.net_cutoffs += 1;
                 return outcome;
+            }
+            if self.mix > 0.0 && rng.unit_f64() < self.mix {
+                return draw_outcome(logits, rng);
             }
         }
         let chains = self.chains.as_mut().expect("called with chains on");

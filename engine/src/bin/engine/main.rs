@@ -197,6 +197,7 @@ impl NetArgs {
         let guide = NetGuide {
             threshold: self.threshold,
             from_move: self.net_from_move,
+            ..NetGuide::default()
         };
         guide.check().map_err(|e| format!("--threshold: {e}"))?;
         let net = load_dab_net(path, board).map_err(|e| e.to_string())?;
