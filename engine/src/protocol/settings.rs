@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::games::dots_and_boxes::{DotsRolloutKind, DotsSearch, EndgameConfig};
+use crate::games::dots_and_boxes::{DotsRolloutKind, DotsSearch, EndgameConfig, TreeMoves};
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
 use crate::nn::{load_dab_net, DabNet, NetGuide};
@@ -199,9 +199,13 @@ impl Settings {
                     self.dots_search,
                 )
                 .map_err(|e| e.replace("player 'the protocol's': ", ""))?;
-                if name == "rollout" && search.rollout == DotsRolloutKind::Chains {
+                if name == "rollout"
+                    && search.rollout == DotsRolloutKind::Chains
+                    && search.tree == TreeMoves::All
+                    && self.dots_search.rollout == DotsRolloutKind::Random
+                {
                     // Chains searched over narrowed nodes unless told otherwise, as `nn`.
-                    search.narrow_tree |= self.dots_search.rollout == DotsRolloutKind::Random;
+                    search.tree = TreeMoves::Safe;
                 }
                 if search != DotsSearch::PAPER {
                     dots_only(name, game)?;
@@ -281,15 +285,7 @@ impl Settings {
                 (DotsRolloutKind::Chains, false) => "chains".into(),
                 (DotsRolloutKind::Chains, true) => "sacrifices".into(),
             },
-            "tree" => match (
-                self.dots_search.narrow_tree,
-                self.dots_search.canonical_tree,
-            ) {
-                (false, _) => "all",
-                (true, false) => "safe",
-                (true, true) => "canonical",
-            }
-            .into(),
+            "tree" => self.dots_search.tree.name().into(),
             "engine" => {
                 let paper = self.solver_edges == 0
                     && !self.safe_first

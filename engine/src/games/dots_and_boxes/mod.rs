@@ -26,7 +26,7 @@ pub use knowledge::{
 };
 pub use players::{GreedyAgent, RivalAgent, RivalConfig, RivalReason};
 pub use qdab::{QdabAgent, QdabConfig, QdabReason};
-pub use rollout::{ChainRollout, DotsRolloutKind, DotsSearch};
+pub use rollout::{ChainRollout, DotsRolloutKind, DotsSearch, TreeMoves};
 
 use std::fmt;
 

@@ -45,11 +45,8 @@ pub struct ChainRollout {
     solver: Option<EndgameSolver>,
     /// Rollouts that ended in a simple loony endgame, in the solver, or by the fallback rule.
     pub endings: [u64; 3],
-    /// Whether tree nodes get only the moves worth searching ([`tree_moves`]).
-    pub narrow_tree: bool,
-    /// With `narrow_tree`: QDab's canonical moves instead of the safe edges alone
-    /// ([`canonical_tree_moves`]).
-    pub canonical_tree: bool,
+    /// The moves tree nodes search.
+    pub tree: TreeMoves,
     /// Whether rollouts also sacrifice 1-chains and 2-chains while safe edges are left.
     pub sacrifices: bool,
     /// Positions the solver may search for one rollout.
@@ -65,8 +62,7 @@ impl Clone for ChainRollout {
             values: self.values.clone(),
             solver: None,
             endings: [0; 3],
-            narrow_tree: self.narrow_tree,
-            canonical_tree: self.canonical_tree,
+            tree: self.tree,
             sacrifices: self.sacrifices,
             solver_nodes: self.solver_nodes,
             board: None,
@@ -80,8 +76,7 @@ impl Default for ChainRollout {
             values: LoonyValues::new(),
             solver: None,
             endings: [0; 3],
-            narrow_tree: false,
-            canonical_tree: false,
+            tree: TreeMoves::All,
             sacrifices: false,
             solver_nodes: SOLVER_NODES,
             board: None,
@@ -106,14 +101,11 @@ impl ChainRollout {
     /// Keeps only the moves worth searching at a tree node ([`tree_moves`], or
     /// [`canonical_tree_moves`]) in `actions`.
     pub fn narrow(&mut self, state: &DotsAndBoxes, actions: &mut Vec<Action>) {
-        if !self.narrow_tree {
-            return;
-        }
         let geo = state.geometry();
-        let keep = if self.canonical_tree {
-            canonical_tree_moves(self.board(geo), state.edges())
-        } else {
-            tree_moves(geo, state.edges())
+        let keep = match self.tree {
+            TreeMoves::All => return,
+            TreeMoves::Safe => tree_moves(geo, state.edges()),
+            TreeMoves::Canonical => canonical_tree_moves(self.board(geo), state.edges()),
         };
         actions.retain(|&a| keep >> a & 1 == 1);
     }
@@ -249,14 +241,34 @@ pub enum DotsRolloutKind {
     Chains,
 }
 
+/// The moves a Dots-and-Boxes search's tree nodes search (the `tree` key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeMoves {
+    /// Every free edge (the paper's).
+    All,
+    /// Captures and double-deals, else safe edges, else every edge ([`tree_moves`]).
+    Safe,
+    /// The capture reductions, else QDab's canonical moves ([`canonical_tree_moves`]).
+    Canonical,
+}
+
+impl TreeMoves {
+    /// The `tree` key's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            TreeMoves::All => "all",
+            TreeMoves::Safe => "safe",
+            TreeMoves::Canonical => "canonical",
+        }
+    }
+}
+
 /// The Dots-and-Boxes keys of an `mcts` or `nn` spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DotsSearch {
     pub rollout: DotsRolloutKind,
-    /// `tree=safe`: tree nodes search only the moves worth it ([`tree_moves`]); `tree=all`.
-    pub narrow_tree: bool,
-    /// `tree=canonical`: tree nodes search QDab's canonical moves ([`canonical_tree_moves`]).
-    pub canonical_tree: bool,
+    /// `tree=all|safe|canonical`: the moves tree nodes search.
+    pub tree: TreeMoves,
     /// `rollout=sacrifices`: chain rollouts that also hand over short chains.
     pub sacrifices: bool,
     /// `endgame_nodes=N`: the chain rollouts' solver budget ([`SOLVER_NODES`] by default).
@@ -270,8 +282,7 @@ impl DotsSearch {
     /// The paper's search: random rollouts over every move (`mcts`'s default).
     pub const PAPER: DotsSearch = DotsSearch {
         rollout: DotsRolloutKind::Random,
-        narrow_tree: false,
-        canonical_tree: false,
+        tree: TreeMoves::All,
         sacrifices: false,
         solver_nodes: SOLVER_NODES,
     };
@@ -281,8 +292,7 @@ impl DotsSearch {
     /// where chain rollouts over safe edges alone scored 10-30 and 24-76 (docs/players.md).
     pub const PRODUCT: DotsSearch = DotsSearch {
         rollout: DotsRolloutKind::Chains,
-        narrow_tree: true,
-        canonical_tree: true,
+        tree: TreeMoves::Canonical,
         sacrifices: true,
         solver_nodes: SOLVER_NODES,
     };
@@ -297,7 +307,7 @@ impl DotsSearch {
         let mut out = defaults;
         let has = |name: &str| keys.iter().any(|(k, _)| k == name);
         if has("rollout") && !has("tree") {
-            out.narrow_tree = false;
+            out.tree = TreeMoves::All;
         }
         if keys.iter().any(|(k, v)| k == "rollout" && v == "random") {
             out = DotsSearch {
@@ -311,7 +321,10 @@ impl DotsSearch {
                     out.rollout = match value.as_str() {
                         "random" => DotsRolloutKind::Random,
                         "chains" | "sacrifices" => {
-                            out.narrow_tree |= !has("tree") && defaults.narrow_tree;
+                            // Chains keep the defaults' tree unless the keys say.
+                            if !has("tree") {
+                                out.tree = defaults.tree;
+                            }
                             out.sacrifices = value == "sacrifices";
                             DotsRolloutKind::Chains
                         }
@@ -323,10 +336,10 @@ impl DotsSearch {
                     }
                 }
                 "tree" => {
-                    out.canonical_tree = value == "canonical";
-                    out.narrow_tree = match value.as_str() {
-                        "all" => false,
-                        "safe" | "canonical" => true,
+                    out.tree = match value.as_str() {
+                        "all" => TreeMoves::All,
+                        "safe" => TreeMoves::Safe,
+                        "canonical" => TreeMoves::Canonical,
                         _ => {
                             return Err(format!(
                                 "player '{text}': tree is all, safe or canonical, not '{value}'"
@@ -347,7 +360,9 @@ impl DotsSearch {
                 }
             }
         }
-        if out.rollout == DotsRolloutKind::Random && (out.narrow_tree || has("endgame_nodes")) {
+        if out.rollout == DotsRolloutKind::Random
+            && (out.tree != TreeMoves::All || has("endgame_nodes"))
+        {
             return Err(format!(
                 "player '{text}': tree=safe and endgame_nodes need rollout=chains"
             ));
@@ -358,8 +373,7 @@ impl DotsSearch {
     /// The chain rollout these keys ask for, if any.
     pub fn chain_rollout(&self) -> Option<ChainRollout> {
         (self.rollout == DotsRolloutKind::Chains).then(|| ChainRollout {
-            narrow_tree: self.narrow_tree,
-            canonical_tree: self.canonical_tree,
+            tree: self.tree,
             sacrifices: self.sacrifices,
             solver_nodes: self.solver_nodes,
             ..ChainRollout::default()
@@ -586,7 +600,7 @@ mod tests {
         );
         let chains = read(&[("rollout", "chains")], DotsSearch::PAPER).unwrap();
         assert_eq!(chains.rollout, DotsRolloutKind::Chains);
-        assert!(!chains.narrow_tree);
+        assert_eq!(chains.tree, TreeMoves::All);
         let deep = read(&[("endgame_nodes", "9000")], DotsSearch::PRODUCT).unwrap();
         assert_eq!(deep.solver_nodes, 9000);
         for (list, want) in [
