@@ -281,7 +281,7 @@ pub fn net_call(logits: [f32; OUTPUTS], threshold_logit: f32) -> Option<Outcome>
 /// An outcome drawn with the chances the net's outputs give (each output's sigmoid, over their
 /// sum).
 fn draw_outcome(logits: [f32; OUTPUTS], rng: &mut Rng) -> Outcome {
-    let p = logits.map(|l| 1.0 / (1.0 + (-l).exp()));
+    let p = logits.map(super::sigmoid);
     let r = rng.unit_f64() as f32 * (p[0] + p[1] + p[2]);
     if r < p[0] {
         Outcome::P1Win

@@ -484,12 +484,18 @@ mod tests {
             solver_nodes: 1,
             ..ChainRollout::default()
         };
+        assert_rollouts_end_the_game(&mut rollout, &mut rng);
+        assert!(rollout.endings[2] > 0, "{:?}", rollout.endings);
+    }
+
+    /// 200 rollouts from the empty 5x5 board: each ends the game, with a margin within the
+    /// board's 25 boxes and odd (no draw on an odd board).
+    fn assert_rollouts_end_the_game(rollout: &mut ChainRollout, rng: &mut Rng) {
         let empty = DotsAndBoxes::new(5, 5).unwrap();
         for _ in 0..200 {
-            let m = rollout.final_margin(&empty, &mut rng);
+            let m = rollout.final_margin(&empty, rng);
             assert!(m.abs() <= 25 && m % 2 != 0, "{m}");
         }
-        assert!(rollout.endings[2] > 0, "{:?}", rollout.endings);
     }
 
     #[test]
@@ -577,11 +583,7 @@ mod tests {
             sacrifices: true,
             ..ChainRollout::default()
         };
-        let empty = DotsAndBoxes::new(5, 5).unwrap();
-        for _ in 0..200 {
-            let m = rollout.final_margin(&empty, &mut rng);
-            assert!(m.abs() <= 25 && m % 2 != 0, "{m}");
-        }
+        assert_rollouts_end_the_game(&mut rollout, &mut rng);
     }
 
     #[test]

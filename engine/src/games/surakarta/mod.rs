@@ -118,7 +118,7 @@ pub struct Surakarta {
     over: bool,
     /// Hashes of the positions since the last capture, this one last (`repetition` not off).
     history: [u64; HISTORY],
-    /// A one-word Bloom filter of the history's hashes (bit `hash >> 58` of each).
+    /// A one-word Bloom filter of the history's hashes ([`filter_bit`] of each).
     seen: u64,
     /// Whether this position's bit was in the filter before it: only then can it repeat, and
     /// only then is the history searched.
@@ -171,6 +171,12 @@ impl Default for MoveList {
     fn default() -> MoveList {
         MoveList::new()
     }
+}
+
+/// A hash's bit in the one-word filter of the positions since the last capture.
+#[inline]
+fn filter_bit(hash: u64) -> u64 {
+    1 << (hash >> 58)
 }
 
 /// The hash of a position: its pieces and the side to move.
@@ -242,7 +248,7 @@ impl Surakarta {
             self.history.copy_within(1.., 0);
             self.history[HISTORY - 1] = hash;
         }
-        let bit = 1u64 << (hash >> 58);
+        let bit = filter_bit(hash);
         self.may_repeat = self.seen & bit != 0;
         self.seen |= bit;
     }
@@ -266,7 +272,7 @@ impl Surakarta {
         let mut pieces = self.pieces;
         pieces[me] ^= (1 << from) | (1 << to);
         let hash = position_hash(pieces, self.to_move.opponent());
-        self.seen & (1u64 << (hash >> 58)) != 0
+        self.seen & filter_bit(hash) != 0
             && self.history[..self.history_len as usize].contains(&hash)
     }
 
