@@ -405,9 +405,16 @@ impl AgentSpec {
                 game_keys,
             } => {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
+                let chains = search.chain_rollout();
+                if chains.is_none() && guide.mix > 0.0 {
+                    // Random rollouts ask the net at every step: no leaf is left to mix.
+                    return Err(format!(
+                        "player '{text}': mix needs chain rollouts (rollout=chains or sacrifices)"
+                    ));
+                }
                 let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
                 let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
-                if let Some(chains) = search.chain_rollout() {
+                if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
                 }
                 let agent =
@@ -579,6 +586,14 @@ mod tests {
             .unwrap()
             .build::<crate::games::TicTacToe>(GameSpec::named("tictactoe").unwrap())
             .is_ok());
+        // `mix` has no leaf to act on with random rollouts: refused before the net is read.
+        let board = DotsAndBoxes::new(5, 5).unwrap();
+        let e = parse_spec("nn:rollout=random,mix=0.5,model=no-such-file")
+            .unwrap()
+            .build_dots(&board)
+            .err()
+            .unwrap();
+        assert!(e.contains("mix needs chain rollouts"), "{e}");
         for (bad, says) in [
             ("chess", "unknown player kind"),
             ("mcts:width=3", "unknown key 'width'"),
