@@ -117,7 +117,7 @@ const SEARCH_KEYS: [&str; 7] = [
 const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 4] = ["model", "threshold", "from_move", "mix"];
+const NET_KEYS: [&str; 5] = ["model", "threshold", "from_move", "mix", "ask"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
 /// An MCTS player of Dots and Boxes with the knowledge its spec asks for (none: plain search).
@@ -267,6 +267,13 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
                     "mix" => guide.mix = number(key, value).map_err(err)?,
+                    "ask" => {
+                        guide.every_turn = match value.as_str() {
+                            "leaf" => false,
+                            "turns" => true,
+                            _ => return Err(err(format!("ask is leaf or turns, not '{value}'"))),
+                        }
+                    }
                     "solver_edges" => endgame.edges = number(key, value).map_err(err)?,
                     "solver_nodes" => endgame.nodes = number(key, value).map_err(err)?,
                     _ => unreachable!("keys were checked"),
@@ -406,10 +413,11 @@ impl AgentSpec {
             } => {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
                 let chains = search.chain_rollout();
-                if chains.is_none() && guide.mix > 0.0 {
+                if chains.is_none() && (guide.mix > 0.0 || guide.every_turn) {
                     // Random rollouts ask the net at every step: no leaf is left to mix.
+                    let key = if guide.every_turn { "ask=turns" } else { "mix" };
                     return Err(format!(
-                        "player '{text}': mix needs chain rollouts (rollout=chains or sacrifices)"
+                        "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                     ));
                 }
                 let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
@@ -594,6 +602,12 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.contains("mix needs chain rollouts"), "{e}");
+        let e = parse_spec("nn:rollout=random,ask=turns,model=no-such-file")
+            .unwrap()
+            .build_dots(&board)
+            .err()
+            .unwrap();
+        assert!(e.contains("ask=turns needs chain rollouts"), "{e}");
         for (bad, says) in [
             ("chess", "unknown player kind"),
             ("mcts:width=3", "unknown key 'width'"),
@@ -603,6 +617,7 @@ mod tests {
             ("external:name=x", "needs cmd"),
             ("mcts:counter=triple", "double or single"),
             ("nn:safe_first=yes", "0 or 1"),
+            ("nn:ask=sometimes", "leaf or turns"),
             ("rival:safe_first=1", "unknown key 'safe_first'"),
             ("qdab:cp=1", "unknown key 'cp'"),
             ("qdab:time_ms=fast", "time_ms must be a whole number"),

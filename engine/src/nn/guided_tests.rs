@@ -424,6 +424,35 @@ fn mix_draws_leaves_from_the_nets_outputs() {
     .is_err());
 }
 
+/// With chain rollouts and `ask=turns` the net is asked at the start of each turn of the
+/// play-out, not only at the leaf: a net sure that P2 wins, asked only from 4 edges on, ends every chain rollout from
+/// the empty 3x3 board (not asked there) a few moves in, each with a P2 win.
+#[test]
+fn a_sure_net_ends_chain_rollouts_inside_the_play_out() {
+    use crate::games::dots_and_boxes::rollout::ChainRollout;
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let mut net = random_board_net(3, 3, 10, 8);
+    net.output_weight.iter_mut().for_each(|w| *w = 0.0);
+    net.output_bias = vec![-5.0, 5.0, -5.0];
+    let dab = Arc::new(DabNet::new(&net, &board).unwrap());
+    let guide = NetGuide {
+        from_move: 4,
+        every_turn: true,
+        ..NetGuide::default()
+    };
+    let mut rollout = NetRollout::new(dab, guide)
+        .unwrap()
+        .then_chains(ChainRollout::default());
+    rollout.begin_search(&board);
+    let mut rng = Rng::new(3);
+    for _ in 0..500 {
+        let mut s = board;
+        assert_eq!(rollout.rollout(&mut s, &mut rng), Outcome::P2Win);
+        let stats = rollout.take_stats();
+        assert_eq!((stats.net_evaluations, stats.net_cutoffs), (1, 1));
+    }
+}
+
 /// With threshold 1 the net is asked at every step from `from_move` on and ends nothing.
 #[test]
 fn threshold_one_asks_but_never_cuts_and_from_move_is_respected() {

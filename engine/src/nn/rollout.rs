@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::inference::{add_into, FastNet, Simd};
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
+use crate::games::dots_and_boxes::rollout::Turn;
 use crate::games::dots_and_boxes::ChainRollout;
 use crate::games::dots_and_boxes::{
     Geometry, FEATURE_BOX_FREE, FEATURE_BOX_P1, FEATURE_BOX_P2, FEATURE_EDGE_DRAWN,
@@ -38,6 +39,9 @@ pub struct NetGuide {
     /// of is scored by a draw from the net's own outputs instead of a rollout, so that a leaf's
     /// expected reward mixes the net's estimate and the rollout's (0: rollouts only).
     pub mix: f64,
+    /// With chain rollouts: the net is asked at the leaf only (`false`, the default), or also
+    /// at the start of every turn of the play-out, ending it once sure (`true`, key `ask=turns`).
+    pub every_turn: bool,
 }
 
 impl NetGuide {
@@ -73,6 +77,7 @@ impl Default for NetGuide {
             threshold: NetGuide::DEFAULT_THRESHOLD,
             from_move: 0,
             mix: 0.0,
+            every_turn: false,
         }
     }
 }
@@ -300,6 +305,7 @@ pub struct NetRollout {
     threshold_logit: f32,
     from_move: u32,
     mix: f64,
+    every_turn: bool,
     /// The root of the current search (edges, owners, player to move) and its pre-activations.
     root: Option<(u128, [u64; 2], Player)>,
     root_acc: Vec<f32>,
@@ -318,6 +324,7 @@ impl NetRollout {
             threshold_logit: guide.threshold_logit(),
             from_move: guide.from_move,
             mix: guide.mix,
+            every_turn: guide.every_turn,
             root: None,
             root_acc: vec![0f32; w],
             acc: vec![0f32; w],
@@ -334,26 +341,43 @@ impl NetRollout {
     }
 
     /// Sets `self.acc` to the pre-activations of the position (`edges`, `owners`, `mover` to
-    /// move): from the root's when the position follows from it, else from the empty board's.
+    /// move).
     #[inline]
     fn start_from(&mut self, edges: u128, owners: [u64; 2], mover: Player) {
-        let to = (edges, owners);
-        match self.root {
-            Some((root_edges, root_owners, root_mover))
-                if root_edges & !edges == 0
-                    && root_owners[0] & !owners[0] == 0
-                    && root_owners[1] & !owners[1] == 0 =>
-            {
-                self.acc.copy_from_slice(&self.root_acc);
-                self.net
-                    .add_changes(&mut self.acc, (root_edges, root_owners), to);
-                self.net.change_mover(&mut self.acc, root_mover, mover);
-            }
-            _ => {
-                self.acc.copy_from_slice(&self.net.empty);
-                self.net.add_changes(&mut self.acc, (0, [0, 0]), to);
-                self.net.change_mover(&mut self.acc, Player::P1, mover);
-            }
+        let turn = Turn {
+            edges,
+            owners,
+            mover,
+        };
+        preactivations_of(&self.net, self.root, &self.root_acc, &mut self.acc, &turn);
+    }
+}
+
+/// Sets `acc` to the pre-activations of `turn`'s position: from the root's (`root_acc`) when the
+/// position follows from the root, else from the empty board's.
+#[inline]
+fn preactivations_of(
+    net: &DabNet,
+    root: Option<(u128, [u64; 2], Player)>,
+    root_acc: &[f32],
+    acc: &mut [f32],
+    turn: &Turn,
+) {
+    let to = (turn.edges, turn.owners);
+    match root {
+        Some((root_edges, root_owners, root_mover))
+            if root_edges & !turn.edges == 0
+                && root_owners[0] & !turn.owners[0] == 0
+                && root_owners[1] & !turn.owners[1] == 0 =>
+        {
+            acc.copy_from_slice(root_acc);
+            net.add_changes(acc, (root_edges, root_owners), to);
+            net.change_mover(acc, root_mover, turn.mover);
+        }
+        _ => {
+            acc.copy_from_slice(&net.empty);
+            net.add_changes(acc, (0, [0, 0]), to);
+            net.change_mover(acc, Player::P1, turn.mover);
         }
     }
 }
@@ -444,22 +468,55 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
 }
 
 impl NetRollout {
-    /// One net call at the leaf; when no output reaches the threshold, a chain rollout.
+    /// One net call at the leaf; when no output reaches the threshold, a chain rollout (with
+    /// `every_turn`, the net asked again at the start of each of its turns, before each random
+    /// edge and before the endgame is valued, and the rollout ended once it is sure).
     fn net_then_chains(&mut self, state: &DotsAndBoxes, rng: &mut Rng) -> Outcome {
-        if state.edges_drawn() >= self.from_move {
-            self.start_from(state.edges(), state.box_owners(), state.to_move());
-            self.stats.net_evaluations += 1;
-            let logits = self.net.logits(&self.acc);
-            if let Some(outcome) = net_call(logits, self.threshold_logit) {
-                self.stats.net_cutoffs += 1;
+        let leaf = Turn {
+            edges: state.edges(),
+            owners: state.box_owners(),
+            mover: state.to_move(),
+        };
+        let NetRollout {
+            net,
+            threshold_logit,
+            from_move,
+            mix,
+            every_turn,
+            root,
+            root_acc,
+            acc,
+            stats,
+            chains,
+        } = self;
+        let mut ask = |turn: &Turn| -> Option<([f32; OUTPUTS], Option<Outcome>)> {
+            if turn.edges.count_ones() < *from_move {
+                return None;
+            }
+            preactivations_of(net, *root, root_acc, acc, turn);
+            stats.net_evaluations += 1;
+            let logits = net.logits(acc);
+            let call = net_call(logits, *threshold_logit);
+            stats.net_cutoffs += call.is_some() as u64;
+            Some((logits, call))
+        };
+        if let Some((logits, call)) = ask(&leaf) {
+            if let Some(outcome) = call {
                 return outcome;
             }
-            if self.mix > 0.0 && rng.unit_f64() < self.mix {
+            if *mix > 0.0 && rng.unit_f64() < *mix {
                 return draw_outcome(logits, rng);
             }
         }
-        let chains = self.chains.as_mut().expect("called with chains on");
-        match chains.final_margin(state, rng).signum() {
+        let chains = chains.as_mut().expect("called with chains on");
+        // The leaf itself was asked above.
+        let mut judge = |turn: &Turn| {
+            if !*every_turn || turn.edges == leaf.edges {
+                return None;
+            }
+            ask(turn).and_then(|(_, call)| call)
+        };
+        match chains.judged_margin(state, rng, &mut judge).signum() {
             1 => Outcome::P1Win,
             -1 => Outcome::P2Win,
             _ => Outcome::Draw,

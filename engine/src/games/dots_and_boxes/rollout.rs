@@ -112,21 +112,55 @@ impl ChainRollout {
 
     /// The final margin (P1 minus P2) of `state` played out as the module says.
     pub fn final_margin(&mut self, state: &DotsAndBoxes, rng: &mut Rng) -> i32 {
+        self.judged_margin(state, rng, &mut |_: &Turn| None)
+    }
+
+    /// [`final_margin`](Self::final_margin), with `judge` asked at the start of every turn of
+    /// the play-out that has no box to take (before each random edge and before the endgame is
+    /// valued); once it answers with an outcome the play-out stops there, and its margin is
+    /// that outcome's sign (+1 a win for P1, -1 for P2, 0 a draw). A value net that is sure
+    /// of a position spares the rest of the play-out (the paper's cut, inside chain rollouts).
+    pub fn judged_margin<J>(&mut self, state: &DotsAndBoxes, rng: &mut Rng, judge: &mut J) -> i32
+    where
+        J: FnMut(&Turn) -> Option<Outcome>,
+    {
         let geo = state.geometry();
         let mut edges = state.edges();
+        let mut owners = state.box_owners();
         let [s1, s2] = state.scores().expect("Dots and Boxes keeps scores");
         let mut lead = s1 as i32 - s2 as i32;
         let mut mover = state.to_move();
         let sign = |p: Player| if p == Player::P1 { 1 } else { -1 };
+        // Draws `e` for `mover`: the boxes it closes are theirs.
+        let close = |edges: &mut u128, owners: &mut [u64; 2], lead: &mut i32, e: usize, mover| {
+            *edges |= 1u128 << e;
+            for (slot, mask) in geo.edge_box_masks[e].into_iter().enumerate() {
+                if *edges & mask == mask {
+                    owners[Player::index(mover)] |= 1u64 << geo.edge_boxes[e][slot];
+                    *lead += sign(mover);
+                }
+            }
+        };
         let mut solver_may_answer = true;
         loop {
             if edges == geo.all_edges {
                 return lead;
             }
             if let Some(e) = free_capture(geo, edges) {
-                lead += sign(mover) * geo.boxes_closed_by(edges, e) as i32;
-                edges |= 1u128 << e;
+                close(&mut edges, &mut owners, &mut lead, e, mover);
                 continue;
+            }
+            let turn = Turn {
+                edges,
+                owners,
+                mover,
+            };
+            if let Some(outcome) = judge(&turn) {
+                return match outcome {
+                    Outcome::P1Win => 1,
+                    Outcome::P2Win => -1,
+                    Outcome::Draw => 0,
+                };
             }
             if let Some(v) = self.values.future_value(geo, edges) {
                 self.endings[0] += 1;
@@ -171,8 +205,7 @@ impl ChainRollout {
                     }
                 }
                 let e = captures.trailing_zeros() as usize;
-                lead += sign(mover) * geo.boxes_closed_by(edges, e) as i32;
-                edges |= 1u128 << e;
+                close(&mut edges, &mut owners, &mut lead, e, mover);
                 continue;
             }
             // Hand over the fewest boxes.
@@ -191,6 +224,16 @@ impl ChainRollout {
             mover = mover.opponent();
         }
     }
+}
+
+/// A position of a chain rollout where a turn starts with no box to take: what a judge of
+/// [`ChainRollout::judged_margin`] sees.
+#[derive(Clone, Copy, Debug)]
+pub struct Turn {
+    pub edges: u128,
+    /// The boxes each player (P1, P2) has closed, as bits by box index.
+    pub owners: [u64; 2],
+    pub mover: Player,
 }
 
 /// Fewer canonical moves than this of classes 1 and 2, and the chain openings (class 3) are
@@ -450,6 +493,60 @@ mod tests {
             "{:?}",
             rollout.endings
         );
+    }
+
+    /// What a judge sees is a real position of the play-out: no free box to take, the boxes
+    /// of each owner closed (and only those), edges and boxes only ever added. A judge that
+    /// never answers changes nothing (the same margin from the same draws), and its answer
+    /// ends the play-out with that outcome's sign.
+    #[test]
+    fn a_judge_sees_each_turn_of_the_play_out_and_may_end_it() {
+        let mut rollout = ChainRollout {
+            sacrifices: true,
+            ..ChainRollout::default()
+        };
+        let mut rng = Rng::new(24);
+        let mut turns = 0;
+        for _ in 0..40 {
+            let state = greedy_until(5, 5, &mut rng, |s| s.edges_drawn() >= 14).unwrap();
+            let geo = state.geometry();
+            let seed = rng.next_u64();
+            let plain = rollout.final_margin(&state, &mut Rng::new(seed));
+            let mut last_edges = state.edges();
+            let mut judge = |turn: &Turn| {
+                assert!(free_capture(geo, turn.edges).is_none());
+                assert_eq!(
+                    turn.edges & state.edges(),
+                    state.edges(),
+                    "edges only added"
+                );
+                assert!(turn.edges & last_edges == last_edges);
+                last_edges = turn.edges;
+                assert_eq!(turn.owners[0] & turn.owners[1], 0);
+                for b in 0..geo.num_boxes {
+                    let closed = turn.edges & geo.box_masks[b] == geo.box_masks[b];
+                    let owned = (turn.owners[0] | turn.owners[1]) >> b & 1 == 1;
+                    assert_eq!(closed, owned, "box {b}");
+                }
+                for (i, owner) in [Player::P1, Player::P2].into_iter().enumerate() {
+                    let before = state.box_owners()[i];
+                    assert_eq!(turn.owners[i] & before, before, "{owner:?} keeps its boxes");
+                }
+                turns += 1;
+                None
+            };
+            let judged = rollout.judged_margin(&state, &mut Rng::new(seed), &mut judge);
+            assert_eq!(judged, plain, "{}", state.edge_string());
+            for (outcome, sign) in [
+                (Outcome::P1Win, 1),
+                (Outcome::P2Win, -1),
+                (Outcome::Draw, 0),
+            ] {
+                let mut sure = |_: &Turn| Some(outcome);
+                assert_eq!(rollout.judged_margin(&state, &mut rng, &mut sure), sign);
+            }
+        }
+        assert!(turns > 200, "{turns}");
     }
 
     /// A simple loony endgame ends the rollout at once with its strings-and-coins value.
