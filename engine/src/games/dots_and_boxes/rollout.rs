@@ -162,11 +162,15 @@ impl ChainRollout {
                     Outcome::Draw => 0,
                 };
             }
-            if let Some(v) = self.values.future_value(geo, edges) {
-                self.endings[0] += 1;
-                return lead + sign(mover) * v;
-            }
             let (captures, safe) = capture_and_safe_edges(geo, edges);
+            // A simple loony endgame has no box to take and no safe edge: only then is it
+            // worth reading the strings.
+            if captures | safe == 0 {
+                if let Some(v) = self.values.future_value(geo, edges) {
+                    self.endings[0] += 1;
+                    return lead + sign(mover) * v;
+                }
+            }
             if captures == 0 && safe != 0 {
                 // With `sacrifices`, the short chains' handouts are drawn among the safe edges
                 // (QDab's rollouts: its class-1 moves).
