@@ -117,7 +117,7 @@ const SEARCH_KEYS: [&str; 7] = [
 const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 5] = ["model", "threshold", "from_move", "mix", "ask"];
+const NET_KEYS: [&str; 6] = ["model", "threshold", "from_move", "mix", "ask", "prior"];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
 /// An MCTS player of Dots and Boxes with the knowledge its spec asks for (none: plain search).
@@ -267,6 +267,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
                     "mix" => guide.mix = number(key, value).map_err(err)?,
+                    "prior" => guide.prior = number(key, value).map_err(err)?,
                     "ask" => {
                         guide.every_turn = match value.as_str() {
                             "leaf" => false,
@@ -413,9 +414,15 @@ impl AgentSpec {
             } => {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
                 let chains = search.chain_rollout();
-                if chains.is_none() && (guide.mix > 0.0 || guide.every_turn) {
+                if chains.is_none() && (guide.mix > 0.0 || guide.every_turn || guide.prior > 0.0) {
                     // Random rollouts ask the net at every step: no leaf is left to mix.
-                    let key = if guide.every_turn { "ask=turns" } else { "mix" };
+                    let key = if guide.every_turn {
+                        "ask=turns"
+                    } else if guide.prior > 0.0 {
+                        "prior"
+                    } else {
+                        "mix"
+                    };
                     return Err(format!(
                         "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                     ));
@@ -425,8 +432,9 @@ impl AgentSpec {
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
                 }
-                let agent =
-                    MctsAgent::new(text.clone(), config.clone(), Ucb::new(config.cp), rollout);
+                // The net's prior fades with visits (progressive bias).
+                let ucb = Ucb::new(config.cp).with_progressive_bias(true);
+                let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout);
                 Ok(with_knowledge(agent, *safe_first, *endgame))
             }
             AgentSpec::Mcts {
@@ -618,6 +626,7 @@ mod tests {
             ("mcts:counter=triple", "double or single"),
             ("nn:safe_first=yes", "0 or 1"),
             ("nn:ask=sometimes", "leaf or turns"),
+            ("nn:prior=-1", "prior must be a non-negative number"),
             ("rival:safe_first=1", "unknown key 'safe_first'"),
             ("qdab:cp=1", "unknown key 'cp'"),
             ("qdab:time_ms=fast", "time_ms must be a whole number"),

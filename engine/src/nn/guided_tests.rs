@@ -453,6 +453,60 @@ fn a_sure_net_ends_chain_rollouts_inside_the_play_out() {
     }
 }
 
+/// `prior`: each child's bias is `prior` times the net's P(mover wins) - P(mover loses) of the
+/// position after the move, as a full evaluation of that position gives it (with a net that
+/// reads the player to move too), from random positions with boxes closed; without `prior` the
+/// policy gives no bias, and a negative one is refused.
+#[test]
+fn prior_biases_children_by_the_nets_view_of_them() {
+    use crate::games::dots_and_boxes::rollout::ChainRollout;
+    let board = DotsAndBoxes::new(5, 5).unwrap();
+    let mut raw = random_net(86, 40, 17);
+    raw.meta.encoding = DAB_ENCODING_TO_MOVE.into();
+    let dab = Arc::new(DabNet::new(&raw, &board).unwrap());
+    let guide = NetGuide {
+        prior: 0.5,
+        ..NetGuide::default()
+    };
+    let mut policy = NetRollout::new(dab.clone(), guide)
+        .unwrap()
+        .then_chains(ChainRollout::default());
+    assert!(policy.gives_bias());
+    policy.begin_search(&board);
+    let mut actions = Vec::new();
+    let mut biases = Vec::new();
+    let mut input = vec![0f32; 86];
+    let mut acc = vec![0f32; dab.width()];
+    let mut checked = 0;
+    for (state, _) in random_positions(5, 5, 6, 31) {
+        if state.is_terminal() {
+            continue;
+        }
+        state.legal_actions(&mut actions);
+        policy.child_bias(&state, &actions, &mut biases);
+        assert_eq!(biases.len(), actions.len());
+        let mover = state.to_move().index();
+        for (&a, &bias) in actions.iter().zip(&biases) {
+            let mut child = state;
+            child.apply(a);
+            dab.encode(&child, &mut input);
+            let p = dab.fast_net().evaluate(&input, &mut acc);
+            let want = 0.5 * (p[mover] - p[1 - mover]);
+            assert!((bias - want).abs() < 1e-4, "{bias} vs {want}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 1_000, "{checked}");
+    let plain = NetRollout::new(dab, NetGuide::default()).unwrap();
+    assert!(!RolloutPolicy::<DotsAndBoxes>::gives_bias(&plain));
+    assert!(NetGuide {
+        prior: -0.1,
+        ..NetGuide::default()
+    }
+    .check()
+    .is_err());
+}
+
 /// With threshold 1 the net is asked at every step from `from_move` on and ends nothing.
 #[test]
 fn threshold_one_asks_but_never_cuts_and_from_move_is_respected() {

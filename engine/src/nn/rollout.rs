@@ -42,6 +42,10 @@ pub struct NetGuide {
     /// With chain rollouts: the net is asked at the leaf only (`false`, the default), or also
     /// at the start of every turn of the play-out, ending it once sure (`true`, key `ask=turns`).
     pub every_turn: bool,
+    /// With chain rollouts: the weight of the net's view of each child as a selection bias
+    /// (progressive bias: `prior * (P(mover wins) - P(mover loses))` of the child, fading as
+    /// `1 / (visits + 1)`), so that the tree tries first the moves the net likes (0: none).
+    pub prior: f64,
 }
 
 impl NetGuide {
@@ -57,6 +61,12 @@ impl NetGuide {
         }
         if !(0.0..=1.0).contains(&self.mix) {
             return Err(format!("mix is a chance from 0 to 1, got {}", self.mix));
+        }
+        if !(self.prior.is_finite() && self.prior >= 0.0) {
+            return Err(format!(
+                "prior must be a non-negative number, got {}",
+                self.prior
+            ));
         }
         Ok(())
     }
@@ -78,6 +88,7 @@ impl Default for NetGuide {
             from_move: 0,
             mix: 0.0,
             every_turn: false,
+            prior: 0.0,
         }
     }
 }
@@ -306,6 +317,9 @@ pub struct NetRollout {
     from_move: u32,
     mix: f64,
     every_turn: bool,
+    prior: f32,
+    /// A child's pre-activations, while the children of a node are given their biases.
+    child_acc: Vec<f32>,
     /// The root of the current search (edges, owners, player to move) and its pre-activations.
     root: Option<(u128, [u64; 2], Player)>,
     root_acc: Vec<f32>,
@@ -325,6 +339,8 @@ impl NetRollout {
             from_move: guide.from_move,
             mix: guide.mix,
             every_turn: guide.every_turn,
+            prior: guide.prior as f32,
+            child_acc: vec![0f32; w],
             root: None,
             root_acc: vec![0f32; w],
             acc: vec![0f32; w],
@@ -465,6 +481,45 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
             chains.narrow(state, actions);
         }
     }
+
+    #[inline]
+    fn gives_bias(&self) -> bool {
+        self.prior > 0.0
+    }
+
+    /// Each child's bias: `prior` times the net's P(mover wins) - P(mover loses) after the
+    /// move, the child's pre-activations made from the node's by the move's columns.
+    fn child_bias(
+        &mut self,
+        state: &DotsAndBoxes,
+        actions: &[crate::game::Action],
+        out: &mut Vec<f32>,
+    ) {
+        out.clear();
+        let mover = state.to_move();
+        self.start_from(state.edges(), state.box_owners(), mover);
+        let geo = state.geometry();
+        let edges = state.edges();
+        let (mine, theirs) = match mover {
+            Player::P1 => (0, 1),
+            Player::P2 => (1, 0),
+        };
+        for &a in actions {
+            let e = a as usize;
+            let after = edges | 1u128 << e;
+            let [m0, m1] = geo.edge_box_masks[e];
+            let closed = [after & m0 == m0, after & m1 == m1];
+            self.child_acc.copy_from_slice(&self.acc);
+            self.net.add_move(&mut self.child_acc, e, mover, closed);
+            if !closed[0] && !closed[1] {
+                self.net
+                    .change_mover(&mut self.child_acc, mover, mover.opponent());
+            }
+            let p = self.net.logits(&self.child_acc).map(super::sigmoid);
+            self.stats.net_evaluations += 1;
+            out.push(self.prior * (p[mine] - p[theirs]));
+        }
+    }
 }
 
 impl NetRollout {
@@ -488,6 +543,7 @@ impl NetRollout {
             acc,
             stats,
             chains,
+            ..
         } = self;
         let mut ask = |turn: &Turn| -> Option<([f32; OUTPUTS], Option<Outcome>)> {
             if turn.edges.count_ones() < *from_move {
