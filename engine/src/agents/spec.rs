@@ -45,8 +45,16 @@ use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
 use crate::nn::{load_dab_net, NetGuide, NetRollout};
 
-/// The model `nn` uses unless told otherwise.
+/// The paper's net: the model of `nn` with the paper's random rollouts (`rollout=random`) unless
+/// told otherwise, and of `engine paper`.
 pub const DEFAULT_MODEL: &str = "models/dab-5x5/model.safetensors";
+/// The product's net (generation 1, trained on the product's own games): the model of `nn`
+/// with chain rollouts (the default) unless told otherwise, asked as a prior of weight
+/// [`PRODUCT_PRIOR`]. Measured at 300 ms a move: 61-39 against `nn` with the paper's net at the
+/// leaf, 78-22 against `qdab` (docs/players.md).
+pub const PRODUCT_MODEL: &str = "models/dab-5x5-gen1/model.safetensors";
+/// `prior` of `nn` with the product's net when neither `model` nor `prior` is given.
+pub const PRODUCT_PRIOR: f64 = 1.0;
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -295,6 +303,16 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 iterations,
                 time: time_ms.map(Duration::from_millis),
             };
+            // The product's net and its prior, unless a model, a prior or the paper's random
+            // rollouts are asked for (a net made on other games measured nothing as a prior).
+            let given = |k: &str| list.iter().any(|(key, _)| key == k);
+            let random = game_keys.iter().any(|(k, v)| k == "rollout" && v == "random");
+            if net && !given("model") && !random {
+                model = PathBuf::from(PRODUCT_MODEL);
+                if !given("prior") {
+                    guide.prior = PRODUCT_PRIOR;
+                }
+            }
             guide.check().map_err(err)?;
             let text = text.to_string();
             if rival {
@@ -553,10 +571,26 @@ mod tests {
         }
         match parse_spec("nn:threshold=0.8,iterations=5000").unwrap() {
             AgentSpec::Nn { model, guide, .. } => {
-                assert_eq!(model, PathBuf::from(DEFAULT_MODEL));
+                assert_eq!(model, PathBuf::from(PRODUCT_MODEL));
                 assert_eq!(guide.threshold, 0.8);
+                assert_eq!(guide.prior, PRODUCT_PRIOR);
             }
             other => panic!("{other:?}"),
+        }
+        // The paper's rollouts keep the paper's net; a named model or prior is taken as given.
+        for (spec, want_model, want_prior) in [
+            ("nn:rollout=random", DEFAULT_MODEL, 0.0),
+            ("nn:model=a.safetensors", "a.safetensors", 0.0),
+            ("nn:prior=0", PRODUCT_MODEL, 0.0),
+            ("nn:prior=2,rollout=chains", PRODUCT_MODEL, 2.0),
+        ] {
+            match parse_spec(spec).unwrap() {
+                AgentSpec::Nn { model, guide, .. } => {
+                    assert_eq!(model, PathBuf::from(want_model), "{spec}");
+                    assert_eq!(guide.prior, want_prior, "{spec}");
+                }
+                other => panic!("{other:?}"),
+            }
         }
         match parse_spec("external:cmd=prog --x a,b --y,time_ms=500,opt.seed=3").unwrap() {
             AgentSpec::External(c) => {
