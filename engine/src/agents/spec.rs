@@ -636,20 +636,20 @@ mod tests {
             .unwrap()
             .build::<crate::games::TicTacToe>(GameSpec::named("tictactoe").unwrap())
             .is_ok());
-        // `mix` has no leaf to act on with random rollouts: refused before the net is read.
+        // `mix`, `ask=turns` and `prior` need chain rollouts: refused before the net is read.
         let board = DotsAndBoxes::new(5, 5).unwrap();
-        let e = parse_spec("nn:rollout=random,mix=0.5,model=no-such-file")
-            .unwrap()
-            .build_dots(&board)
-            .err()
-            .unwrap();
-        assert!(e.contains("mix needs chain rollouts"), "{e}");
-        let e = parse_spec("nn:rollout=random,ask=turns,model=no-such-file")
-            .unwrap()
-            .build_dots(&board)
-            .err()
-            .unwrap();
-        assert!(e.contains("ask=turns needs chain rollouts"), "{e}");
+        for (key, says) in [
+            ("mix=0.5", "mix needs chain rollouts"),
+            ("ask=turns", "ask=turns needs chain rollouts"),
+            ("prior=1", "prior needs chain rollouts"),
+        ] {
+            let e = parse_spec(&format!("nn:rollout=random,{key},model=no-such-file"))
+                .unwrap()
+                .build_dots(&board)
+                .err()
+                .unwrap();
+            assert!(e.contains(says), "{key}: {e}");
+        }
         for (bad, says) in [
             ("chess", "unknown player kind"),
             ("mcts:width=3", "unknown key 'width'"),

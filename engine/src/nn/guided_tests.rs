@@ -23,6 +23,15 @@ fn random_board_net(rows: usize, cols: usize, hidden: usize, seed: u64) -> Value
     net
 }
 
+/// A net for the 3x3 board whose outputs are its output biases whatever the position (every
+/// output weight zero): P1 wins, P2 wins, draw as logits.
+fn fixed_output_net(logits: [f32; OUTPUTS]) -> Arc<DabNet> {
+    let mut net = random_board_net(3, 3, 10, 8);
+    net.output_weight.iter_mut().for_each(|w| *w = 0.0);
+    net.output_bias = logits.to_vec();
+    Arc::new(DabNet::new(&net, &DotsAndBoxes::new(3, 3).unwrap()).unwrap())
+}
+
 /// A move as `DabNet::add_move` takes it: the edge, who drew it, which of its boxes it closed.
 type MoveChange = (usize, crate::Player, [bool; 2]);
 
@@ -350,10 +359,7 @@ fn a_net_never_asked_gives_the_plain_search() {
 #[test]
 fn a_sure_net_ends_every_rollout_at_once() {
     let board = DotsAndBoxes::new(3, 3).unwrap();
-    let mut net = random_board_net(3, 3, 10, 8);
-    net.output_weight.iter_mut().for_each(|w| *w = 0.0);
-    net.output_bias = vec![5.0, -5.0, -5.0];
-    let dab = Arc::new(DabNet::new(&net, &board).unwrap());
+    let dab = fixed_output_net([5.0, -5.0, -5.0]);
     let rollout = NetRollout::new(dab, NetGuide::default()).unwrap();
     let mut search = Search::new(search_config(3_000, 1), Ucb::default(), rollout);
     let r = search.run(&board).unwrap();
@@ -378,11 +384,8 @@ fn a_sure_net_ends_every_rollout_at_once() {
 fn mix_draws_leaves_from_the_nets_outputs() {
     use crate::games::dots_and_boxes::rollout::ChainRollout;
     let board = DotsAndBoxes::new(3, 3).unwrap();
-    let mut net = random_board_net(3, 3, 10, 8);
-    net.output_weight.iter_mut().for_each(|w| *w = 0.0);
     let logit = |p: f32| (p / (1.0 - p)).ln();
-    net.output_bias = vec![logit(0.6), logit(0.2), logit(0.2)];
-    let dab = Arc::new(DabNet::new(&net, &board).unwrap());
+    let dab = fixed_output_net([logit(0.6), logit(0.2), logit(0.2)]);
     let outcomes = |mix: f64| {
         let guide = NetGuide {
             mix,
@@ -431,10 +434,7 @@ fn mix_draws_leaves_from_the_nets_outputs() {
 fn a_sure_net_ends_chain_rollouts_inside_the_play_out() {
     use crate::games::dots_and_boxes::rollout::ChainRollout;
     let board = DotsAndBoxes::new(3, 3).unwrap();
-    let mut net = random_board_net(3, 3, 10, 8);
-    net.output_weight.iter_mut().for_each(|w| *w = 0.0);
-    net.output_bias = vec![-5.0, 5.0, -5.0];
-    let dab = Arc::new(DabNet::new(&net, &board).unwrap());
+    let dab = fixed_output_net([-5.0, 5.0, -5.0]);
     let guide = NetGuide {
         from_move: 4,
         every_turn: true,

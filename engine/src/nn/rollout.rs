@@ -500,10 +500,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         self.start_from(state.edges(), state.box_owners(), mover);
         let geo = state.geometry();
         let edges = state.edges();
-        let (mine, theirs) = match mover {
-            Player::P1 => (0, 1),
-            Player::P2 => (1, 0),
-        };
+        let (mine, theirs) = (mover.index(), mover.opponent().index());
         for &a in actions {
             let e = a as usize;
             let after = edges | 1u128 << e;
