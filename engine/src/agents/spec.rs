@@ -43,18 +43,7 @@ use crate::games::dots_and_boxes::{
 };
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
-use crate::nn::{load_dab_net, NetGuide, NetRollout};
-
-/// The paper's net: the model of `nn` with the paper's random rollouts (`rollout=random`) unless
-/// told otherwise, and of `engine paper`.
-pub const DEFAULT_MODEL: &str = "models/dab-5x5/model.safetensors";
-/// The product's net (generation 1, trained on the product's own games): the model of `nn`
-/// with chain rollouts (the default) unless told otherwise, asked as a prior of weight
-/// [`PRODUCT_PRIOR`]. Measured at 300 ms a move: 61-39 against `nn` with the paper's net at the
-/// leaf, 78-22 against `qdab` (docs/players.md).
-pub const PRODUCT_MODEL: &str = "models/dab-5x5-gen1/model.safetensors";
-/// `prior` of `nn` with the product's net when neither `model` nor `prior` is given.
-pub const PRODUCT_PRIOR: f64 = 1.0;
+use crate::nn::{load_dab_net, NetGuide, NetRollout, PAPER_MODEL, PRODUCT_MODEL, PRODUCT_PRIOR};
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -229,7 +218,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             // paper's, with no knowledge, and the product's tree searches QDab's canonical
             // moves there (safe edges and the short chains' sacrifices; `tree=canonical`).
             let mut safe_first = false;
-            let mut model = PathBuf::from(DEFAULT_MODEL);
+            let mut model = PathBuf::from(PAPER_MODEL);
             let mut guide = NetGuide::default();
             let mut game_keys = Vec::new();
             for (key, value) in &list {
@@ -579,7 +568,7 @@ mod tests {
         }
         // The paper's rollouts keep the paper's net; a named model or prior is taken as given.
         for (spec, want_model, want_prior) in [
-            ("nn:rollout=random", DEFAULT_MODEL, 0.0),
+            ("nn:rollout=random", PAPER_MODEL, 0.0),
             ("nn:model=a.safetensors", "a.safetensors", 0.0),
             ("nn:prior=0", PRODUCT_MODEL, 0.0),
             ("nn:prior=2,rollout=chains", PRODUCT_MODEL, 2.0),

@@ -18,7 +18,56 @@ use crate::games::{DotsAndBoxes, GameSpec};
 
 pub use inference::FastNet;
 pub use rollout::{DabNet, NetGuide, NetRollout};
-pub use safetensors::{read_safetensors, write_safetensors, TensorEntry};
+pub use safetensors::{parse_safetensors, write_safetensors, TensorEntry};
+
+/// The paper's net (`models/dab-5x5`): the model of `nn` with the paper's random rollouts and of
+/// `engine paper`.
+pub const PAPER_MODEL: &str = "models/dab-5x5/model.safetensors";
+/// The product's net (generation 1, trained on the product's own games, `models/dab-5x5-gen1`):
+/// the model of `nn` with chain rollouts and of the protocol, asked as a prior. Measured at
+/// 300 ms a move: 61-39 against `nn` with the paper's net at the leaf, 78-22 against `qdab`
+/// (docs/players.md).
+pub const PRODUCT_MODEL: &str = "models/dab-5x5-gen1/model.safetensors";
+
+/// The weight of the product net's prior (`nn`'s `prior` and the protocol's): each child of a
+/// tree node starts with a bias of this times the net's P(mover wins) - P(mover loses).
+pub const PRODUCT_PRIOR: f64 = 1.0;
+
+/// The product's net laid out for `board`, or `None` when it was made for another board size
+/// (it is the 5x5 net). The file is read once a process.
+pub fn product_net(board: &DotsAndBoxes) -> Result<Option<DabNet>, String> {
+    static NET: std::sync::OnceLock<Result<ValueNet, String>> = std::sync::OnceLock::new();
+    let net = NET
+        .get_or_init(|| ValueNet::load(Path::new(PRODUCT_MODEL)).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(Clone::clone)?;
+    if net.meta.game != GameSpec::dots_and_boxes(board.rows(), board.cols())? {
+        return Ok(None);
+    }
+    DabNet::new(net, board).map(Some)
+}
+
+/// The shipped nets, compiled in: a shipped net's path (as written above, relative to the
+/// repository) loads from any working directory, from the file when it is there (so a net
+/// retrained in place is the one used) and from the binary's copy when it is not.
+const SHIPPED: [(&str, &[u8]); 2] = [
+    (
+        PAPER_MODEL,
+        include_bytes!("../../../models/dab-5x5/model.safetensors"),
+    ),
+    (
+        PRODUCT_MODEL,
+        include_bytes!("../../../models/dab-5x5-gen1/model.safetensors"),
+    ),
+];
+
+/// The binary's copy of the shipped net at `path`, if `path` names one.
+fn shipped(path: &Path) -> Option<&'static [u8]> {
+    SHIPPED
+        .iter()
+        .find(|(name, _)| Path::new(name) == path)
+        .map(|&(_, bytes)| bytes)
+}
 
 /// Loads the model at `path` for net-guided rollouts on `board`'s size. A file that cannot be
 /// read, is damaged, or was made for another game, board size, encoding or layer layout is
@@ -159,7 +208,14 @@ impl ValueNet {
             path: path.to_path_buf(),
             detail,
         };
-        let (meta, mut tensors) = read_safetensors(path).map_err(err)?;
+        let file = match std::fs::read(path) {
+            Ok(bytes) => std::borrow::Cow::Owned(bytes),
+            Err(e) => match shipped(path) {
+                Some(bytes) if e.kind() == std::io::ErrorKind::NotFound => bytes.into(),
+                _ => return Err(err(format!("cannot read: {e}"))),
+            },
+        };
+        let (meta, mut tensors) = parse_safetensors(&file).map_err(err)?;
         let get = |key: &str| {
             meta.get(key)
                 .cloned()

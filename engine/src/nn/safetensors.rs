@@ -74,12 +74,11 @@ pub fn write_safetensors(
 /// Tensors read from a file: name -> (shape, data).
 pub type Tensors = HashMap<String, (Vec<usize>, Vec<f32>)>;
 
-/// Reads a safetensors file of f32 tensors with the reference `safetensors` crate (which
-/// checks the header, the offsets and that the tensors cover the data exactly), in words that
-/// say what is wrong.
-pub fn read_safetensors(path: &Path) -> Result<(BTreeMap<String, String>, Tensors), String> {
+/// Reads safetensors bytes of f32 tensors with the reference `safetensors` crate (which checks
+/// the header, the offsets and that the tensors cover the data exactly), in words that say what
+/// is wrong.
+pub fn parse_safetensors(bytes: &[u8]) -> Result<(BTreeMap<String, String>, Tensors), String> {
     use safetensors::{Dtype, SafeTensorError, SafeTensors};
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() < 8 {
         return Err(format!(
             "{} bytes: too short for a safetensors file (truncated?)",
@@ -100,13 +99,13 @@ pub fn read_safetensors(path: &Path) -> Result<(BTreeMap<String, String>, Tensor
         other => format!("not a valid safetensors file: {other}"),
     }
     };
-    let (_, metadata) = SafeTensors::read_metadata(&bytes).map_err(explain)?;
+    let (_, metadata) = SafeTensors::read_metadata(bytes).map_err(explain)?;
     let meta: BTreeMap<String, String> = metadata
         .metadata()
         .as_ref()
         .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
         .unwrap_or_default();
-    let file = SafeTensors::deserialize(&bytes).map_err(explain)?;
+    let file = SafeTensors::deserialize(bytes).map_err(explain)?;
     let mut tensors = HashMap::new();
     for (name, view) in file.tensors() {
         if view.dtype() != Dtype::F32 {

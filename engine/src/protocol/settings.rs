@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::games::dots_and_boxes::{DotsRolloutKind, DotsSearch, EndgameConfig, TreeMoves};
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, SearchConfig, Ucb};
-use crate::nn::{load_dab_net, DabNet, NetGuide};
+use crate::nn::{load_dab_net, product_net, DabNet, NetGuide, PRODUCT_PRIOR};
 use crate::rng::derive_seed;
 use crate::tuning::WeightsFile;
 
@@ -20,6 +20,18 @@ pub enum Notation {
     Id,
 }
 
+/// The value net that guides the Dots-and-Boxes search (`set_option model`).
+#[derive(Clone)]
+pub enum ModelChoice {
+    /// The product's net (`models/dab-5x5-gen1`, compiled in) as a prior, on the board size it
+    /// was made for (5x5); no net on other sizes and with the paper's random rollouts.
+    Product,
+    /// No net.
+    Off,
+    /// A net read from this file, checked against the game when set.
+    File(PathBuf, Arc<DabNet>),
+}
+
 /// Every option, with its current value.
 #[derive(Clone)]
 pub struct Settings {
@@ -29,7 +41,8 @@ pub struct Settings {
     pub seed: u64,
     pub cp: f64,
     pub counter: CounterMode,
-    pub model: Option<(PathBuf, Arc<DabNet>)>,
+    pub model: ModelChoice,
+    /// The net's threshold, first move and `prior` (progressive bias; only with chain rollouts).
     pub guide: NetGuide,
     /// Dots and Boxes: free captures at once and the exact solver from this many free edges
     /// (0: never), as the `solver_edges` of a player spec.
@@ -54,11 +67,14 @@ impl Default for Settings {
             seed: 1,
             cp: Ucb::DEFAULT_CP,
             counter: CounterMode::Double,
-            model: None,
-            guide: NetGuide::default(),
-            // Dots and Boxes: the product's engine, what `nn` plays without its net (the net
-            // added nothing measurable to it: docs/players.md). `set_option engine paper`
-            // gives the paper's plain MCTS.
+            // Dots and Boxes: the product's engine, what `nn` plays: its net as a prior over
+            // chain rollouts, the knowledge below. `set_option engine paper` gives the paper's
+            // plain MCTS.
+            model: ModelChoice::Product,
+            guide: NetGuide {
+                prior: PRODUCT_PRIOR,
+                ..NetGuide::default()
+            },
             solver_edges: EndgameConfig::ENGINE.edges,
             safe_first: false,
             dots_search: DotsSearch::PRODUCT,
@@ -70,7 +86,7 @@ impl Default for Settings {
 }
 
 /// The option names, in the order `get_option` without a name lists them.
-pub const OPTION_NAMES: [&str; 17] = [
+pub const OPTION_NAMES: [&str; 18] = [
     "iterations",
     "time_ms",
     "threads",
@@ -80,6 +96,7 @@ pub const OPTION_NAMES: [&str; 17] = [
     "model",
     "threshold",
     "net_from_move",
+    "prior",
     "solver_edges",
     "safe_first",
     "rollout",
@@ -150,19 +167,11 @@ impl Settings {
                     _ => return Err(format!("counter is 'double' or 'single', got '{value}'")),
                 }
             }
-            "model" => {
-                if value == "none" {
-                    self.model = None;
-                    return Ok(());
-                }
-                let path = PathBuf::from(value);
-                if !game.is_dots_and_boxes() {
-                    return Err(format!("value nets guide Dots and Boxes only, not {game}"));
-                }
-                let board: DotsAndBoxes = game.start()?;
-                let net = load_dab_net(&path, &board).map_err(|e| e.to_string())?;
-                self.model = Some((path, Arc::new(net)));
-            }
+            "model" => match value {
+                "none" => self.model = ModelChoice::Off,
+                "product" => self.model = ModelChoice::Product,
+                _ => self.set_model_file(value, game)?,
+            },
             "threshold" => {
                 let t: f64 = value
                     .parse()
@@ -175,6 +184,21 @@ impl Settings {
                 self.guide = guide;
             }
             "net_from_move" => self.guide.from_move = number(name, value)?,
+            "prior" => {
+                let guide = NetGuide {
+                    prior: value
+                        .parse()
+                        .map_err(|_| format!("prior must be a number, got '{value}'"))?,
+                    ..self.guide
+                };
+                guide.check()?;
+                if guide.prior > 0.0 && self.dots_search.chain_rollout().is_none() {
+                    return Err("prior needs chain rollouts: set_option rollout sacrifices \
+                                (or chains) first"
+                        .into());
+                }
+                self.guide = guide;
+            }
             "solver_edges" => {
                 let n: u32 = number(name, value)?;
                 if n > 0 {
@@ -210,6 +234,11 @@ impl Settings {
                 if search != DotsSearch::PAPER {
                     dots_only(name, game)?;
                 }
+                if search.chain_rollout().is_none() {
+                    // Random rollouts ask the net at every step: there is no tree node left
+                    // for a prior (as `nn` refuses `prior` with `rollout=random`).
+                    self.guide.prior = 0.0;
+                }
                 self.dots_search = search;
             }
             "engine" => match value {
@@ -218,11 +247,18 @@ impl Settings {
                     self.solver_edges = fresh.solver_edges;
                     self.safe_first = fresh.safe_first;
                     self.dots_search = fresh.dots_search;
+                    self.model = fresh.model;
+                    self.guide.prior = fresh.guide.prior;
                 }
                 "paper" => {
                     self.solver_edges = 0;
                     self.safe_first = false;
                     self.dots_search = DotsSearch::PAPER;
+                    self.guide.prior = 0.0;
+                    if matches!(self.model, ModelChoice::Product) {
+                        // The paper's plain MCTS; `set_option model PATH` adds a net.
+                        self.model = ModelChoice::Off;
+                    }
                 }
                 _ => return Err(format!("engine is 'product' or 'paper', got '{value}'")),
             },
@@ -272,12 +308,14 @@ impl Settings {
                 CounterMode::Double => "double".into(),
                 CounterMode::Single => "single".into(),
             },
-            "model" => self
-                .model
-                .as_ref()
-                .map_or("none".into(), |(p, _)| p.display().to_string()),
+            "model" => match &self.model {
+                ModelChoice::Product => "product".into(),
+                ModelChoice::Off => "none".into(),
+                ModelChoice::File(path, _) => path.display().to_string(),
+            },
             "threshold" => self.guide.threshold.to_string(),
             "net_from_move" => self.guide.from_move.to_string(),
+            "prior" => self.guide.prior.to_string(),
             "solver_edges" => self.solver_edges.to_string(),
             "safe_first" => u8::from(self.safe_first).to_string(),
             "rollout" => match (self.dots_search.rollout, self.dots_search.sacrifices) {
@@ -293,7 +331,9 @@ impl Settings {
                 let fresh = Settings::default();
                 let product = self.solver_edges == fresh.solver_edges
                     && self.safe_first == fresh.safe_first
-                    && self.dots_search == fresh.dots_search;
+                    && self.dots_search == fresh.dots_search
+                    && matches!(self.model, ModelChoice::Product)
+                    && self.guide.prior == fresh.guide.prior;
                 match (paper, product) {
                     (true, _) => "paper".into(),
                     (_, true) => "product".into(),
@@ -331,7 +371,7 @@ impl Settings {
 
     /// Whether the loaded model (if any) fits `game`.
     fn model_fits(&self, game: GameSpec) -> Result<(), String> {
-        let Some((path, net)) = &self.model else {
+        let ModelChoice::File(path, net) = &self.model else {
             return Ok(());
         };
         let fits = if game.is_dots_and_boxes() {
@@ -346,6 +386,28 @@ impl Settings {
                 "the model {} does not fit {game} ({e}); set_option model none first",
                 path.display()
             )
+        })
+    }
+
+    /// Reads the net at `path` for `game` (refused for other games and sizes).
+    fn set_model_file(&mut self, path: &str, game: GameSpec) -> Result<(), String> {
+        if !game.is_dots_and_boxes() {
+            return Err(format!("value nets guide Dots and Boxes only, not {game}"));
+        }
+        let board: DotsAndBoxes = game.start()?;
+        let net = load_dab_net(std::path::Path::new(path), &board).map_err(|e| e.to_string())?;
+        self.model = ModelChoice::File(PathBuf::from(path), Arc::new(net));
+        Ok(())
+    }
+
+    /// The net that guides the search of `board`, if any: the file's, or the product's where
+    /// it fits and the rollouts are chain rollouts.
+    pub fn dots_net(&self, board: &DotsAndBoxes) -> Result<Option<Arc<DabNet>>, String> {
+        Ok(match &self.model {
+            ModelChoice::File(_, net) => Some(Arc::clone(net)),
+            ModelChoice::Off => None,
+            ModelChoice::Product if self.dots_search.chain_rollout().is_none() => None,
+            ModelChoice::Product => product_net(board)?.map(Arc::new),
         })
     }
 

@@ -147,7 +147,7 @@ fn positions_games_and_options_are_checked() {
         "{}",
         answers[12]
     );
-    assert_eq!(answers[13], "= none");
+    assert_eq!(answers[13], "= product");
     assert!(
         answers[14].contains("unknown option 'colour'"),
         "{}",
@@ -357,6 +357,81 @@ fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away(
         answers[17]
     );
     assert_eq!(answers[18], "= product");
+}
+
+/// The product's net is the default model, as a prior of weight 1; the paper's engine drops
+/// it; a prior needs chain rollouts; bad priors are refused by name and change nothing.
+#[test]
+fn the_product_net_is_the_default_model_and_its_prior_needs_chain_rollouts() {
+    let answers = session(
+        "get_option model
+get_option prior
+set_option engine paper
+get_option model
+         get_option prior
+set_option prior 1
+set_option engine product
+get_option model
+         get_option prior
+set_option prior -1
+set_option prior lots
+get_option prior
+         set_option prior 2.5
+get_option engine
+set_option rollout random
+get_option prior
+         set_option model none
+set_option model product
+get_option model
+",
+    );
+    let want = [
+        "= product",
+        "= 1",
+        "=",
+        "= none",
+        "= 0",
+        "? prior needs chain rollouts: set_option rollout sacrifices (or chains) first",
+        "=",
+        "= product",
+        "= 1",
+        "? prior must be a non-negative number, got -1",
+        "? prior must be a number, got 'lots'",
+        "= 1",
+        "=",
+        "= custom",
+        "=",
+        "= 0",
+        "=",
+        "=",
+        "= product",
+    ];
+    assert_eq!(answers, want);
+}
+
+/// `model product` guides 5x5 boards with the product's net (read from the binary's copy when
+/// the working directory has no `models/`, as here: tests run in `engine/`), nothing on other
+/// sizes or with the paper's random rollouts; `model none` and the paper's engine guide nothing.
+#[test]
+fn the_product_model_guides_the_boards_it_was_made_for() {
+    use crate::protocol::settings::Settings;
+    let five = DotsAndBoxes::new(5, 5).unwrap();
+    let four = DotsAndBoxes::new(4, 4).unwrap();
+    let spec = GameSpec::dots_and_boxes(5, 5).unwrap();
+    let mut settings = Settings::default();
+    let net = settings
+        .dots_net(&five)
+        .unwrap()
+        .expect("the product net on 5x5");
+    assert!(format!("{net:?}").contains("86-100-3"), "{net:?}");
+    assert!(settings.dots_net(&four).unwrap().is_none());
+    settings.set("rollout", "random", spec).unwrap();
+    assert!(settings.dots_net(&five).unwrap().is_none());
+    settings.set("engine", "product", spec).unwrap();
+    settings.set("model", "none", spec).unwrap();
+    assert!(settings.dots_net(&five).unwrap().is_none());
+    settings.set("engine", "paper", spec).unwrap();
+    assert!(settings.dots_net(&five).unwrap().is_none());
 }
 
 #[test]

@@ -14,7 +14,7 @@ use engine::games::{describe_games, DotsAndBoxes, GameSpec, GameVisitor, Registe
 use engine::interactive::{self, RegistryEngine};
 use engine::mcts::{Budget, CounterMode, SearchConfig, SearchResult, Ucb, BYTES_PER_NODE};
 use engine::nn::{load_dab_net, DabNet, NetGuide};
-use engine::protocol::settings::Settings;
+use engine::protocol::settings::{ModelChoice, Settings};
 use engine::{Game, Player};
 
 mod botzone_cmd;
@@ -335,6 +335,8 @@ fn settings(
         // The command line's flags describe the paper's search and the knowledge they turn on;
         // the product's chain rollouts are the protocol's default and `nn`'s (docs/players.md).
         dots_search: DotsSearch::PAPER,
+        model: ModelChoice::Off,
+        guide: NetGuide::default(),
         ..Settings::default()
     };
     let flag = |name: &str, e: String| format!("--{name}: {e}");

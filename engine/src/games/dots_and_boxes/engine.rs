@@ -1,8 +1,6 @@
 //! Dots and Boxes in the registry: its parameters, its protocol position, and how the engine
 //! searches it (the value net and the game's knowledge when the settings ask for them).
 
-use std::sync::Arc;
-
 use super::knowledge::{DotsKnowledge, EndgameConfig};
 use super::DotsAndBoxes;
 use crate::agents::{Agent, AgentSpec};
@@ -102,13 +100,15 @@ impl RegisteredGame for DotsAndBoxes {
         }
         let cp = config.cp;
         let chains = settings.dots_search.chain_rollout();
-        let result = match (&settings.model, chains) {
-            (Some((_, net)), chains) => {
-                let mut rollout = NetRollout::new(Arc::clone(net), settings.guide)?;
+        let result = match (settings.dots_net(self)?, chains) {
+            (Some(net), chains) => {
+                let mut rollout = NetRollout::new(net, settings.guide)?;
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
                 }
-                Search::new(config, Ucb::new(cp), rollout).run_among(self, &root_moves)
+                // The net's prior fades with visits (progressive bias), as `nn`'s.
+                let ucb = Ucb::new(cp).with_progressive_bias(true);
+                Search::new(config, ucb, rollout).run_among(self, &root_moves)
             }
             (None, Some(chains)) => {
                 Search::new(config, Ucb::new(cp), chains).run_among(self, &root_moves)
