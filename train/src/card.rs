@@ -35,13 +35,13 @@ pub fn write_card(
     );
     s += &format!(
         "| data | `{}`: {games} games, {positions} positions; {} games ({} positions) train, {} games ({} positions) validation, split by game |\n",
-        index.dir.display(),
+        index.dirs_text(),
         index.train.len(),
         DataIndex::positions(&index.train),
         index.valid.len(),
         DataIndex::positions(&index.valid)
     );
-    s += &format!("| data settings | `{}` |\n", index.manifest_config);
+    s += &format!("| data settings | `{}` |\n", index.manifest_config_text());
     s += &format!(
         "| training | loss {:?}, {:?} lr {}, batch {}, seed {}, patience {}, on {device} |\n",
         config.loss,

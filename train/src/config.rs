@@ -55,6 +55,8 @@ pub enum Encoding {
 pub struct TrainConfig {
     /// Dataset folder written by `selfplay`.
     pub data: PathBuf,
+    /// More datasets of the same game trained on with `data` (earlier generations, say).
+    pub extra_data: Vec<PathBuf>,
     /// Hidden units (the paper: 100).
     pub hidden: usize,
     /// The input encoding (Dots and Boxes): `table2` (the paper's) or `table2-to-move`.
@@ -86,6 +88,7 @@ impl Default for TrainConfig {
     fn default() -> TrainConfig {
         TrainConfig {
             data: PathBuf::from("data/selfplay-5x5"),
+            extra_data: Vec::new(),
             hidden: 100,
             encoding: Encoding::Table2,
             loss: Loss::Bce,
@@ -112,6 +115,13 @@ impl TrainConfig {
             .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         toml::from_str(&text)
             .map_err(|e| format!("config {}: {}", path.display(), e.to_string().trim_end()))
+    }
+
+    /// `data` and then `extra_data`.
+    pub fn datasets(&self) -> Vec<PathBuf> {
+        std::iter::once(self.data.clone())
+            .chain(self.extra_data.iter().cloned())
+            .collect()
     }
 
     pub fn validate(&self) -> Result<(), String> {

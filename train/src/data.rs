@@ -2,7 +2,7 @@
 //! training and validation by game, encoded on the fly and served in shuffled batches with
 //! bounded memory.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use engine::game::Game;
 use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
@@ -125,61 +125,101 @@ impl Encoder {
     }
 }
 
-/// The games of a dataset, indexed once and split by game.
+/// The games of one or more datasets (of one game), indexed once and split by game.
 pub struct DataIndex {
-    pub dir: PathBuf,
+    pub dirs: Vec<PathBuf>,
     pub spec: GameSpec,
+    /// Every record file of every dataset; a [`GameRef`] points into this list.
     pub files: Vec<PathBuf>,
     pub train: Vec<GameRef>,
     pub valid: Vec<GameRef>,
     /// Torn last records skipped (a killed selfplay run not yet resumed).
     pub warnings: Vec<String>,
-    pub manifest_config: serde_json::Value,
+    /// Each dataset's manifest config, in the order of `dirs`.
+    pub manifest_configs: Vec<serde_json::Value>,
 }
 
 impl DataIndex {
-    pub fn build(dir: &Path, validation_share: f64, seed: u64) -> Result<DataIndex, String> {
-        let dataset = Dataset::open(dir).map_err(|e| e.to_string())?;
-        let files = dataset.files();
+    /// Indexes the datasets in `dirs` (the first one's split is the same as when it is alone:
+    /// each later dataset's games are split with a seed derived from `seed` and its place, as
+    /// two datasets number their games alike).
+    pub fn build(dirs: &[PathBuf], validation_share: f64, seed: u64) -> Result<DataIndex, String> {
+        let first = dirs.first().ok_or("no dataset to train on")?;
         let mut index = DataIndex {
-            dir: dir.to_path_buf(),
-            spec: dataset.spec(),
-            files: files.clone(),
+            dirs: dirs.to_vec(),
+            spec: Dataset::open(first).map_err(|e| e.to_string())?.spec(),
+            files: Vec::new(),
             train: Vec::new(),
             valid: Vec::new(),
             warnings: Vec::new(),
-            manifest_config: dataset.manifest().config.clone(),
+            manifest_configs: Vec::new(),
         };
-        for (file, path) in files.iter().enumerate() {
-            let reader = RecordReader::open(path).map_err(|e| e.to_string())?;
-            for item in reader {
-                match item {
-                    Ok((offset, game)) => {
-                        let r = GameRef {
-                            file,
-                            offset,
-                            index: game.index,
-                            positions: game.moves.len() as u32,
-                        };
-                        if is_validation(game.index, seed, validation_share) {
-                            index.valid.push(r);
-                        } else {
-                            index.train.push(r);
+        for (k, dir) in dirs.iter().enumerate() {
+            let dataset = Dataset::open(dir).map_err(|e| e.to_string())?;
+            if dataset.spec() != index.spec {
+                return Err(format!(
+                    "{} holds {} games, {} holds {} games: one game a training run",
+                    first.display(),
+                    index.spec,
+                    dir.display(),
+                    dataset.spec()
+                ));
+            }
+            index
+                .manifest_configs
+                .push(dataset.manifest().config.clone());
+            let split_seed = if k == 0 {
+                seed
+            } else {
+                engine::rng::derive_seed(seed, k as u64)
+            };
+            for path in dataset.files() {
+                let file = index.files.len();
+                index.files.push(path.clone());
+                let reader = RecordReader::open(&path).map_err(|e| e.to_string())?;
+                for item in reader {
+                    match item {
+                        Ok((offset, game)) => {
+                            let r = GameRef {
+                                file,
+                                offset,
+                                index: game.index,
+                                positions: game.moves.len() as u32,
+                            };
+                            if is_validation(game.index, split_seed, validation_share) {
+                                index.valid.push(r);
+                            } else {
+                                index.train.push(r);
+                            }
                         }
+                        Err(e) if e.is_torn_tail() => index.warnings.push(e.to_string()),
+                        Err(e) => return Err(e.to_string()),
                     }
-                    Err(e) if e.is_torn_tail() => index.warnings.push(e.to_string()),
-                    Err(e) => return Err(e.to_string()),
                 }
             }
         }
         if index.train.is_empty() {
             return Err(format!(
                 "{}: no games to train on ({} in validation)",
-                dir.display(),
+                index.dirs_text(),
                 index.valid.len()
             ));
         }
         Ok(index)
+    }
+
+    /// The dataset folders, joined by ` + `.
+    pub fn dirs_text(&self) -> String {
+        let names: Vec<String> = self.dirs.iter().map(|d| d.display().to_string()).collect();
+        names.join(" + ")
+    }
+
+    /// The manifest configs: one dataset's alone, several as a JSON list.
+    pub fn manifest_config_text(&self) -> String {
+        match self.manifest_configs.as_slice() {
+            [one] => one.to_string(),
+            many => serde_json::Value::Array(many.to_vec()).to_string(),
+        }
     }
 
     pub fn positions(games: &[GameRef]) -> u64 {

@@ -32,6 +32,10 @@ struct RunArgs {
     /// Dataset folder written by selfplay.
     #[arg(long)]
     data: Option<PathBuf>,
+    /// Another dataset of the same game to train on too (repeatable; an earlier generation's
+    /// games, say). Its games are split into training and validation as `--data`'s are.
+    #[arg(long = "extra-data", value_name = "DIR")]
+    extra_data: Vec<PathBuf>,
     #[arg(long)]
     epochs: Option<usize>,
     #[arg(long, value_enum)]
@@ -105,6 +109,9 @@ fn run(args: RunArgs) -> Result<(), String> {
         threshold,
         memory_positions
     );
+    if !args.extra_data.is_empty() {
+        config.extra_data = args.extra_data.clone();
+    }
     config.validate().map_err(|e| match &args.config {
         Some(path) => format!("config {}: {e}", path.display()),
         None => e,

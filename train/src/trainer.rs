@@ -69,7 +69,7 @@ struct CheckpointState {
 
 /// The settings a resumed run must share with the run it resumes.
 fn identity(config: &TrainConfig) -> serde_json::Value {
-    serde_json::json!({
+    let mut identity = serde_json::json!({
         "data": config.data,
         "hidden": config.hidden,
         "loss": config.loss,
@@ -79,7 +79,12 @@ fn identity(config: &TrainConfig) -> serde_json::Value {
         "batch_size": config.batch_size,
         "validation_share": config.validation_share,
         "seed": config.seed,
-    })
+    });
+    // Only when given, so that checkpoints made before `extra_data` existed still resume.
+    if !config.extra_data.is_empty() {
+        identity["extra_data"] = serde_json::json!(config.extra_data);
+    }
+    identity
 }
 
 /// The burn device a config asks for, with autodiff.
@@ -162,7 +167,7 @@ fn progress_bar(multi: &MultiProgress, len: u64, template: &str) -> ProgressBar 
 pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     let config = &options.config;
     config.validate()?;
-    let index = DataIndex::build(&config.data, config.validation_share, config.seed)?;
+    let index = DataIndex::build(&config.datasets(), config.validation_share, config.seed)?;
     let encoder = Encoder::with_encoding(index.spec, config.encoding)?;
     let width = encoder.feature_len();
     let say = |text: String| {
@@ -179,7 +184,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     );
     say(format!(
         "{}: {} games ({} positions) for training, {} games ({} positions) for validation, {} inputs",
-        index.dir.display(),
+        index.dirs_text(),
         index.train.len(),
         train_positions,
         index.valid.len(),
@@ -425,7 +430,7 @@ fn model_metadata(
     device: &str,
 ) -> std::collections::BTreeMap<String, String> {
     let mut m = std::collections::BTreeMap::new();
-    m.insert("dataset".into(), index.dir.display().to_string());
+    m.insert("dataset".into(), index.dirs_text());
     m.insert(
         "dataset_games".into(),
         (index.train.len() + index.valid.len()).to_string(),
@@ -434,7 +439,7 @@ fn model_metadata(
         "dataset_positions".into(),
         (DataIndex::positions(&index.train) + DataIndex::positions(&index.valid)).to_string(),
     );
-    m.insert("dataset_config".into(), index.manifest_config.to_string());
+    m.insert("dataset_config".into(), index.manifest_config_text());
     m.insert(
         "train_config".into(),
         serde_json::to_string(config).expect("a config serialises"),

@@ -22,13 +22,18 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// A 3x3 self-play dataset of `games` games.
 fn dataset(dir: &Path, games: u64) {
+    dataset_of(dir, 3, games, 3);
+}
+
+/// A `size`x`size` self-play dataset of `games` games.
+fn dataset_of(dir: &Path, size: usize, games: u64, seed: u64) {
     let config = selfplay::config::RunConfig {
-        rows: 3,
-        cols: 3,
+        rows: size,
+        cols: size,
         games,
         iterations: 300,
         threads: 2,
-        seed: 3,
+        seed,
         out: dir.to_path_buf(),
         ..Default::default()
     };
@@ -104,6 +109,39 @@ fn trains_exports_and_resumes_to_the_same_net() {
     let mut other = options(&data, &resumed, 5, true);
     other.config.hidden = 20;
     assert!(train(&other).unwrap_err().contains("other settings"));
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+/// `extra_data` trains on more datasets of the same game, each split by game; the first keeps
+/// the split it has alone; a dataset of another board is refused by name.
+#[test]
+fn trains_on_several_datasets_of_one_game() {
+    let root = temp_dir("extra");
+    let (a, b, small) = (root.join("a"), root.join("b"), root.join("small"));
+    dataset(&a, 60);
+    dataset_of(&b, 3, 40, 9);
+    dataset_of(&small, 2, 10, 9);
+    let alone = train(&options(&a, &root.join("alone"), 1, false)).unwrap();
+    let mut both = options(&a, &root.join("both"), 1, false);
+    both.config.extra_data = vec![b.clone()];
+    let both = train(&both).unwrap();
+    assert_eq!(both.train_positions + both.valid_positions, 100 * 24);
+    assert_eq!(both.train_games + both.valid_games, 100);
+    assert!(both.valid_games > alone.valid_games && both.train_games > alone.train_games);
+    let net = ValueNet::load(&root.join("both").join(MODEL_FILE)).unwrap();
+    assert_eq!(net.meta.extra["dataset_games"], "100");
+    let named = format!("{} + {}", a.display(), b.display());
+    assert_eq!(net.meta.extra["dataset"], named);
+    let card = std::fs::read_to_string(root.join("both").join("MODEL.md")).unwrap();
+    assert!(card.contains(&named), "{card}");
+
+    let mut mixed = options(&a, &root.join("mixed"), 1, false);
+    mixed.config.extra_data = vec![small.clone()];
+    let err = train(&mixed).unwrap_err();
+    assert!(
+        err.contains(&small.display().to_string()) && err.contains("2x2"),
+        "{err}"
+    );
     std::fs::remove_dir_all(root).unwrap();
 }
 
