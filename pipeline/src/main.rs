@@ -2,13 +2,16 @@
 //! on two cores. Self-play a small 5x5 dataset with plain MCTS, train the paper's value net on
 //! it, then play the net-guided engine against plain MCTS from the State-S-like positions and,
 //! with its knowledge of the game, against the rival from the empty board, printing each
-//! stage's result. Everything goes under `--out`.
+//! stage's result. Everything goes under `--out`. With `--generations N`, then N generations
+//! of nets trained on the product's own games (`generations.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+
+mod generations;
 
 use engine::agents::parse_spec;
 use engine::arena::positions::read_positions;
@@ -58,6 +61,17 @@ struct Args {
     threads: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// After the paper's stages, this many generations of nets trained on the product's own
+    /// games (generation k's games played by the product guided by generation k-1's net), each
+    /// matched against the engine that played its games (`gen-K/` under `--out`).
+    #[arg(long, default_value_t = 0)]
+    generations: usize,
+    /// Games of the product against itself a generation.
+    #[arg(long, default_value_t = 2000)]
+    generation_games: usize,
+    /// Iterations a move of those games.
+    #[arg(long, default_value_t = 1000)]
+    generation_iterations: u64,
 }
 
 fn main() -> ExitCode {
@@ -194,6 +208,21 @@ fn run(args: Args) -> Result<(), String> {
         let json = args.out.join(format!("match-{}.json", i + 1));
         write_json(&json, &report)?;
         println!("  report: {}", json.display());
+    }
+    if args.generations > 0 {
+        generations::run(
+            &args.out,
+            &generations::Generations {
+                count: args.generations,
+                games: args.generation_games,
+                iterations: args.generation_iterations,
+                epochs: args.epochs.max(1),
+                match_games: args.match_games,
+                match_time_ms: args.match_time_ms,
+                threads,
+                seed: args.seed,
+            },
+        )?;
     }
     println!(
         "\npipeline done in {:.0} s; everything is in {}",

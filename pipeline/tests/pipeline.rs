@@ -27,6 +27,14 @@ fn the_pipeline_runs_every_stage() {
             "20",
         ])
         .args(["--positions", positions, "--threads", "2"])
+        .args([
+            "--generations",
+            "2",
+            "--generation-games",
+            "6",
+            "--generation-iterations",
+            "100",
+        ])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
@@ -37,10 +45,22 @@ fn the_pipeline_runs_every_stage() {
         "== 2/3 training",
         "match 1 of 2",
         "match 2 of 2",
+        "== generation 1 of 2: 6 games of mcts:solver_edges=34",
+        "== generation 2 of 2: 6 games of nn:model=",
+        "generation 2's engine against the engine that played its games",
         "pipeline done",
     ] {
         assert!(stdout.contains(stage), "{stage}:\n{stdout}");
     }
+    // Each generation's net reads who is to move and was trained on its games and (after the
+    // first) the previous generation's.
+    let gen2 = engine::nn::ValueNet::load(&out.join("gen-2/model/model.safetensors")).unwrap();
+    assert_eq!(gen2.meta.encoding, engine::nn::DAB_ENCODING_TO_MOVE);
+    assert_eq!(gen2.meta.extra["dataset_games"], "12");
+    let gen_match: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gen-2/match.json")).unwrap())
+            .unwrap();
+    assert_eq!(gen_match["pair"]["games"], 4);
     assert!(out.join("data/games.rec").exists());
     assert!(out.join("model/model.safetensors").exists());
     let report: serde_json::Value =
@@ -66,13 +86,27 @@ fn the_pipeline_runs_every_stage() {
             "--match-time-ms",
             "10",
         ])
-        .args(["--positions", positions, "--threads", "1"])
+        .args([
+            "--positions",
+            positions,
+            "--threads",
+            "1",
+            "--generations",
+            "2",
+        ])
         .output()
         .unwrap();
     assert!(
         again.status.success(),
         "{}",
         String::from_utf8_lossy(&again.stderr)
+    );
+    // The generations' nets are kept: a stopped run goes on where it stopped.
+    let again_out = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(
+        again_out.matches("kept from an earlier run").count(),
+        2,
+        "{again_out}"
     );
     std::fs::remove_dir_all(&out).unwrap();
 }

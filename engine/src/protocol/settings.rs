@@ -235,8 +235,8 @@ impl Settings {
                     dots_only(name, game)?;
                 }
                 if search.chain_rollout().is_none() {
-                    // Random rollouts ask the net at every step: there is no tree node left
-                    // for a prior (as `nn` refuses `prior` with `rollout=random`).
+                    // The prior is made and measured for chain rollouts only, as `nn` refuses
+                    // `prior` with `rollout=random`: the paper's engine runs without it.
                     self.guide.prior = 0.0;
                 }
                 self.dots_search = search;

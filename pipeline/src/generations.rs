@@ -1,0 +1,169 @@
+//! `pipeline --generations N`: nets trained on the product's own games, generation after
+//! generation, as `models/dab-5x5-gen1` was made by hand (docs/players.md).
+//!
+//! Generation 1's games are played by the product's search without a net (the paper's net,
+//! trained on plain MCTS's games, measured nothing as a prior); each later generation's by the
+//! product's search guided by the previous generation's net as a prior. Each net reads the
+//! player to move (`table2-to-move`) and is trained on its generation's games and the
+//! previous generation's, then matched at equal time against the engine that played its
+//! games, from the empty board.
+
+use std::path::{Path, PathBuf};
+
+use engine::agents::parse_spec;
+use engine::arena::{report_table, run_match, MatchConfig};
+use engine::games::{DotsAndBoxes, GameSpec};
+use engine::record::Dataset;
+use train::config::{Encoding, TrainConfig};
+use train::trainer::{train, TrainOptions};
+
+/// What each generation plays, trains and matches.
+pub struct Generations {
+    pub count: usize,
+    /// Games of the product against itself a generation.
+    pub games: usize,
+    /// Iterations a move of those games.
+    pub iterations: u64,
+    pub epochs: usize,
+    pub match_games: usize,
+    pub match_time_ms: u64,
+    pub threads: usize,
+    pub seed: u64,
+}
+
+/// The product's engine: guided by `model` as a prior, or without a net.
+fn product(model: Option<&Path>, budget: &str) -> String {
+    match model {
+        None => format!("mcts:solver_edges=34,rollout=sacrifices,tree=canonical,{budget}"),
+        Some(m) => format!("nn:model={},prior=1,{budget}", m.display()),
+    }
+}
+
+/// Plays `games` of `a` against `b` (5x5, from the empty board) and prints the table.
+fn play(
+    players: [&str; 2],
+    games: usize,
+    threads: usize,
+    seed: u64,
+    records: Option<PathBuf>,
+) -> Result<engine::arena::MatchReport, String> {
+    let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
+    let config = MatchConfig {
+        game: GameSpec::dots_and_boxes(5, 5)?,
+        players: players.map(str::to_string),
+        games,
+        positions: Vec::new(),
+        threads,
+        seed,
+        sprt: None,
+        records,
+    };
+    let specs = [parse_spec(players[0])?, parse_spec(players[1])?];
+    let build = || -> Result<_, String> {
+        Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
+    };
+    run_match(&board, &config, &build, |_, _| {})
+}
+
+/// Whether `dir` holds a finished set of games (a run stopped midway is played again).
+fn complete(dir: &Path) -> bool {
+    Dataset::open(dir).is_ok_and(|d| d.manifest().complete)
+}
+
+/// Runs the generations under `out` (`gen-1/`, `gen-2/`, ...: each `data/`, `model/` and
+/// `match.json`). A generation whose net exists is kept, so a stopped run goes on where it
+/// stopped.
+pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
+    if out.display().to_string().contains(',') {
+        return Err(format!(
+            "--out {}: a player spec cannot name a model path with a comma",
+            out.display()
+        ));
+    }
+    let mut previous: Option<(PathBuf, PathBuf)> = None; // (data, model) of the last generation
+    for k in 1..=g.count {
+        let dir = out.join(format!("gen-{k}"));
+        let (data, model_dir) = (dir.join("data"), dir.join("model"));
+        let model = model_dir.join(train::trainer::MODEL_FILE);
+        let player = product(
+            previous.as_ref().map(|(_, m)| m.as_path()),
+            &format!("iterations={}", g.iterations),
+        );
+        let seed = engine::rng::derive_seed(g.seed, k as u64);
+        if model.exists() {
+            println!(
+                "\n== generation {k} of {}: kept from an earlier run ({})",
+                g.count,
+                model.display()
+            );
+            previous = Some((data, model));
+            continue;
+        }
+        println!(
+            "\n== generation {k} of {}: {} games of {player} against itself -> {}",
+            g.count,
+            g.games,
+            data.display()
+        );
+        if complete(&data) {
+            println!("games kept from an earlier run");
+        } else {
+            if data.exists() {
+                println!("an unfinished set of games from an earlier run: played again");
+                std::fs::remove_dir_all(&data).map_err(|e| format!("{}: {e}", data.display()))?;
+            }
+            let report = play(
+                [&player, &player],
+                g.games,
+                g.threads,
+                seed,
+                Some(data.clone()),
+            )?;
+            println!("{} games in {:.0} s", report.games.len(), report.seconds);
+        }
+
+        println!("training generation {k}'s net -> {}", model_dir.display());
+        if model_dir.exists() {
+            std::fs::remove_dir_all(&model_dir)
+                .map_err(|e| format!("{}: {e}", model_dir.display()))?;
+        }
+        let config = TrainConfig {
+            data: data.clone(),
+            extra_data: previous.iter().map(|(d, _)| d.clone()).collect(),
+            out: model_dir.clone(),
+            epochs: g.epochs,
+            encoding: Encoding::Table2ToMove,
+            patience: 8,
+            seed: g.seed,
+            ..TrainConfig::default()
+        };
+        let trained = train(&TrainOptions {
+            config,
+            resume: false,
+            verbose: false,
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+        })?;
+        if let Some(best) = &trained.best {
+            println!(
+                "best epoch {} of {}: validation accuracy {:.1}%, sure {:.1}%",
+                trained.best_epoch,
+                trained.epochs_run,
+                100.0 * best.valid_accuracy,
+                100.0 * best.valid_sure_share
+            );
+        }
+
+        let budget = format!("time_ms={}", g.match_time_ms);
+        let new = product(Some(&model), &budget);
+        let old = product(previous.as_ref().map(|(_, m)| m.as_path()), &budget);
+        println!(
+            "generation {k}'s engine against the engine that played its games, {} games:",
+            g.match_games
+        );
+        let report = play([&new, &old], g.match_games, g.threads, seed ^ 1, None)?;
+        print!("{}", report_table(&report, report.seconds));
+        crate::write_json(&dir.join("match.json"), &report)?;
+        previous = Some((data, model));
+    }
+    Ok(())
+}
