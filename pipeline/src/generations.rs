@@ -160,7 +160,8 @@ pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
             "generation {k}'s engine against the engine that played its games, {} games:",
             g.match_games
         );
-        let report = play([&new, &old], g.match_games, g.threads, seed ^ 1, None)?;
+        let match_seed = engine::rng::derive_seed(seed, 1);
+        let report = play([&new, &old], g.match_games, g.threads, match_seed, None)?;
         print!("{}", report_table(&report, report.seconds));
         crate::write_json(&dir.join("match.json"), &report)?;
         previous = Some((data, model));
