@@ -10,9 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use engine::agents::parse_spec;
-use engine::arena::{report_table, run_match, MatchConfig};
-use engine::games::{DotsAndBoxes, GameSpec};
+use engine::arena::report_table;
 use engine::record::Dataset;
 use train::config::{Encoding, TrainConfig};
 use train::trainer::{train, TrainOptions};
@@ -37,32 +35,6 @@ fn product(model: Option<&Path>, budget: &str) -> String {
         None => format!("mcts:solver_edges=34,rollout=sacrifices,tree=canonical,{budget}"),
         Some(m) => format!("nn:model={},prior=1,{budget}", m.display()),
     }
-}
-
-/// Plays `games` of `a` against `b` (5x5, from the empty board) and prints the table.
-fn play(
-    players: [&str; 2],
-    games: usize,
-    threads: usize,
-    seed: u64,
-    records: Option<PathBuf>,
-) -> Result<engine::arena::MatchReport, String> {
-    let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
-    let config = MatchConfig {
-        game: GameSpec::dots_and_boxes(5, 5)?,
-        players: players.map(str::to_string),
-        games,
-        positions: Vec::new(),
-        threads,
-        seed,
-        sprt: None,
-        records,
-    };
-    let specs = [parse_spec(players[0])?, parse_spec(players[1])?];
-    let build = || -> Result<_, String> {
-        Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
-    };
-    run_match(&board, &config, &build, |_, _| {})
 }
 
 /// Whether `dir` holds a finished set of games (a run stopped midway is played again).
@@ -112,13 +84,9 @@ pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
                 println!("an unfinished set of games from an earlier run: played again");
                 std::fs::remove_dir_all(&data).map_err(|e| format!("{}: {e}", data.display()))?;
             }
-            let report = play(
-                [&player, &player],
-                g.games,
-                g.threads,
-                seed,
-                Some(data.clone()),
-            )?;
+            let players = [player.as_str(), player.as_str()];
+            let records = Some(data.clone());
+            let report = crate::play_match(players, g.games, Vec::new(), g.threads, seed, records)?;
             println!("{} games in {:.0} s", report.games.len(), report.seconds);
         }
 
@@ -161,7 +129,15 @@ pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
             g.match_games
         );
         let match_seed = engine::rng::derive_seed(seed, 1);
-        let report = play([&new, &old], g.match_games, g.threads, match_seed, None)?;
+        let players = [new.as_str(), old.as_str()];
+        let report = crate::play_match(
+            players,
+            g.match_games,
+            Vec::new(),
+            g.threads,
+            match_seed,
+            None,
+        )?;
         print!("{}", report_table(&report, report.seconds));
         crate::write_json(&dir.join("match.json"), &report)?;
         previous = Some((data, model));

@@ -15,7 +15,8 @@ mod generations;
 
 use engine::agents::parse_spec;
 use engine::arena::positions::read_positions;
-use engine::arena::{report_table, run_match, MatchConfig};
+use engine::arena::positions::StartPosition;
+use engine::arena::{report_table, run_match, MatchConfig, MatchReport};
 use engine::games::{DotsAndBoxes, GameSpec};
 use selfplay::config::RunConfig;
 use selfplay::run::{Progress, RunOptions};
@@ -189,21 +190,14 @@ fn run(args: Args) -> Result<(), String> {
             i + 1,
             args.match_games,
         );
-        let config = MatchConfig {
-            game: GameSpec::dots_and_boxes(5, 5).unwrap(),
-            players: [nn.clone(), rival.clone()],
-            games: args.match_games,
-            positions: starts.clone(),
+        let report = play_match(
+            [nn, rival],
+            args.match_games,
+            starts.clone(),
             threads,
-            seed: args.seed,
-            sprt: None,
-            records: None,
-        };
-        let specs = [parse_spec(nn)?, parse_spec(rival)?];
-        let build = || -> Result<_, String> {
-            Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
-        };
-        let report = run_match(&board, &config, &build, |_, _| {})?;
+            args.seed,
+            None,
+        )?;
         print!("{}", report_table(&report, report.seconds));
         let json = args.out.join(format!("match-{}.json", i + 1));
         write_json(&json, &report)?;
@@ -232,7 +226,35 @@ fn run(args: Args) -> Result<(), String> {
     Ok(())
 }
 
-fn write_json(path: &Path, report: &engine::arena::MatchReport) -> Result<(), String> {
+/// Plays `games` 5x5 games of `players` (A, B) from `positions` (none: the empty board),
+/// writing them to `records` if given.
+fn play_match(
+    players: [&str; 2],
+    games: usize,
+    positions: Vec<StartPosition>,
+    threads: usize,
+    seed: u64,
+    records: Option<PathBuf>,
+) -> Result<MatchReport, String> {
+    let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
+    let config = MatchConfig {
+        game: GameSpec::dots_and_boxes(5, 5)?,
+        players: players.map(str::to_string),
+        games,
+        positions,
+        threads,
+        seed,
+        sprt: None,
+        records,
+    };
+    let specs = [parse_spec(players[0])?, parse_spec(players[1])?];
+    let build = || -> Result<_, String> {
+        Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
+    };
+    run_match(&board, &config, &build, |_, _| {})
+}
+
+fn write_json(path: &Path, report: &MatchReport) -> Result<(), String> {
     let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }

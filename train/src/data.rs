@@ -144,24 +144,27 @@ impl DataIndex {
     /// each later dataset's games are split with a seed derived from `seed` and its place, as
     /// two datasets number their games alike).
     pub fn build(dirs: &[PathBuf], validation_share: f64, seed: u64) -> Result<DataIndex, String> {
-        let first = dirs.first().ok_or("no dataset to train on")?;
+        let datasets: Vec<Dataset> = dirs
+            .iter()
+            .map(|dir| Dataset::open(dir).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?;
+        let first = datasets.first().ok_or("no dataset to train on")?;
         let mut index = DataIndex {
             dirs: dirs.to_vec(),
-            spec: Dataset::open(first).map_err(|e| e.to_string())?.spec(),
+            spec: first.spec(),
             files: Vec::new(),
             train: Vec::new(),
             valid: Vec::new(),
             warnings: Vec::new(),
             manifest_configs: Vec::new(),
         };
-        for (k, dir) in dirs.iter().enumerate() {
-            let dataset = Dataset::open(dir).map_err(|e| e.to_string())?;
+        for (k, dataset) in datasets.iter().enumerate() {
             if dataset.spec() != index.spec {
                 return Err(format!(
                     "{} holds {} games, {} holds {} games: one game a training run",
-                    first.display(),
+                    first.dir().display(),
                     index.spec,
-                    dir.display(),
+                    dataset.dir().display(),
                     dataset.spec()
                 ));
             }
