@@ -79,6 +79,9 @@ pub struct TrainConfig {
     pub patience: usize,
     /// The paper's cut-off: a prediction counts as sure when its largest output reaches this.
     pub threshold: f64,
+    /// Dots and Boxes: train only on positions with this many free edges, `[min, max]` (a late
+    /// net on `engine label`'s exact games); every position when absent.
+    pub free_edges: Option<[u32; 2]>,
     /// Positions held in memory. A dataset that fits is encoded once and reshuffled every
     /// epoch; a larger one is streamed in shuffled games through a buffer of this size.
     pub memory_positions: usize,
@@ -105,6 +108,7 @@ impl Default for TrainConfig {
             patience: 5,
             threshold: 0.9,
             memory_positions: 2_000_000,
+            free_edges: None,
         }
     }
 }
@@ -153,9 +157,29 @@ impl TrainConfig {
                 self.threshold
             ));
         }
+        if let Some([min, max]) = self.free_edges {
+            if min > max {
+                return Err(format!(
+                    "free_edges [{min}, {max}]: the first is above the second"
+                ));
+            }
+        }
         if self.memory_positions < self.batch_size {
             return Err("memory_positions must be at least batch_size".into());
         }
         Ok(())
+    }
+}
+
+/// `--free-edges MIN-MAX` (or a single number).
+pub fn parse_free_edges(text: &str) -> Result<[u32; 2], String> {
+    let number = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("free edges '{text}': expected MIN-MAX, like 33-36"))
+    };
+    match text.split_once('-') {
+        Some((a, b)) => Ok([number(a)?, number(b)?]),
+        None => number(text).map(|n| [n, n]),
     }
 }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use engine::game::Game;
+use engine::games::dots_and_boxes::labels::free_edges;
 use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
 use engine::record::{outcome_class, replay, Dataset, GameRecord, RecordReader};
 use engine::rng::{derive_seed, Rng};
@@ -39,6 +40,8 @@ pub struct Encoder {
     feature_len: usize,
     /// The player to move as one more input (1 for P1, 0 for P2).
     to_move: bool,
+    /// Dots and Boxes: only positions with this many free edges, `[min, max]`.
+    free_edges: Option<[u32; 2]>,
 }
 
 impl Encoder {
@@ -72,7 +75,17 @@ impl Encoder {
             board,
             feature_len: feature_len + usize::from(to_move),
             to_move,
+            free_edges: None,
         })
+    }
+
+    /// Keeps only the positions with `[min, max]` free edges (Dots and Boxes); `None` keeps all.
+    pub fn with_free_edges(mut self, free_edges: Option<[u32; 2]>) -> Result<Encoder, String> {
+        if free_edges.is_some() && !matches!(self.board, Board::DotsAndBoxes(_)) {
+            return Err("free_edges is for dots_and_boxes".into());
+        }
+        self.free_edges = free_edges;
+        Ok(self)
     }
 
     /// The model-file name of the encoding.
@@ -88,8 +101,9 @@ impl Encoder {
         self.feature_len
     }
 
-    /// Appends one row per position of `game` (the state before each move) to `features`
-    /// and its label (the game's outcome class) to `labels`.
+    /// Appends one row per position of `game` (the state before each move; with `free_edges`,
+    /// those with that many free edges) to `features` and its label (the game's outcome class)
+    /// to `labels`.
     pub fn encode(
         &self,
         game: &GameRecord,
@@ -101,12 +115,16 @@ impl Encoder {
             game: &GameRecord,
             width: usize,
             to_move: bool,
+            keep: impl Fn(&G) -> bool,
             features: &mut Vec<f32>,
             labels: &mut Vec<u8>,
         ) -> Result<(), String> {
             let label = outcome_class(game.outcome);
             let grid = width - usize::from(to_move);
             replay(game, initial, |state, _, _| {
+                if !keep(state) {
+                    return;
+                }
                 let start = features.len();
                 features.resize(start + width, 0.0);
                 state.encode_features(&mut features[start..start + grid]);
@@ -119,8 +137,12 @@ impl Encoder {
         }
         let (width, to_move) = (self.feature_len, self.to_move);
         match self.board {
-            Board::DotsAndBoxes(g) => rows(g, game, width, to_move, features, labels),
-            Board::TicTacToe(g) => rows(g, game, width, to_move, features, labels),
+            Board::DotsAndBoxes(g) => {
+                let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
+                let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
+                rows(g, game, width, to_move, keep, features, labels)
+            }
+            Board::TicTacToe(g) => rows(g, game, width, to_move, |_| true, features, labels),
         }
     }
 }

@@ -69,6 +69,10 @@ struct RunArgs {
     threshold: Option<f64>,
     #[arg(long)]
     memory_positions: Option<usize>,
+    /// Dots and Boxes: train only on positions with MIN to MAX free edges (inclusive), say
+    /// 33-36 for a late net on `engine label`'s games.
+    #[arg(long, value_name = "MIN-MAX", value_parser = train::config::parse_free_edges)]
+    free_edges: Option<[u32; 2]>,
     /// Continue from the last checkpoint in the output folder.
     #[arg(long)]
     resume: bool,
@@ -111,6 +115,9 @@ fn run(args: RunArgs) -> Result<(), String> {
     );
     if !args.extra_data.is_empty() {
         config.extra_data = args.extra_data.clone();
+    }
+    if args.free_edges.is_some() {
+        config.free_edges = args.free_edges;
     }
     config.validate().map_err(|e| match &args.config {
         Some(path) => format!("config {}: {e}", path.display()),

@@ -84,6 +84,9 @@ fn identity(config: &TrainConfig) -> serde_json::Value {
     if !config.extra_data.is_empty() {
         identity["extra_data"] = serde_json::json!(config.extra_data);
     }
+    if let Some(range) = config.free_edges {
+        identity["free_edges"] = serde_json::json!(range);
+    }
     identity
 }
 
@@ -168,7 +171,8 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     let config = &options.config;
     config.validate()?;
     let index = DataIndex::build(&config.datasets(), config.validation_share, config.seed)?;
-    let encoder = Encoder::with_encoding(index.spec, config.encoding)?;
+    let encoder =
+        Encoder::with_encoding(index.spec, config.encoding)?.with_free_edges(config.free_edges)?;
     let width = encoder.feature_len();
     let say = |text: String| {
         if options.verbose {
@@ -178,7 +182,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     for w in &index.warnings {
         say(format!("warning: {w}"));
     }
-    let (train_positions, valid_positions) = (
+    let (mut train_positions, mut valid_positions) = (
         DataIndex::positions(&index.train),
         DataIndex::positions(&index.valid),
     );
@@ -216,6 +220,15 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         },
         load_start.elapsed().as_secs_f64()
     ));
+    if let Some([min, max]) = config.free_edges {
+        // Streamed, the counts stay those of every position (an upper bound).
+        if in_memory {
+            (train_positions, valid_positions) = (train_source.len(), valid_source.len());
+        }
+        say(format!(
+            "free_edges {min}-{max}: {train_positions} positions for training, {valid_positions} for validation"
+        ));
+    }
 
     let out = &config.out;
     let checkpoints = out.join(CHECKPOINTS);

@@ -43,7 +43,9 @@ use crate::games::dots_and_boxes::{
 };
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
-use crate::nn::{load_dab_net, NetGuide, NetRollout, PAPER_MODEL, PRODUCT_MODEL, PRODUCT_PRIOR};
+use crate::nn::{
+    load_dab_net, LateNet, NetGuide, NetRollout, PAPER_MODEL, PRODUCT_MODEL, PRODUCT_PRIOR,
+};
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +64,8 @@ pub enum AgentSpec {
         config: SearchConfig,
         model: PathBuf,
         guide: NetGuide,
+        /// A late net (`late=`) and the free edges where it ends the play-outs (`horizon=`).
+        late: Option<(PathBuf, u32)>,
         endgame: EndgameConfig,
         safe_first: bool,
         /// Keys of the Dots-and-Boxes search (`rollout`).
@@ -114,7 +118,16 @@ const SEARCH_KEYS: [&str; 7] = [
 const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 6] = ["model", "threshold", "from_move", "mix", "ask", "prior"];
+const NET_KEYS: [&str; 8] = [
+    "model",
+    "threshold",
+    "from_move",
+    "mix",
+    "ask",
+    "prior",
+    "late",
+    "horizon",
+];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
 /// An MCTS player of Dots and Boxes with the knowledge its spec asks for (none: plain search).
@@ -220,6 +233,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let mut safe_first = false;
             let mut model = PathBuf::from(PAPER_MODEL);
             let mut guide = NetGuide::default();
+            let (mut late, mut horizon) = (None, LateNet::HORIZON);
             let mut game_keys = Vec::new();
             for (key, value) in &list {
                 match key.as_str() {
@@ -261,6 +275,8 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                         }
                     }
                     "model" => model = PathBuf::from(value),
+                    "late" => late = Some(PathBuf::from(value)),
+                    "horizon" => horizon = number(key, value).map_err(err)?,
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
                     "mix" => guide.mix = number(key, value).map_err(err)?,
@@ -303,6 +319,10 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 }
             }
             guide.check().map_err(err)?;
+            if late.is_none() && list.iter().any(|(k, _)| k == "horizon") {
+                return Err(err("horizon is the late net's: name one with late=".into()));
+            }
+            let late = late.map(|path| (path, horizon));
             let text = text.to_string();
             if rival {
                 rival_config.search = config;
@@ -318,6 +338,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     config,
                     model,
                     guide,
+                    late,
                     endgame,
                     safe_first,
                     game_keys,
@@ -415,12 +436,18 @@ impl AgentSpec {
                 config,
                 model,
                 guide,
+                late,
                 endgame,
                 safe_first,
                 game_keys,
             } => {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
                 let chains = search.chain_rollout();
+                if chains.is_none() && late.is_some() {
+                    return Err(format!(
+                        "player '{text}': late needs chain rollouts (rollout=chains or sacrifices)"
+                    ));
+                }
                 if chains.is_none() && (guide.mix > 0.0 || guide.every_turn || guide.prior > 0.0) {
                     // Random rollouts ask the net at every step: no leaf is left to mix.
                     let key = if guide.every_turn {
@@ -438,6 +465,10 @@ impl AgentSpec {
                 let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
+                }
+                if let Some((path, horizon)) = late {
+                    let net = load_dab_net(path, board).map_err(|e| e.to_string())?;
+                    rollout = rollout.with_late(LateNet::new(Arc::new(net), *horizon));
                 }
                 // The net's prior fades with visits (progressive bias).
                 let ucb = Ucb::new(config.cp).with_progressive_bias(true);

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use crate::games::{DotsAndBoxes, GameSpec};
 
 pub use inference::FastNet;
-pub use rollout::{DabNet, NetGuide, NetRollout};
+pub use rollout::{DabNet, LateNet, NetGuide, NetRollout};
 pub use safetensors::{parse_safetensors, write_safetensors, TensorEntry};
 
 /// The paper's net (`models/dab-5x5`): the model of `nn` with the paper's random rollouts and of

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::inference::{add_into, FastNet, Simd};
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
+use crate::games::dots_and_boxes::analysis::capture_and_safe_edges;
 use crate::games::dots_and_boxes::rollout::Turn;
 use crate::games::dots_and_boxes::ChainRollout;
 use crate::games::dots_and_boxes::{
@@ -328,6 +329,51 @@ pub struct NetRollout {
     /// With `rollout=chains`: the net is asked once at the leaf and, when it is not sure, the
     /// leaf is played out by safe edges and the exact endgame instead of at random.
     chains: Option<ChainRollout>,
+    /// With chains: a net of exact outcomes that ends each play-out at its horizon.
+    late: Option<LateNet>,
+}
+
+/// A late net (`late=`, `horizon=`): trained on perfect-play outcomes of positions at most
+/// `horizon` free edges from the end (`engine label`), it scores a chain rollout at the first
+/// turn there that still has a safe edge, by an outcome drawn with its chances. Where it
+/// stands in, the rollouts' random safe edges name the perfect-play winner little more often
+/// than a coin (docs/players.md); with no safe edge left the rollout's exact endgame is better.
+#[derive(Clone)]
+pub struct LateNet {
+    net: Arc<DabNet>,
+    horizon: u32,
+    acc: Vec<f32>,
+    /// Its own draws (the rollout's generator is lent to the play-out while the net is asked).
+    rng: Rng,
+    /// Play-outs it ended since the last [`RolloutPolicy::take_stats`].
+    calls: u64,
+}
+
+impl LateNet {
+    /// Free edges at which the late nets of the product are asked, by default.
+    pub const HORIZON: u32 = 36;
+
+    pub fn new(net: Arc<DabNet>, horizon: u32) -> LateNet {
+        let acc = vec![0f32; net.width()];
+        LateNet {
+            net,
+            horizon,
+            acc,
+            rng: Rng::new(0x1A7E_0E75),
+            calls: 0,
+        }
+    }
+
+    /// The outcome it draws for `turn`, when `turn` is within its horizon with a safe edge.
+    fn judge(&mut self, turn: &Turn, geo: &Geometry) -> Option<Outcome> {
+        let free = geo.num_edges as u32 - turn.edges.count_ones();
+        if free > self.horizon || capture_and_safe_edges(geo, turn.edges).1 == 0 {
+            return None;
+        }
+        preactivations_of(&self.net, None, &[], &mut self.acc, turn);
+        self.calls += 1;
+        Some(draw_outcome(self.net.logits(&self.acc), &mut self.rng))
+    }
 }
 
 impl NetRollout {
@@ -346,8 +392,15 @@ impl NetRollout {
             acc: vec![0f32; w],
             stats: RolloutStats::default(),
             chains: None,
+            late: None,
             net,
         })
+    }
+
+    /// Play-outs end at `late`'s horizon, scored by it (with chains only).
+    pub fn with_late(mut self, late: LateNet) -> NetRollout {
+        self.late = Some(late);
+        self
     }
 
     /// The net at the leaf, then (when it is not sure) `chains`.
@@ -473,6 +526,12 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
     }
 
     fn take_stats(&mut self) -> RolloutStats {
+        // A late net's call is an evaluation that ends the play-out.
+        if let Some(late) = &mut self.late {
+            let calls = std::mem::take(&mut late.calls);
+            self.stats.net_evaluations += calls;
+            self.stats.net_cutoffs += calls;
+        }
         std::mem::take(&mut self.stats)
     }
 
@@ -540,8 +599,10 @@ impl NetRollout {
             acc,
             stats,
             chains,
+            late,
             ..
         } = self;
+        let geo = state.geometry();
         let mut ask = |turn: &Turn| -> Option<([f32; OUTPUTS], Option<Outcome>)> {
             if turn.edges.count_ones() < *from_move {
                 return None;
@@ -564,6 +625,9 @@ impl NetRollout {
         let chains = chains.as_mut().expect("called with chains on");
         // The leaf itself was asked above.
         let mut judge = |turn: &Turn| {
+            if let Some(outcome) = late.as_mut().and_then(|l| l.judge(turn, geo)) {
+                return Some(outcome);
+            }
             if !*every_turn || turn.edges == leaf.edges {
                 return None;
             }

@@ -95,6 +95,82 @@ impl EndgameSolver {
         (!std::mem::take(&mut self.aborted)).then_some(value)
     }
 
+    /// Whether the future value of `edges` is at least `target`, within `max_nodes` positions
+    /// searched (`None` when that is not enough). A null-window search: it proves a bound, not
+    /// the value, and takes a fraction of [`try_edges_value`](Self::try_edges_value)'s time.
+    pub fn try_edges_at_least(&mut self, edges: u128, target: i32, max_nodes: u64) -> Option<bool> {
+        self.node_limit = self.nodes.saturating_add(max_nodes);
+        self.aborted = false;
+        let value = self.search(edges, target - 1, target);
+        self.node_limit = u64::MAX;
+        (!std::mem::take(&mut self.aborted)).then_some(value >= target)
+    }
+
+    /// The outcome under perfect play of `state`, decided by one null-window search (whether
+    /// the player to move ends ahead, level or behind): what a training label needs, faster
+    /// than the value. `None` past `max_nodes` positions searched.
+    pub fn try_outcome(&mut self, state: &DotsAndBoxes, max_nodes: u64) -> Option<Outcome> {
+        self.check(state);
+        let lead = state.lead_of_mover();
+        let mover = state.to_move();
+        // Ahead at the end: future value > -lead, i.e. at least 1 - lead.
+        if self.try_edges_at_least(state.edges(), 1 - lead, max_nodes)? {
+            return Some(Outcome::win_for(mover));
+        }
+        // An odd number of boxes has no draw: the final margin is odd.
+        if self.geo.num_boxes % 2 == 0
+            && self.try_edges_at_least(state.edges(), -lead, max_nodes)?
+        {
+            return Some(Outcome::Draw);
+        }
+        Some(Outcome::win_for(mover.opponent()))
+    }
+
+    /// A move that keeps `outcome`, the perfect-play outcome of `state` (as
+    /// [`try_outcome`](Self::try_outcome) found it): the winner's first move in search order
+    /// that still wins (a draw's that still draws), the loser's first move. Null-window
+    /// searches of the children, mostly answered by the table the outcome's search filled.
+    /// `None` past `max_nodes` positions searched.
+    pub fn try_outcome_move(
+        &mut self,
+        state: &DotsAndBoxes,
+        outcome: Outcome,
+        max_nodes: u64,
+    ) -> Option<Action> {
+        self.check(state);
+        assert!(!state.is_terminal(), "the game is over");
+        let edges = state.edges();
+        let lead = state.lead_of_mover();
+        let mut moves = [0u8; MAX_EDGES];
+        let count = self.ordered_moves(edges, &mut moves, false);
+        // The future value the move must reach: ahead (1 - lead) to win, level (-lead) to draw.
+        let target = match outcome {
+            o if o == Outcome::win_for(state.to_move()) => 1 - lead,
+            Outcome::Draw => -lead,
+            _ => return Some(moves[0] as Action),
+        };
+        self.node_limit = self.nodes.saturating_add(max_nodes);
+        self.aborted = false;
+        let mut found = None;
+        for &e in &moves[..count] {
+            let v = self.child_value(edges, e as usize, target - 1, target);
+            if self.aborted {
+                break;
+            }
+            if v >= target {
+                found = Some(e as Action);
+                break;
+            }
+        }
+        self.node_limit = u64::MAX;
+        let aborted = std::mem::take(&mut self.aborted);
+        assert!(
+            aborted || found.is_some(),
+            "no move keeps the outcome the solver found"
+        );
+        found.filter(|_| !aborted)
+    }
+
     /// Forgets every position solved (the table's memory is kept).
     pub fn clear(&mut self) {
         self.table.fill(EMPTY);
@@ -345,6 +421,61 @@ mod tests {
             state.apply(buf[rng.below(buf.len() as u32) as usize]);
         }
         state
+    }
+
+    /// The null-window outcome is the plain solver's, on boards with draws (2x2, 2x3, 3x4)
+    /// and without; a game played on by outcome-keeping moves ends in that outcome.
+    #[test]
+    fn null_window_outcomes_and_the_moves_that_keep_them_are_exact() {
+        let mut rng = Rng::new(11);
+        for (rows, cols, max_free) in [(2, 2, 12), (2, 3, 17), (3, 3, 20), (3, 4, 18), (5, 5, 16)] {
+            let mut plain = Solver::new(rows, cols);
+            let mut fast = EndgameSolver::new(rows, cols, 16);
+            let mut outcomes = [0; 3];
+            for i in 0..120 {
+                let free = 1 + (i % max_free);
+                let mut state = random_position(rows, cols, free, &mut rng);
+                if state.is_terminal() {
+                    continue;
+                }
+                if i % 2 == 0 {
+                    fast.clear();
+                }
+                let want = plain.outcome(&state);
+                let got = fast.try_outcome(&state, u64::MAX).unwrap();
+                assert_eq!(got, want, "{rows}x{cols} {}", state.edge_string());
+                outcomes[crate::record::outcome_class(got) as usize] += 1;
+                while !state.is_terminal() {
+                    let a = fast.try_outcome_move(&state, want, u64::MAX).unwrap();
+                    state.apply(a);
+                    if !state.is_terminal() {
+                        assert_eq!(plain.outcome(&state), want, "{}", state.edge_string());
+                    }
+                }
+                assert_eq!(state.outcome(), Some(want));
+            }
+            // Both players win somewhere; the even boards draw somewhere too.
+            assert!(
+                outcomes[0] > 0 && outcomes[1] > 0,
+                "{rows}x{cols} {outcomes:?}"
+            );
+            if rows * cols % 2 == 0 && rows * cols <= 6 {
+                assert!(outcomes[2] > 0, "{rows}x{cols} {outcomes:?}");
+            }
+        }
+    }
+
+    /// Past the node limit the answers are `None`, not guesses.
+    #[test]
+    fn null_window_searches_give_up_cleanly() {
+        let mut rng = Rng::new(12);
+        let state = random_position(5, 5, 30, &mut rng);
+        let mut solver = EndgameSolver::new(5, 5, 16);
+        assert_eq!(solver.try_outcome(&state, 10), None);
+        let outcome = solver.try_outcome(&state, u64::MAX).unwrap();
+        solver.clear();
+        assert_eq!(solver.try_outcome_move(&state, outcome, 10), None);
+        assert!(solver.try_outcome_move(&state, outcome, u64::MAX).is_some());
     }
 
     /// The reductions change nothing: same values as the plain alpha-beta solver.

@@ -16,6 +16,7 @@ pub mod endgame;
 mod engine;
 mod geometry;
 pub mod knowledge;
+pub mod labels;
 pub mod players;
 pub mod qdab;
 pub mod rollout;
