@@ -181,3 +181,64 @@ fn one_exact_endgame_serves_any_board_size_and_is_off_at_zero() {
     assert!(free_capture(capture.geometry(), capture.edges()).is_some());
     assert_eq!(off.try_move(&capture), None);
 }
+
+#[test]
+fn a_proven_win_is_kept_and_a_lost_or_unproven_position_is_left_to_the_search() {
+    // 3x3 (24 edges): the solver from 8 free edges, proofs up to 20. Random positions of 9 to
+    // 20 free edges: a proof answers exactly where the player to move wins (checked by the
+    // plain value), and its move keeps the win.
+    let config = EndgameConfig {
+        prove_edges: 20,
+        ..EndgameConfig::from_edges(8)
+    };
+    let mut endgame = ExactEndgame::new(config);
+    let mut solver = EndgameSolver::new(3, 3, 16);
+    let mut rng = Rng::new(21);
+    let (mut proven, mut left) = (0, 0);
+    for k in 0..200 {
+        let free = 9 + k % 12;
+        let mut state = DotsAndBoxes::new(3, 3).unwrap();
+        let mut moves = Vec::new();
+        while state.num_edges() - state.edges_drawn() as usize > free {
+            state.legal_actions(&mut moves);
+            state.apply(moves[rng.below(moves.len() as u32) as usize]);
+        }
+        if state.is_terminal() {
+            continue;
+        }
+        let mover_wins = solver.final_margin(&state) > 0;
+        match endgame.try_prove(&state) {
+            Some(a) => {
+                assert!(mover_wins, "{}", state.edge_string());
+                let mover = state.to_move();
+                let mut after = state;
+                after.apply(a);
+                assert_eq!(solver.outcome(&after), engine::Outcome::win_for(mover));
+                proven += 1;
+            }
+            None => {
+                assert!(!mover_wins, "{}", state.edge_string());
+                left += 1;
+            }
+        }
+    }
+    assert!(proven > 20 && left > 20, "{proven} {left}");
+    // Past its node limit a proof gives up; at the solver's range it is the solver's turn.
+    let mut tiny = ExactEndgame::new(EndgameConfig {
+        prove_nodes: 1,
+        ..config
+    });
+    let state = DotsAndBoxes::new(3, 3).unwrap();
+    let mut s = state;
+    for a in [0, 5, 10, 15] {
+        s.apply(a);
+    }
+    assert_eq!(tiny.try_prove(&s), None);
+    let mut late = s;
+    let mut moves = Vec::new();
+    while late.num_edges() - late.edges_drawn() as usize > 8 {
+        late.legal_actions(&mut moves);
+        late.apply(moves[0]);
+    }
+    assert_eq!(endgame.try_prove(&late), None);
+}

@@ -47,6 +47,9 @@ pub enum Encoding {
     Table2,
     /// The grid and the player to move (86 on 5x5), not in the paper.
     Table2ToMove,
+    /// A late net's (`engine label` games, with `free_edges`): the grid from the mover's side,
+    /// chain counts and parities (106 on 5x5); labels are (mover wins, mover loses, draw).
+    Late,
 }
 
 /// Every setting of `train run`. Keys of the TOML file are these field names.

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use engine::game::Game;
 use engine::games::dots_and_boxes::labels::free_edges;
+use engine::games::dots_and_boxes::late::{late_feature_len, late_features, LATE_ENCODING};
 use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
 use engine::record::{outcome_class, replay, Dataset, GameRecord, RecordReader};
 use engine::rng::{derive_seed, Rng};
@@ -40,6 +41,8 @@ pub struct Encoder {
     feature_len: usize,
     /// The player to move as one more input (1 for P1, 0 for P2).
     to_move: bool,
+    /// The late encoding (Dots and Boxes): features and labels from the mover's side.
+    late: bool,
     /// Dots and Boxes: only positions with this many free edges, `[min, max]`.
     free_edges: Option<[u32; 2]>,
 }
@@ -63,18 +66,21 @@ impl Encoder {
                 ))
             }
         };
+        let to_move = encoding == crate::config::Encoding::Table2ToMove;
+        let late = encoding == crate::config::Encoding::Late;
         let feature_len = match &board {
-            Board::DotsAndBoxes(g) => g.feature_len(),
+            Board::DotsAndBoxes(g) if late => late_feature_len(g.geometry()),
+            Board::DotsAndBoxes(g) => g.feature_len() + usize::from(to_move),
             Board::TicTacToe(g) => g.feature_len(),
         };
-        let to_move = encoding == crate::config::Encoding::Table2ToMove;
-        if to_move && !matches!(board, Board::DotsAndBoxes(_)) {
-            return Err("encoding table2-to-move is for dots_and_boxes".into());
+        if (to_move || late) && !matches!(board, Board::DotsAndBoxes(_)) {
+            return Err("encodings table2-to-move and late are for dots_and_boxes".into());
         }
         Ok(Encoder {
             board,
-            feature_len: feature_len + usize::from(to_move),
+            feature_len,
             to_move,
+            late,
             free_edges: None,
         })
     }
@@ -91,6 +97,7 @@ impl Encoder {
     /// The model-file name of the encoding.
     pub fn encoding_name(&self) -> &'static str {
         match self.board {
+            Board::DotsAndBoxes(_) if self.late => LATE_ENCODING,
             Board::DotsAndBoxes(_) if self.to_move => engine::nn::DAB_ENCODING_TO_MOVE,
             Board::DotsAndBoxes(_) => engine::nn::DAB_ENCODING,
             Board::TicTacToe(_) => "tictactoe-v1",
@@ -140,11 +147,47 @@ impl Encoder {
             Board::DotsAndBoxes(g) => {
                 let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
                 let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
+                if self.late {
+                    return late_rows(g, game, width, keep, features, labels);
+                }
                 rows(g, game, width, to_move, keep, features, labels)
             }
             Board::TicTacToe(g) => rows(g, game, width, to_move, |_| true, features, labels),
         }
     }
+}
+
+/// The late encoding's rows of `game`: [`late_features`] and the outcome from the side of the
+/// player to move (0 wins, 1 loses, 2 draw).
+fn late_rows(
+    initial: DotsAndBoxes,
+    game: &GameRecord,
+    width: usize,
+    keep: impl Fn(&DotsAndBoxes) -> bool,
+    features: &mut Vec<f32>,
+    labels: &mut Vec<u8>,
+) -> Result<(), String> {
+    replay(game, initial, |state, _, _| {
+        if !keep(state) {
+            return;
+        }
+        let start = features.len();
+        features.resize(start + width, 0.0);
+        let mover = state.to_move();
+        late_features(
+            state.geometry(),
+            state.edges(),
+            state.box_owners(),
+            mover,
+            &mut features[start..],
+        );
+        labels.push(match game.outcome.winner() {
+            Some(p) if p == mover => 0,
+            Some(_) => 1,
+            None => 2,
+        });
+    })
+    .map(|_| ())
 }
 
 /// The games of one or more datasets (of one game), indexed once and split by game.

@@ -329,3 +329,78 @@ fn the_to_move_encoding_trains_and_loads() {
     assert!(engine::nn::DabNet::new(&net, &board).is_ok());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The late encoding: features and labels from the mover's side, only the positions of the
+/// free-edge range; the net loads as a late net and is refused as a rollout net (and the other
+/// way round).
+#[test]
+fn the_late_encoding_keeps_a_free_edge_range_and_loads_as_a_late_net() {
+    let dir = temp_dir("late");
+    let data = dir.join("data");
+    dataset(&data, 12);
+    let spec = GameSpec::dots_and_boxes(3, 3).unwrap();
+    let encoder = train::data::Encoder::with_encoding(spec, train::config::Encoding::Late)
+        .unwrap()
+        .with_free_edges(Some([10, 14]))
+        .unwrap();
+    // 24 edges, 9 boxes and the counts.
+    let width = 33 + engine::games::dots_and_boxes::late::LATE_EXTRA;
+    assert_eq!(encoder.feature_len(), width);
+    let dataset = engine::record::Dataset::open(&data).unwrap();
+    let game = dataset.games().next().unwrap().unwrap();
+    let (mut features, mut labels) = (Vec::new(), Vec::new());
+    encoder.encode(&game, &mut features, &mut labels).unwrap();
+    assert_eq!(
+        labels.len(),
+        5,
+        "one position at each of 14..=10 free edges"
+    );
+    let mut state = engine::games::DotsAndBoxes::new(3, 3).unwrap();
+    let mut row = 0;
+    for m in &game.moves {
+        let free = 24 - state.edges_drawn();
+        if (10..=14).contains(&free) {
+            let mover = engine::Game::to_move(&state);
+            let want = match game.outcome.winner() {
+                Some(p) if p == mover => 0,
+                Some(_) => 1,
+                None => 2,
+            };
+            assert_eq!(labels[row], want, "free {free}");
+            // P1-to-move input (the 15th count) says who moves.
+            let p1 = features[row * width + 33 + 14];
+            assert_eq!(
+                p1,
+                if mover == engine::Player::P1 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            );
+            row += 1;
+        }
+        engine::Game::apply(&mut state, m.action);
+    }
+    assert!(train::data::Encoder::with_encoding(
+        GameSpec::parse::<&str>("tictactoe", &[]).unwrap(),
+        train::config::Encoding::Late
+    )
+    .is_err());
+
+    let mut opts = options(&data, &dir.join("model"), 1, false);
+    opts.config.encoding = train::config::Encoding::Late;
+    opts.config.free_edges = Some([6, 14]);
+    let summary = train(&opts).unwrap();
+    assert_eq!(summary.train_positions + summary.valid_positions, 12 * 9);
+    let board = engine::games::DotsAndBoxes::new(3, 3).unwrap();
+    assert!(engine::nn::load_late_net(&summary.model, &board).is_ok());
+    let err = engine::nn::load_dab_net(&summary.model, &board).unwrap_err();
+    assert!(err.to_string().contains("dab-late-v1"), "{err}");
+    let other = dir.join("other");
+    let mut opts = options(&data, &other, 1, false);
+    opts.config.encoding = train::config::Encoding::Table2ToMove;
+    let summary = train(&opts).unwrap();
+    let err = engine::nn::load_late_net(&summary.model, &board).unwrap_err();
+    assert!(err.to_string().contains("--encoding late"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

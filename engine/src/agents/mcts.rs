@@ -34,6 +34,16 @@ impl<G: Game, R: RolloutPolicy<G>> MctsAgent<G, R> {
         }
     }
 
+    /// The search's budget for one move.
+    pub fn budget(&self) -> crate::mcts::Budget {
+        self.search.config().budget
+    }
+
+    /// Sets the budget of the next moves.
+    pub fn set_budget(&mut self, budget: crate::mcts::Budget) {
+        self.search.set_budget(budget);
+    }
+
     /// [`choose`](Agent::choose) with the root's moves restricted to `allowed` (every legal
     /// move when empty), for players whose knowledge of the game narrows them.
     pub fn choose_among(

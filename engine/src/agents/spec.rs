@@ -44,7 +44,8 @@ use crate::games::dots_and_boxes::{
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
 use crate::nn::{
-    load_dab_net, LateNet, NetGuide, NetRollout, PAPER_MODEL, PRODUCT_MODEL, PRODUCT_PRIOR,
+    load_dab_net, load_late_net, LateNet, NetGuide, NetRollout, PAPER_MODEL, PRODUCT_MODEL,
+    PRODUCT_PRIOR,
 };
 
 /// A parsed player spec.
@@ -115,7 +116,7 @@ const SEARCH_KEYS: [&str; 7] = [
     "seed",
     "minimax",
 ];
-const SOLVER_KEYS: [&str; 2] = ["solver_edges", "solver_nodes"];
+const SOLVER_KEYS: [&str; 4] = ["solver_edges", "solver_nodes", "prove_edges", "prove_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
 const NET_KEYS: [&str; 8] = [
@@ -290,6 +291,8 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     }
                     "solver_edges" => endgame.edges = number(key, value).map_err(err)?,
                     "solver_nodes" => endgame.nodes = number(key, value).map_err(err)?,
+                    "prove_edges" => endgame.prove_edges = number(key, value).map_err(err)?,
+                    "prove_nodes" => endgame.prove_nodes = number(key, value).map_err(err)?,
                     _ => unreachable!("keys were checked"),
                 }
             }
@@ -467,7 +470,7 @@ impl AgentSpec {
                     rollout = rollout.then_chains(chains);
                 }
                 if let Some((path, horizon)) = late {
-                    let net = load_dab_net(path, board).map_err(|e| e.to_string())?;
+                    let net = load_late_net(path, board).map_err(|e| e.to_string())?;
                     rollout = rollout.with_late(LateNet::new(Arc::new(net), *horizon));
                 }
                 // The net's prior fades with visits (progressive bias).
@@ -571,6 +574,42 @@ pub fn refuse_game_keys(text: &str, keys: &[(String, String)], game: &str) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn proofs_and_late_nets_are_read_and_refused_by_name() {
+        match parse_spec("mcts:solver_edges=34,prove_edges=40,prove_nodes=5000").unwrap() {
+            AgentSpec::Mcts { endgame, .. } => {
+                assert_eq!((endgame.edges, endgame.prove_edges), (34, 40));
+                assert_eq!(endgame.prove_nodes, 5000);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("nn:late=l.safetensors,horizon=35").unwrap() {
+            AgentSpec::Nn { late, .. } => {
+                assert_eq!(late, Some((PathBuf::from("l.safetensors"), 35)));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("nn").unwrap() {
+            AgentSpec::Nn { late, .. } => assert_eq!(late, None),
+            other => panic!("{other:?}"),
+        }
+        let err = parse_spec("nn:horizon=30").unwrap_err();
+        assert!(err.contains("name one with late="), "{err}");
+        let board = DotsAndBoxes::new(5, 5).unwrap();
+        let err = parse_spec("nn:late=l.safetensors,rollout=random")
+            .unwrap()
+            .build_dots(&board)
+            .err()
+            .unwrap();
+        assert!(err.contains("late needs chain rollouts"), "{err}");
+        let err = parse_spec("nn:late=/no/such/late.safetensors")
+            .unwrap()
+            .build_dots(&board)
+            .err()
+            .unwrap();
+        assert!(err.contains("/no/such/late.safetensors"), "{err}");
+    }
 
     #[test]
     fn specs_are_read_with_defaults_and_errors_named() {

@@ -80,6 +80,38 @@ pub fn load_dab_net(path: &Path, board: &DotsAndBoxes) -> Result<DabNet, ModelEr
     })
 }
 
+/// Loads a late net (encoding `dab-late-v1`, made by `train run --encoding late`) for `board`'s
+/// size, refusing any other net with the path and the reason.
+pub fn load_late_net(path: &Path, board: &DotsAndBoxes) -> Result<FastNet, ModelError> {
+    use crate::games::dots_and_boxes::late::{late_feature_len, LATE_ENCODING};
+    let net = ValueNet::load(path)?;
+    let refuse = |detail: String| ModelError {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let spec = GameSpec::dots_and_boxes(board.rows(), board.cols()).map_err(refuse)?;
+    if net.meta.game != spec {
+        return Err(refuse(format!(
+            "the net was trained for {}, not {spec}",
+            net.meta.game
+        )));
+    }
+    if net.meta.encoding != LATE_ENCODING {
+        return Err(refuse(format!(
+            "a late net reads encoding '{LATE_ENCODING}', this one '{}' (train it with --encoding late)",
+            net.meta.encoding
+        )));
+    }
+    let want = late_feature_len(board.geometry());
+    if net.inputs() != want {
+        return Err(refuse(format!(
+            "the net has {} inputs, {spec} late inputs are {want}",
+            net.inputs()
+        )));
+    }
+    Ok(FastNet::new(&net))
+}
+
 /// The input encoding of Dots and Boxes nets: the paper's Table 2 grid (see
 /// `games::dots_and_boxes`). Bumped if the encoding ever changes.
 pub const DAB_ENCODING: &str = "dab-table2-v1";

@@ -17,6 +17,7 @@ use super::inference::{add_into, FastNet, Simd};
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
 use crate::games::dots_and_boxes::analysis::capture_and_safe_edges;
+use crate::games::dots_and_boxes::late::late_features;
 use crate::games::dots_and_boxes::rollout::Turn;
 use crate::games::dots_and_boxes::ChainRollout;
 use crate::games::dots_and_boxes::{
@@ -334,14 +335,16 @@ pub struct NetRollout {
 }
 
 /// A late net (`late=`, `horizon=`): trained on perfect-play outcomes of positions at most
-/// `horizon` free edges from the end (`engine label`), it scores a chain rollout at the first
-/// turn there that still has a safe edge, by an outcome drawn with its chances. Where it
-/// stands in, the rollouts' random safe edges name the perfect-play winner little more often
-/// than a coin (docs/players.md); with no safe edge left the rollout's exact endgame is better.
+/// `horizon` free edges from the end (`engine label`, encoding `dab-late-v1`), it scores a chain
+/// rollout at the first turn there that still has a safe edge, by an outcome drawn with its
+/// chances. Where it stands in, the rollouts' random safe edges name the perfect-play winner
+/// little more often than a coin (docs/players.md); with no safe edge left the rollout's exact
+/// endgame is better.
 #[derive(Clone)]
 pub struct LateNet {
-    net: Arc<DabNet>,
+    net: Arc<FastNet>,
     horizon: u32,
+    input: Vec<f32>,
     acc: Vec<f32>,
     /// Its own draws (the rollout's generator is lent to the play-out while the net is asked).
     rng: Rng,
@@ -353,15 +356,22 @@ impl LateNet {
     /// Free edges at which the late nets of the product are asked, by default.
     pub const HORIZON: u32 = 36;
 
-    pub fn new(net: Arc<DabNet>, horizon: u32) -> LateNet {
-        let acc = vec![0f32; net.width()];
+    /// `net` (checked by [`load_late_net`](super::load_late_net)) asked at `horizon`.
+    pub fn new(net: Arc<FastNet>, horizon: u32) -> LateNet {
         LateNet {
+            input: vec![0f32; net.inputs()],
+            acc: vec![0f32; net.width()],
             net,
             horizon,
-            acc,
             rng: Rng::new(0x1A7E_0E75),
             calls: 0,
         }
+    }
+
+    /// The net's chances (mover wins, mover loses, draw) for `turn`'s position.
+    pub fn chances(&mut self, turn: &Turn, geo: &Geometry) -> [f32; OUTPUTS] {
+        late_features(geo, turn.edges, turn.owners, turn.mover, &mut self.input);
+        self.net.evaluate(&self.input, &mut self.acc)
     }
 
     /// The outcome it draws for `turn`, when `turn` is within its horizon with a safe edge.
@@ -370,9 +380,16 @@ impl LateNet {
         if free > self.horizon || capture_and_safe_edges(geo, turn.edges).1 == 0 {
             return None;
         }
-        preactivations_of(&self.net, None, &[], &mut self.acc, turn);
+        let p = self.chances(turn, geo);
         self.calls += 1;
-        Some(draw_outcome(self.net.logits(&self.acc), &mut self.rng))
+        let r = self.rng.unit_f64() as f32 * (p[0] + p[1] + p[2]);
+        Some(if r < p[0] {
+            Outcome::win_for(turn.mover)
+        } else if r < p[0] + p[1] {
+            Outcome::win_for(turn.mover.opponent())
+        } else {
+            Outcome::Draw
+        })
     }
 }
 

@@ -47,6 +47,9 @@ pub struct Settings {
     /// Dots and Boxes: free captures at once and the exact solver from this many free edges
     /// (0: never), as the `solver_edges` of a player spec.
     pub solver_edges: u32,
+    /// Dots and Boxes: above `solver_edges` and up to this many free edges, a win the solver
+    /// proves for the player to move is kept without a search (0: never), as `prove_edges`.
+    pub prove_edges: u32,
     /// Dots and Boxes: only the safe edges searched while there are any and no box to take.
     pub safe_first: bool,
     /// Dots and Boxes: how leaves are played out and which moves tree nodes search.
@@ -76,6 +79,7 @@ impl Default for Settings {
                 ..NetGuide::default()
             },
             solver_edges: EndgameConfig::ENGINE.edges,
+            prove_edges: EndgameConfig::ENGINE.prove_edges,
             safe_first: false,
             dots_search: DotsSearch::PRODUCT,
             notation: Notation::Text,
@@ -86,7 +90,7 @@ impl Default for Settings {
 }
 
 /// The option names, in the order `get_option` without a name lists them.
-pub const OPTION_NAMES: [&str; 18] = [
+pub const OPTION_NAMES: [&str; 19] = [
     "iterations",
     "time_ms",
     "threads",
@@ -98,6 +102,7 @@ pub const OPTION_NAMES: [&str; 18] = [
     "net_from_move",
     "prior",
     "solver_edges",
+    "prove_edges",
     "safe_first",
     "rollout",
     "tree",
@@ -206,6 +211,13 @@ impl Settings {
                 }
                 self.solver_edges = n;
             }
+            "prove_edges" => {
+                let n: u32 = number(name, value)?;
+                if n > 0 {
+                    dots_only(name, game)?;
+                }
+                self.prove_edges = n;
+            }
             "safe_first" => {
                 self.safe_first = match value {
                     "0" => false,
@@ -245,6 +257,7 @@ impl Settings {
                 "product" => {
                     let fresh = Settings::default();
                     self.solver_edges = fresh.solver_edges;
+                    self.prove_edges = fresh.prove_edges;
                     self.safe_first = fresh.safe_first;
                     self.dots_search = fresh.dots_search;
                     self.model = fresh.model;
@@ -252,6 +265,7 @@ impl Settings {
                 }
                 "paper" => {
                     self.solver_edges = 0;
+                    self.prove_edges = 0;
                     self.safe_first = false;
                     self.dots_search = DotsSearch::PAPER;
                     self.guide.prior = 0.0;
@@ -317,6 +331,7 @@ impl Settings {
             "net_from_move" => self.guide.from_move.to_string(),
             "prior" => self.guide.prior.to_string(),
             "solver_edges" => self.solver_edges.to_string(),
+            "prove_edges" => self.prove_edges.to_string(),
             "safe_first" => u8::from(self.safe_first).to_string(),
             "rollout" => match (self.dots_search.rollout, self.dots_search.sacrifices) {
                 (DotsRolloutKind::Random, _) => "random".into(),
@@ -330,6 +345,7 @@ impl Settings {
                     && self.dots_search == DotsSearch::PAPER;
                 let fresh = Settings::default();
                 let product = self.solver_edges == fresh.solver_edges
+                    && self.prove_edges == fresh.prove_edges
                     && self.safe_first == fresh.safe_first
                     && self.dots_search == fresh.dots_search
                     && matches!(self.model, ModelChoice::Product)
@@ -356,6 +372,15 @@ impl Settings {
                 ))
             }
         })
+    }
+
+    /// The exact endgame the settings ask for (the product's node limits).
+    pub fn endgame(&self) -> EndgameConfig {
+        EndgameConfig {
+            edges: self.solver_edges,
+            prove_edges: self.prove_edges,
+            ..EndgameConfig::ENGINE
+        }
     }
 
     /// Whether the settings fit `game`: the loaded model and weights (if any).

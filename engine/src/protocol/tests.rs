@@ -766,3 +766,31 @@ fn weights_option_loads_tuned_weights_for_amazons() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `prove_edges`: the product's 40 by default, 0 in the paper's engine, back with the product;
+/// refused for other games and when it is not a number.
+#[test]
+fn proofs_of_wins_are_an_option_of_the_product() {
+    let answers = session(
+        "get_option prove_edges\nset_option engine paper\nget_option prove_edges\n\
+         set_option engine product\nget_option prove_edges\nset_option prove_edges 38\n\
+         get_option engine\nset_option prove_edges many\ngame tictactoe\n\
+         set_option prove_edges 3\nset_option prove_edges 0\n",
+    );
+    assert_eq!(
+        answers[..7],
+        ["= 40", "=", "= 0", "=", "= 40", "=", "= custom"]
+    );
+    assert!(
+        answers[7].contains("prove_edges must be a whole number"),
+        "{}",
+        answers[7]
+    );
+    assert_eq!(answers[8], "= tictactoe");
+    assert!(
+        answers[9].contains("prove_edges is for Dots and Boxes only"),
+        "{}",
+        answers[9]
+    );
+    assert_eq!(answers[10], "=");
+}

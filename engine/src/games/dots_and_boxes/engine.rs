@@ -1,7 +1,7 @@
 //! Dots and Boxes in the registry: its parameters, its protocol position, and how the engine
 //! searches it (the value net and the game's knowledge when the settings ask for them).
 
-use super::knowledge::{DotsKnowledge, EndgameConfig};
+use super::knowledge::DotsKnowledge;
 use super::DotsAndBoxes;
 use crate::agents::{Agent, AgentSpec};
 use crate::bench::{BenchOptions, Figure};
@@ -86,10 +86,8 @@ impl RegisteredGame for DotsAndBoxes {
         config: SearchConfig,
         knowledge: &mut DotsKnowledge,
     ) -> Result<Searched, String> {
-        knowledge.configure(
-            EndgameConfig::from_edges(settings.solver_edges),
-            settings.safe_first,
-        );
+        knowledge.configure(settings.endgame(), settings.safe_first);
+        let start = std::time::Instant::now();
         let mut root_moves = Vec::new();
         if let Some(known) = knowledge.known_move(self, &mut root_moves) {
             return Ok(Searched {
@@ -97,6 +95,11 @@ impl RegisteredGame for DotsAndBoxes {
                 result: None,
                 note: Some(known.describe().to_string()),
             });
+        }
+        // A proof that found no win took its time from the search's (a quarter is left).
+        let mut config = config;
+        if let Some(time) = config.budget.time {
+            config.budget.time = Some(time.saturating_sub(start.elapsed()).max(time / 4));
         }
         let cp = config.cp;
         let chains = settings.dots_search.chain_rollout();

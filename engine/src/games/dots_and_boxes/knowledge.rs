@@ -8,7 +8,7 @@ use crate::game::{Action, Game};
 use crate::games::dots_and_boxes::analysis::{free_capture, safe_first_moves};
 use crate::games::dots_and_boxes::endgame::EndgameSolver;
 use crate::games::DotsAndBoxes;
-use crate::mcts::RolloutPolicy;
+use crate::mcts::{Budget, RolloutPolicy};
 
 /// When the exact solver takes over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,20 +17,40 @@ pub struct EndgameConfig {
     pub edges: u32,
     /// It gives up past this many positions searched for one move.
     pub nodes: u64,
+    /// Above `edges`, up to this many free edges, the solver tries to prove a win for the
+    /// player to move (a null-window search) and plays a move that keeps it; a position it
+    /// cannot prove won within `prove_nodes` is left to the search (0: never).
+    pub prove_edges: u32,
+    pub prove_nodes: u64,
 }
 
 impl EndgameConfig {
     /// Never solve.
-    pub const OFF: EndgameConfig = EndgameConfig { edges: 0, nodes: 0 };
+    pub const OFF: EndgameConfig = EndgameConfig {
+        edges: 0,
+        nodes: 0,
+        prove_edges: 0,
+        prove_nodes: 0,
+    };
+
+    /// Positions a proof may search by default: about 150 ms on this machine (the solver
+    /// searches some 7,000 positions a millisecond).
+    pub const PROVE_NODES: u64 = 1_000_000;
 
     /// The rival's (QDab's "late in the game"): on 5x5 the solver answered every tested
     /// position with 30 free edges in milliseconds (see docs/players.md).
     pub const RIVAL: EndgameConfig = EndgameConfig::from_edges(30);
 
-    /// The net-guided engine's: 34 free edges took 18 ms a move on average, 39 at worst, in the
-    /// same test, and seeing the endgame four edges before the rival wins the empty-board match
-    /// against it (see docs/players.md).
-    pub const ENGINE: EndgameConfig = EndgameConfig::from_edges(34);
+    /// The net-guided engine's: the solver's move from 34 free edges (18 ms a move on average,
+    /// 39 at worst, in the same test; seeing the endgame four edges before the rival wins the
+    /// empty-board match against it), and from 40 free edges a proof of a win for the player
+    /// to move within 2M positions (about 300 ms; 67-33 against the same engine without it at
+    /// 300 ms a move, see docs/players.md).
+    pub const ENGINE: EndgameConfig = EndgameConfig {
+        prove_edges: 40,
+        prove_nodes: 2_000_000,
+        ..EndgameConfig::from_edges(34)
+    };
 
     /// The solver from `edges` free edges on, giving up past 4M positions for one move (the
     /// player's own method then answers).
@@ -38,6 +58,8 @@ impl EndgameConfig {
         EndgameConfig {
             edges,
             nodes: 4_000_000,
+            prove_edges: 0,
+            prove_nodes: EndgameConfig::PROVE_NODES,
         }
     }
 
@@ -82,8 +104,35 @@ impl ExactEndgame {
         }
         match free_capture(state.geometry(), state.edges()) {
             Some(e) => Some(KnownMove::FreeCapture(e as Action)),
-            None => self.try_solve(state).map(KnownMove::Solved),
+            None => self
+                .try_solve(state)
+                .map(KnownMove::Solved)
+                .or_else(|| self.try_prove(state).map(KnownMove::Proven)),
         }
+    }
+
+    fn solver_for(&mut self, state: &DotsAndBoxes) -> &mut EndgameSolver {
+        if self.solver.as_ref().is_some_and(|s| !s.fits(state)) {
+            self.solver = None;
+        }
+        self.solver
+            .get_or_insert_with(|| EndgameSolver::for_board(state))
+    }
+
+    /// Above the solver's range and up to `prove_edges` free edges: a move that keeps a win
+    /// the solver proves for the player to move within `prove_nodes`.
+    pub fn try_prove(&mut self, state: &DotsAndBoxes) -> Option<Action> {
+        let free = (!state.edges() & state.geometry().all_edges).count_ones();
+        if free <= self.config.edges || free > self.config.prove_edges || state.is_terminal() {
+            return None;
+        }
+        let nodes = self.config.prove_nodes;
+        let solver = self.solver_for(state);
+        let win = crate::game::Outcome::win_for(state.to_move());
+        if solver.try_outcome(state, nodes)? != win {
+            return None;
+        }
+        solver.try_outcome_move(state, win, nodes)
     }
 
     /// The solver's move when the position is late enough and it answers within its limit.
@@ -93,14 +142,9 @@ impl ExactEndgame {
         if free > self.config.edges || state.is_terminal() {
             return None;
         }
-        if self.solver.as_ref().is_some_and(|s| !s.fits(state)) {
-            self.solver = None;
-        }
-        let solver = self
-            .solver
-            .get_or_insert_with(|| EndgameSolver::for_board(state));
-        solver
-            .try_best_action(state, self.config.nodes)
+        let nodes = self.config.nodes;
+        self.solver_for(state)
+            .try_best_action(state, nodes)
             .map(|(a, _)| a)
     }
 }
@@ -149,6 +193,8 @@ pub enum KnownMove {
     FreeCapture(Action),
     /// The exact solver's move.
     Solved(Action),
+    /// A move that keeps a win the solver proved (`prove_edges`).
+    Proven(Action),
     /// The only safe edge (with `safe_first`).
     OnlySafeEdge(Action),
 }
@@ -156,7 +202,10 @@ pub enum KnownMove {
 impl KnownMove {
     pub fn action(self) -> Action {
         match self {
-            KnownMove::FreeCapture(a) | KnownMove::Solved(a) | KnownMove::OnlySafeEdge(a) => a,
+            KnownMove::FreeCapture(a)
+            | KnownMove::Solved(a)
+            | KnownMove::Proven(a)
+            | KnownMove::OnlySafeEdge(a) => a,
         }
     }
 
@@ -165,6 +214,7 @@ impl KnownMove {
         match self {
             KnownMove::FreeCapture(_) => "a free capture",
             KnownMove::Solved(_) => "the exact solver's move",
+            KnownMove::Proven(_) => "a move that keeps a win the solver proved",
             KnownMove::OnlySafeEdge(_) => "the only safe edge",
         }
     }
@@ -266,12 +316,24 @@ impl<R: RolloutPolicy<DotsAndBoxes>> Agent<DotsAndBoxes> for KnowledgeAgent<R> {
     }
 
     fn choose(&mut self, state: &DotsAndBoxes, moves: &[Action]) -> Result<Choice, AgentError> {
+        let start = std::time::Instant::now();
         let known = self.knowledge.known_move(state, &mut self.root_moves);
         self.searched = known.is_none();
-        match known {
-            Some(known) => Ok(Choice::plain(known.action())),
-            None => self.search.choose_among(state, moves, &self.root_moves),
+        if let Some(known) = known {
+            return Ok(Choice::plain(known.action()));
         }
+        // What a failed proof took comes out of the search's time (at least a quarter is left).
+        let budget = self.search.budget();
+        if let Some(time) = budget.time {
+            let left = time.saturating_sub(start.elapsed()).max(time / 4);
+            self.search.set_budget(Budget {
+                time: Some(left),
+                ..budget
+            });
+        }
+        let choice = self.search.choose_among(state, moves, &self.root_moves);
+        self.search.set_budget(budget);
+        choice
     }
 
     fn last_search(&self) -> Option<&crate::mcts::SearchResult> {

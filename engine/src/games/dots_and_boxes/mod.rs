@@ -17,6 +17,7 @@ mod engine;
 mod geometry;
 pub mod knowledge;
 pub mod labels;
+pub mod late;
 pub mod players;
 pub mod qdab;
 pub mod rollout;
