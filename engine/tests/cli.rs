@@ -298,3 +298,71 @@ fn surakarta_players_play_and_bad_keys_are_named() {
         assert!(!ok && err.contains(says), "{spec}: {err}");
     }
 }
+
+/// `engine label`: recorded games finished by perfect play, resumed where a run stopped, and
+/// bad input refused by name.
+#[test]
+fn label_finishes_recorded_games_by_perfect_play_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("engine-cli-label-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (records, labelled) = (dir.join("games"), dir.join("labelled"));
+    let (r, l) = (records.to_str().unwrap(), labelled.to_str().unwrap());
+    let (ok, _, err) = engine(&[
+        "match",
+        "--p1",
+        "greedy",
+        "--p2",
+        "random",
+        "--games",
+        "6",
+        "--quiet",
+        "--records",
+        r,
+    ]);
+    assert!(ok, "{err}");
+    let label = |games: &str| {
+        engine(&[
+            "label", "--data", r, "--out", l, "--free", "22", "--from", "30", "--games", games,
+        ])
+    };
+    let (ok, _, err) = label("4");
+    assert!(ok && err.contains("4 games labelled"), "{err}");
+    // The rerun with more games labels only the new ones (the settings are the same).
+    let (ok, _, err) = label("6");
+    assert!(
+        ok && err.contains("labelling 2 games (4 done before)"),
+        "{err}"
+    );
+    let dataset = engine::record::Dataset::open(&labelled).unwrap();
+    let games: Vec<_> = dataset.games().map(Result::unwrap).collect();
+    assert_eq!(games.len(), 6);
+    let mut solver = engine::games::dots_and_boxes::endgame::EndgameSolver::new(5, 5, 16);
+    for game in &games {
+        let horizon = game
+            .moves
+            .iter()
+            .position(|m| m.kind == engine::record::MoveKind::Solved)
+            .unwrap();
+        let mut state = engine::games::DotsAndBoxes::new(5, 5).unwrap();
+        for m in &game.moves[..horizon] {
+            engine::Game::apply(&mut state, m.action);
+        }
+        assert!(60 - state.edges_drawn() <= 22);
+        assert_eq!(solver.outcome(&state), game.outcome);
+    }
+    // Other settings into the same folder, a horizon above its start, a missing dataset.
+    let (ok, _, err) = engine(&["label", "--data", r, "--out", l, "--free", "20"]);
+    assert!(!ok && err.contains("other settings"), "{err}");
+    let (ok, _, err) = engine(&[
+        "label", "--data", r, "--out", l, "--free", "30", "--from", "24",
+    ]);
+    assert!(
+        !ok && err.contains("--from (24) must be at least --free (30)"),
+        "{err}"
+    );
+    let missing = dir.join("none");
+    let (ok, _, err) = engine(&["label", "--data", missing.to_str().unwrap(), "--out", l]);
+    assert!(!ok && err.contains(missing.to_str().unwrap()), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -70,7 +70,7 @@ impl Labeller {
         horizon: Horizon,
         rng: &mut Rng,
     ) -> Result<Option<GameRecord>, String> {
-        let mut state = initial.clone();
+        let mut state = *initial;
         let mut moves = Vec::with_capacity(state.geometry().num_edges);
         let mut given = |state: &mut DotsAndBoxes, action| {
             moves.push(MoveRecord {
@@ -155,7 +155,7 @@ mod tests {
     /// A recorded game of uniformly random moves on `rows` x `cols`.
     fn random_game(rows: usize, cols: usize, index: u64) -> (DotsAndBoxes, GameRecord) {
         let initial = DotsAndBoxes::new(rows, cols).unwrap();
-        let mut state = initial.clone();
+        let mut state = initial;
         let mut rng = Rng::new(index);
         let mut moves = Vec::new();
         let mut legal = Vec::new();
@@ -201,7 +201,7 @@ mod tests {
             assert_eq!(record.index, index);
             outcomes[crate::record::outcome_class(record.outcome) as usize] += 1;
             let mut exact = EndgameSolver::new(3, 3, 16);
-            replay(&record, initial.clone(), |state, ply, m| {
+            replay(&record, initial, |state, ply, m| {
                 let free = free_edges(state);
                 match m.kind {
                     MoveKind::Given => {
