@@ -242,3 +242,31 @@ fn a_proven_win_is_kept_and_a_lost_or_unproven_position_is_left_to_the_search() 
     }
     assert_eq!(endgame.try_prove(&late), None);
 }
+
+#[test]
+fn a_clock_bounds_a_proof() {
+    // 5x5 positions with 34 free edges: no proof within no time; within a minute's worth of
+    // positions, a proof wherever the player to move wins.
+    let config = EndgameConfig {
+        prove_edges: 60,
+        prove_nodes: u64::MAX,
+        ..EndgameConfig::from_edges(30)
+    };
+    let mut rng = Rng::new(4);
+    let mut endgame = ExactEndgame::new(config);
+    let mut checked = 0;
+    for _ in 0..20 {
+        let state = random_safe_play(DotsAndBoxes::new(5, 5).unwrap(), 26, &mut rng);
+        endgame.new_game();
+        endgame.set_move_time(Some(std::time::Duration::ZERO));
+        assert_eq!(endgame.try_prove(&state), None);
+        endgame.set_move_time(Some(std::time::Duration::from_secs(60)));
+        if endgame.try_prove(&state).is_some() {
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 0,
+        "some of 20 positions are won for the player to move"
+    );
+}

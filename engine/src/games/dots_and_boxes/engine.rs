@@ -87,6 +87,7 @@ impl RegisteredGame for DotsAndBoxes {
         knowledge: &mut DotsKnowledge,
     ) -> Result<Searched, String> {
         knowledge.configure(settings.endgame(), settings.safe_first);
+        knowledge.set_move_time(config.budget.time);
         let start = std::time::Instant::now();
         let mut root_moves = Vec::new();
         if let Some(known) = knowledge.known_move(self, &mut root_moves) {

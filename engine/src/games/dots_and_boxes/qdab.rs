@@ -26,15 +26,14 @@ use std::time::{Duration, Instant};
 
 use self::canonical::{canonical, forced_capture};
 use self::search::{stage, tree_moves, Pos, RootMove, Schedule, Stop, Worker, SOLVE_FROM};
+use super::knowledge::SOLVER_NODES_PER_MS;
 use crate::agents::{Agent, AgentError, Choice};
 use crate::game::{Action, Game};
 use crate::games::DotsAndBoxes;
 use crate::mcts::Budget;
 use crate::rng::derive_seed;
 
-/// Positions the exact solver searches in a millisecond on this machine (docs/players.md: 125k
-/// in 17.9 ms); a timed root solve is given half its time at this rate.
-const SOLVER_NODES_PER_MS: u64 = 7_000;
+// A timed root solve is given half its time at the solver's rate (`SOLVER_NODES_PER_MS`).
 /// Solver table of each search thread: 2^20 entries (32 MB).
 const TABLE_BITS: u32 = 20;
 /// Most search threads a spec may ask for (each has its own solver table).
