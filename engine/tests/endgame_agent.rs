@@ -223,6 +223,13 @@ fn a_proven_win_is_kept_and_a_lost_or_unproven_position_is_left_to_the_search() 
         }
     }
     assert!(proven > 20 && left > 20, "{proven} {left}");
+    // Without the solver, proofs still answer (and free captures are taken).
+    let mut alone = ExactEndgame::new(EndgameConfig { edges: 0, ..config });
+    let mut s = DotsAndBoxes::new(3, 3).unwrap();
+    for a in [0, 5, 10, 15, 20, 3, 8] {
+        s.apply(a);
+    }
+    assert_eq!(alone.try_prove(&s).is_some(), solver.final_margin(&s) > 0);
     // Past its node limit a proof gives up; at the solver's range it is the solver's turn.
     let mut tiny = ExactEndgame::new(EndgameConfig {
         prove_nodes: 1,

@@ -43,7 +43,8 @@ struct RunArgs {
     /// CPU backend of burn.
     #[arg(long, value_enum)]
     cpu_backend: Option<CpuBackend>,
-    /// Input encoding: table2 (the paper's) or table2-to-move (adds the player to move).
+    /// Input encoding: table2 (the paper's), table2-to-move (adds the player to move) or late (a
+    /// late net's: the mover's side, chain counts and parities; see docs/train.md).
     #[arg(long, value_enum)]
     encoding: Option<Encoding>,
     #[arg(long)]

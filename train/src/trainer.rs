@@ -228,6 +228,12 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         say(format!(
             "free_edges {min}-{max}: {train_positions} positions for training, {valid_positions} for validation"
         ));
+        if in_memory && train_positions == 0 {
+            return Err(format!(
+                "free_edges {min}-{max}: no position of {} has that many free edges",
+                index.dirs_text()
+            ));
+        }
     }
 
     let out = &config.out;

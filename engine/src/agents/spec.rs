@@ -207,7 +207,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let known = |k: &str| {
                 (SEARCH_KEYS.contains(&k) && !(rival && k == "counter"))
                     || (net && NET_KEYS.contains(&k))
-                    || SOLVER_KEYS.contains(&k)
+                    || (SOLVER_KEYS.contains(&k) && !(rival && k.starts_with("prove_")))
                     || (!rival && KNOWLEDGE_KEYS.contains(&k))
                     || ((kind == "mcts" || net) && is_game_search_key(k))
             };
@@ -539,8 +539,9 @@ impl AgentSpec {
                 refuse_game_keys(text, game_keys, spec.name())?;
                 if self.asks_dots_knowledge() {
                     return Err(format!(
-                        "player '{text}': the exact endgame (solver_edges, solver_nodes) and \
-                         safe_first are for Dots and Boxes only, not {spec}"
+                        "player '{text}': the exact endgame (solver_edges, solver_nodes, \
+                         prove_edges, prove_nodes) and safe_first are for Dots and Boxes only, \
+                         not {spec}"
                     ));
                 }
                 Ok(Box::new(MctsAgent::plain(text.clone(), config.clone())))
@@ -592,6 +593,13 @@ mod tests {
         }
         match parse_spec("nn").unwrap() {
             AgentSpec::Nn { late, .. } => assert_eq!(late, None),
+            other => panic!("{other:?}"),
+        }
+        // The rival has no proofs; plain MCTS may have proofs without the solver.
+        let err = parse_spec("rival:prove_edges=40").unwrap_err();
+        assert!(err.contains("prove_edges"), "{err}");
+        match parse_spec("mcts:prove_edges=40").unwrap() {
+            AgentSpec::Mcts { endgame, .. } => assert!(endgame.is_on() && endgame.edges == 0),
             other => panic!("{other:?}"),
         }
         let err = parse_spec("nn:horizon=30").unwrap_err();

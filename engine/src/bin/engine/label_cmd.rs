@@ -34,6 +34,7 @@ pub struct LabelArgs {
     games: Option<usize>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Threads, each with its own solver table of 2^22 entries (128 MB).
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// Positions the solver may search for one outcome or move (past it the game is skipped).
@@ -130,7 +131,8 @@ pub fn label(args: LabelArgs) -> Result<(), String> {
                 );
             }
         }
-        out.finish(next.load(Ordering::Relaxed) >= todo.len())?;
+        // Complete when every game asked for is in the file (skipped ones are tried again).
+        out.finish(skipped == 0 && next.load(Ordering::Relaxed) >= todo.len())?;
         eprintln!(
             "{labelled} games labelled, {skipped} skipped, in {:.1} s; {} games in {}",
             start.elapsed().as_secs_f64(),
@@ -212,6 +214,7 @@ impl Output {
             }
             let (writer, report) = RecordWriter::resume(&file, &spec).map_err(|e| e.to_string())?;
             manifest.games = report.indices.len() as u64;
+            manifest.games_planned = planned;
             manifest.positions = report.positions;
             manifest.files[0].games = manifest.games;
             manifest.files[0].positions = manifest.positions;

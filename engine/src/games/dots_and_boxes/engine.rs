@@ -1,7 +1,7 @@
 //! Dots and Boxes in the registry: its parameters, its protocol position, and how the engine
 //! searches it (the value net and the game's knowledge when the settings ask for them).
 
-use super::knowledge::DotsKnowledge;
+use super::knowledge::{time_after_knowledge, DotsKnowledge};
 use super::DotsAndBoxes;
 use crate::agents::{Agent, AgentSpec};
 use crate::bench::{BenchOptions, Figure};
@@ -97,10 +97,10 @@ impl RegisteredGame for DotsAndBoxes {
                 note: Some(known.describe().to_string()),
             });
         }
-        // A proof that found no win took its time from the search's (a quarter is left).
+        // A proof that found no win took its time from the search's.
         let mut config = config;
         if let Some(time) = config.budget.time {
-            config.budget.time = Some(time.saturating_sub(start.elapsed()).max(time / 4));
+            config.budget.time = Some(time_after_knowledge(time, start.elapsed()));
         }
         let cp = config.cp;
         let chains = settings.dots_search.chain_rollout();

@@ -8,11 +8,19 @@ use crate::game::{Action, Game};
 use crate::games::dots_and_boxes::analysis::{free_capture, safe_first_moves};
 use crate::games::dots_and_boxes::endgame::EndgameSolver;
 use crate::games::DotsAndBoxes;
+use std::time::Duration;
+
 use crate::mcts::{Budget, RolloutPolicy};
 
 /// Positions the exact solver searches in a millisecond on this machine, about (docs/players.md:
 /// 125k in 17.9 ms): a proof's node limit when a player has a clock, and `qdab`'s timed solve.
 pub const SOLVER_NODES_PER_MS: u64 = 7_000;
+
+/// The search's time for a move of `time` after knowledge took `spent` of it (a proof that
+/// found no win): the rest, and never less than a quarter.
+pub fn time_after_knowledge(time: Duration, spent: Duration) -> Duration {
+    time.saturating_sub(spent).max(time / 4)
+}
 
 /// When the exact solver takes over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,8 +56,8 @@ impl EndgameConfig {
     /// The net-guided engine's: the solver's move from 34 free edges (18 ms a move on average,
     /// 39 at worst, in the same test; seeing the endgame four edges before the rival wins the
     /// empty-board match against it), and from 40 free edges a proof of a win for the player
-    /// to move within 2M positions (about 300 ms; 67-33 against the same engine without it at
-    /// 300 ms a move, see docs/players.md).
+    /// to move within 2M positions (about 300 ms; 176-124 over 300 games against the same
+    /// engine without it at 300 ms a move, see docs/players.md).
     pub const ENGINE: EndgameConfig = EndgameConfig {
         prove_edges: 40,
         prove_nodes: 2_000_000,
@@ -67,8 +75,9 @@ impl EndgameConfig {
         }
     }
 
+    /// Whether free captures are taken and the solver (or a proof) is asked at all.
     pub fn is_on(&self) -> bool {
-        self.edges > 0
+        self.edges > 0 || self.prove_edges > 0
     }
 }
 
@@ -140,16 +149,19 @@ impl ExactEndgame {
         if free <= self.config.edges || free > self.config.prove_edges || state.is_terminal() {
             return None;
         }
-        let by_time = self
-            .move_time
-            .map_or(u64::MAX, |t| t.as_millis() as u64 * SOLVER_NODES_PER_MS);
+        let by_time = self.move_time.map_or(u64::MAX, |t| {
+            (t.as_millis() as u64).saturating_mul(SOLVER_NODES_PER_MS)
+        });
         let nodes = self.config.prove_nodes.min(by_time);
         let solver = self.solver_for(state);
-        let win = crate::game::Outcome::win_for(state.to_move());
-        if solver.try_outcome(state, nodes)? != win {
+        // One budget for the proof and the move after it: a win (not a draw) is asked for.
+        let before = solver.nodes();
+        if !solver.try_edges_at_least(state.edges(), 1 - state.lead_of_mover(), nodes)? {
             return None;
         }
-        solver.try_outcome_move(state, win, nodes)
+        let left = nodes.saturating_sub(solver.nodes() - before).max(1);
+        let win = crate::game::Outcome::win_for(state.to_move());
+        solver.try_outcome_move(state, win, left)
     }
 
     /// The solver's move when the position is late enough and it answers within its limit.
@@ -346,11 +358,9 @@ impl<R: RolloutPolicy<DotsAndBoxes>> Agent<DotsAndBoxes> for KnowledgeAgent<R> {
         if let Some(known) = known {
             return Ok(Choice::plain(known.action()));
         }
-        // What a failed proof took comes out of the search's time (at least a quarter is left).
         if let Some(time) = budget.time {
-            let left = time.saturating_sub(start.elapsed()).max(time / 4);
             self.search.set_budget(Budget {
-                time: Some(left),
+                time: Some(time_after_knowledge(time, start.elapsed())),
                 ..budget
             });
         }

@@ -82,7 +82,7 @@ impl Labeller {
             });
             state.apply(action);
         };
-        let leave_at = horizon.free + rng.below(horizon.from - horizon.free + 1);
+        let leave_at = horizon.free + rng.below((horizon.from - horizon.free).saturating_add(1));
         for (ply, m) in source.moves.iter().enumerate() {
             if free_edges(&state) <= leave_at {
                 break;

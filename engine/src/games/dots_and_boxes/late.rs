@@ -6,7 +6,7 @@
 //! implicitly: the lead, the chains and loops already formed, how many safe edges are left, and
 //! whether the long chains' parity favours the player to move (the long chain rule: the first
 //! player wants dots plus long chains even). A logistic regression on these features alone
-//! named the winner of 73% of held-out positions (docs/players.md), so the net gets them as
+//! named the winner of 71 to 73% of held-out positions (docs/players.md), so the net gets them as
 //! inputs beside the grid. Its outputs are read from the mover's side too: (mover wins, mover
 //! loses, draw).
 
