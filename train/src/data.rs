@@ -117,77 +117,88 @@ impl Encoder {
         features: &mut Vec<f32>,
         labels: &mut Vec<u8>,
     ) -> Result<(), String> {
+        /// One row per position `row` keeps: it writes the features into the row's `width`
+        /// floats and returns the label, or `None` to leave the position out.
         fn rows<G: Game>(
             initial: G,
             game: &GameRecord,
             width: usize,
-            to_move: bool,
-            keep: impl Fn(&G) -> bool,
+            row: impl Fn(&G, &mut [f32]) -> Option<u8>,
             features: &mut Vec<f32>,
             labels: &mut Vec<u8>,
         ) -> Result<(), String> {
-            let label = outcome_class(game.outcome);
-            let grid = width - usize::from(to_move);
             replay(game, initial, |state, _, _| {
-                if !keep(state) {
-                    return;
-                }
                 let start = features.len();
                 features.resize(start + width, 0.0);
-                state.encode_features(&mut features[start..start + grid]);
-                if to_move && state.to_move() == engine::Player::P1 {
-                    features[start + grid] = 1.0;
+                match row(state, &mut features[start..]) {
+                    Some(label) => labels.push(label),
+                    None => features.truncate(start),
                 }
-                labels.push(label);
             })
             .map(|_| ())
         }
+        // The grid encodings: the game's features, then who is to move if asked, and the
+        // game's outcome class.
+        fn grid<G: Game>(to_move: bool, outcome: u8) -> impl Fn(&G, &mut [f32]) -> Option<u8> {
+            move |state, out| {
+                let n = out.len() - usize::from(to_move);
+                state.encode_features(&mut out[..n]);
+                if to_move && state.to_move() == engine::Player::P1 {
+                    out[n] = 1.0;
+                }
+                Some(outcome)
+            }
+        }
         let (width, to_move) = (self.feature_len, self.to_move);
+        let outcome = outcome_class(game.outcome);
         match self.board {
             Board::DotsAndBoxes(g) => {
                 let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
                 let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
                 if self.late {
-                    return late_rows(g, game, width, keep, features, labels);
+                    let late = late_row(game.outcome);
+                    return rows(
+                        g,
+                        game,
+                        width,
+                        |s, out| keep(s).then(|| late(s, out)),
+                        features,
+                        labels,
+                    );
                 }
-                rows(g, game, width, to_move, keep, features, labels)
+                let grid = grid(to_move, outcome);
+                rows(
+                    g,
+                    game,
+                    width,
+                    |s, out| keep(s).then(|| grid(s, out)).flatten(),
+                    features,
+                    labels,
+                )
             }
-            Board::TicTacToe(g) => rows(g, game, width, to_move, |_| true, features, labels),
+            Board::TicTacToe(g) => rows(g, game, width, grid(to_move, outcome), features, labels),
         }
     }
 }
 
-/// The late encoding's rows of `game`: [`late_features`] and the outcome from the side of the
-/// player to move (0 wins, 1 loses, 2 draw).
-fn late_rows(
-    initial: DotsAndBoxes,
-    game: &GameRecord,
-    width: usize,
-    keep: impl Fn(&DotsAndBoxes) -> bool,
-    features: &mut Vec<f32>,
-    labels: &mut Vec<u8>,
-) -> Result<(), String> {
-    replay(game, initial, |state, _, _| {
-        if !keep(state) {
-            return;
-        }
-        let start = features.len();
-        features.resize(start + width, 0.0);
+/// The late encoding's row of a position of a game that ended in `outcome`: [`late_features`],
+/// and the outcome from the side of the player to move (0 wins, 1 loses, 2 draw).
+fn late_row(outcome: engine::Outcome) -> impl Fn(&DotsAndBoxes, &mut [f32]) -> u8 {
+    move |state, out| {
         let mover = state.to_move();
         late_features(
             state.geometry(),
             state.edges(),
             state.box_owners(),
             mover,
-            &mut features[start..],
+            out,
         );
-        labels.push(match game.outcome.winner() {
+        match outcome.winner() {
             Some(p) if p == mover => 0,
             Some(_) => 1,
             None => 2,
-        });
-    })
-    .map(|_| ())
+        }
+    }
 }
 
 /// The games of one or more datasets (of one game), indexed once and split by game.

@@ -7,6 +7,7 @@ use crate::agents::{Agent, AgentError, Choice, MctsAgent};
 use crate::game::{Action, Game};
 use crate::games::dots_and_boxes::analysis::{free_capture, safe_first_moves};
 use crate::games::dots_and_boxes::endgame::EndgameSolver;
+use crate::games::dots_and_boxes::labels::free_edges;
 use crate::games::DotsAndBoxes;
 use std::time::Duration;
 
@@ -145,7 +146,7 @@ impl ExactEndgame {
     /// Above the solver's range and up to `prove_edges` free edges: a move that keeps a win
     /// the solver proves for the player to move within `prove_nodes`.
     pub fn try_prove(&mut self, state: &DotsAndBoxes) -> Option<Action> {
-        let free = (!state.edges() & state.geometry().all_edges).count_ones();
+        let free = free_edges(state);
         if free <= self.config.edges || free > self.config.prove_edges || state.is_terminal() {
             return None;
         }
@@ -166,8 +167,7 @@ impl ExactEndgame {
 
     /// The solver's move when the position is late enough and it answers within its limit.
     pub fn try_solve(&mut self, state: &DotsAndBoxes) -> Option<Action> {
-        let geo = state.geometry();
-        let free = (!state.edges() & geo.all_edges).count_ones();
+        let free = free_edges(state);
         if free > self.config.edges || state.is_terminal() {
             return None;
         }
