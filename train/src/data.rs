@@ -450,7 +450,7 @@ fn shuffled(n: usize, rng: &mut Rng) -> Vec<u32> {
     order
 }
 
-fn open_readers(files: &[PathBuf]) -> Result<Vec<RecordReader>, String> {
+pub(crate) fn open_readers(files: &[PathBuf]) -> Result<Vec<RecordReader>, String> {
     files
         .iter()
         .map(|p| RecordReader::open(p).map_err(|e| e.to_string()))

@@ -6,6 +6,7 @@
 //! * [`data`]: positions read through `engine::record`, split by game, shuffled batches.
 //! * [`model`]: the net in burn and its conversion to `engine::nn::ValueNet`.
 //! * [`trainer`]: the loop, checkpoints, resume, early stopping, export.
+//! * [`policy`]: `train policy`, a policy net on the searches' root visit counts.
 //! * [`metrics`], [`card`]: what each epoch measured, `metrics.csv`, the curves, the card.
 
 pub mod card;
@@ -13,4 +14,5 @@ pub mod config;
 pub mod data;
 pub mod metrics;
 pub mod model;
+pub mod policy;
 pub mod trainer;

@@ -1,10 +1,11 @@
-//! The `train` binary: `train run`.
+//! The `train` binary: `train run` (value nets) and `train policy` (policy nets).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig};
+use train::policy::{train_policy, PolicyConfig};
 use train::trainer::{train, TrainOptions};
 
 #[derive(Parser)]
@@ -22,6 +23,39 @@ struct Cli {
 enum Command {
     /// Train (or resume training) and export the best net.
     Run(Box<RunArgs>),
+    /// Fit a policy net (Dots and Boxes) to the root visit counts of recorded searches.
+    Policy(PolicyArgs),
+}
+
+#[derive(Args)]
+struct PolicyArgs {
+    /// Dataset folder with root statistics (`engine match --records`); repeatable.
+    #[arg(long, required = true)]
+    data: Vec<PathBuf>,
+    /// Output folder: model.safetensors (the best epoch's) and metrics.csv.
+    #[arg(long)]
+    out: PathBuf,
+    #[arg(long, default_value_t = PolicyConfig::default().hidden)]
+    hidden: usize,
+    #[arg(long, default_value_t = PolicyConfig::default().epochs)]
+    epochs: usize,
+    /// Stop after this many epochs without a better validation loss (0: never).
+    #[arg(long, default_value_t = PolicyConfig::default().patience)]
+    patience: usize,
+    #[arg(long, default_value_t = PolicyConfig::default().batch_size)]
+    batch_size: usize,
+    #[arg(long, default_value_t = PolicyConfig::default().learning_rate)]
+    learning_rate: f64,
+    #[arg(long, default_value_t = PolicyConfig::default().validation_share)]
+    validation_share: f64,
+    #[arg(long, default_value_t = PolicyConfig::default().seed)]
+    seed: u64,
+    /// Leave out positions whose root had fewer visits in all.
+    #[arg(long, default_value_t = PolicyConfig::default().min_visits)]
+    min_visits: u32,
+    /// Only the final line.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -85,6 +119,7 @@ struct RunArgs {
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Run(args) => run(*args),
+        Command::Policy(args) => policy(args),
     };
     engine::cli::finish("train", result)
 }
@@ -157,5 +192,34 @@ fn run(args: RunArgs) -> Result<(), String> {
         ),
         None => println!("no epoch run (already at {} epochs)", summary.epochs_run),
     }
+    Ok(())
+}
+
+fn policy(args: PolicyArgs) -> Result<(), String> {
+    let config = PolicyConfig {
+        data: args.data,
+        out: args.out,
+        hidden: args.hidden,
+        epochs: args.epochs,
+        patience: args.patience,
+        batch_size: args.batch_size,
+        learning_rate: args.learning_rate,
+        validation_share: args.validation_share,
+        seed: args.seed,
+        min_visits: args.min_visits,
+    };
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let s = train_policy(&config, !args.quiet, &command)?;
+    println!(
+        "best epoch {} of {}: validation loss {:.5}, top-1 {:.2}% (a uniform guess {:.2}%) on {} positions ({} for training) | {}",
+        s.best.epoch,
+        s.epochs_run,
+        s.best.valid_loss,
+        100.0 * s.best.valid_top1,
+        100.0 * s.uniform_top1,
+        s.valid_positions,
+        s.train_positions,
+        s.model.display()
+    );
     Ok(())
 }

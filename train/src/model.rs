@@ -5,7 +5,7 @@ use burn::module::{Module, Param};
 use burn::nn::Linear;
 use burn::tensor::activation::sigmoid;
 use burn::tensor::{Device, Tensor, TensorData};
-use engine::nn::{ModelMeta, ValueNet, OUTPUTS};
+use engine::nn::{ModelMeta, PolicyNet, ValueNet, OUTPUTS};
 use engine::rng::Rng;
 
 #[derive(Module, Debug)]
@@ -36,11 +36,23 @@ fn linear(inputs: usize, outputs: usize, rng: &mut Rng, device: &Device) -> Line
 }
 
 impl Net {
+    /// The value net: three outputs.
     pub fn new(inputs: usize, hidden: usize, seed: u64, device: &Device) -> Net {
+        Net::with_outputs(inputs, hidden, OUTPUTS, seed, device)
+    }
+
+    /// The same two layers with `outputs` outputs (a policy net: one per edge).
+    pub fn with_outputs(
+        inputs: usize,
+        hidden: usize,
+        outputs: usize,
+        seed: u64,
+        device: &Device,
+    ) -> Net {
         let mut rng = Rng::new(seed);
         Net {
             hidden: linear(inputs, hidden, &mut rng, device),
-            output: linear(hidden, OUTPUTS, &mut rng, device),
+            output: linear(hidden, outputs, &mut rng, device),
         }
     }
 
@@ -54,8 +66,34 @@ impl Net {
         sigmoid(self.logits(input))
     }
 
-    /// The weights in the engine's layout (PyTorch's: [outputs, inputs]).
+    /// The value net in the engine's format.
     pub fn to_value_net(&self, meta: ModelMeta) -> ValueNet {
+        let [hidden_weight, hidden_bias, output_weight, output_bias] = self.weights();
+        ValueNet {
+            meta,
+            hidden_weight,
+            hidden_bias,
+            output_weight,
+            output_bias,
+        }
+    }
+
+    /// The policy net in the engine's format.
+    pub fn to_policy_net(&self, meta: ModelMeta) -> PolicyNet {
+        let [hidden_weight, hidden_bias, output_weight, output_bias] = self.weights();
+        PolicyNet {
+            meta,
+            outputs: output_bias.len(),
+            hidden_weight,
+            hidden_bias,
+            output_weight,
+            output_bias,
+        }
+    }
+
+    /// The weights in the engine's layout (PyTorch's: [outputs, inputs]): hidden weight and
+    /// bias, output weight and bias.
+    fn weights(&self) -> [Vec<f32>; 4] {
         fn transposed(layer: &Linear) -> (Vec<f32>, Vec<f32>) {
             let w = layer.weight.val();
             let [inputs, outputs] = w.dims();
@@ -78,13 +116,7 @@ impl Net {
         }
         let (hidden_weight, hidden_bias) = transposed(&self.hidden);
         let (output_weight, output_bias) = transposed(&self.output);
-        ValueNet {
-            meta,
-            hidden_weight,
-            hidden_bias,
-            output_weight,
-            output_bias,
-        }
+        [hidden_weight, hidden_bias, output_weight, output_bias]
     }
 }
 

@@ -44,9 +44,12 @@ use crate::games::dots_and_boxes::{
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
 use crate::nn::{
-    load_dab_net, load_late_net, LateNet, NetGuide, NetRollout, PAPER_MODEL, PRODUCT_MODEL,
-    PRODUCT_PRIOR,
+    load_dab_net, load_late_net, load_policy_net, LateNet, NetGuide, NetRollout, PAPER_MODEL,
+    PRODUCT_MODEL, PRODUCT_PRIOR,
 };
+
+/// The weight of a policy net's biases when `policy_weight` is not given.
+const DEFAULT_POLICY_WEIGHT: f64 = 0.5;
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +70,8 @@ pub enum AgentSpec {
         guide: NetGuide,
         /// A late net (`late=`) and the free edges where it ends the play-outs (`horizon=`).
         late: Option<(PathBuf, u32)>,
+        /// A policy net (`policy=`) and the weight of its biases (`policy_weight=`).
+        policy: Option<(PathBuf, f64)>,
         endgame: EndgameConfig,
         safe_first: bool,
         /// Keys of the Dots-and-Boxes search (`rollout`).
@@ -119,8 +124,10 @@ const SEARCH_KEYS: [&str; 7] = [
 const SOLVER_KEYS: [&str; 4] = ["solver_edges", "solver_nodes", "prove_edges", "prove_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 8] = [
+const NET_KEYS: [&str; 10] = [
     "model",
+    "policy",
+    "policy_weight",
     "threshold",
     "from_move",
     "mix",
@@ -235,6 +242,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let mut model = PathBuf::from(PAPER_MODEL);
             let mut guide = NetGuide::default();
             let (mut late, mut horizon) = (None, LateNet::HORIZON);
+            let (mut policy, mut policy_weight) = (None, DEFAULT_POLICY_WEIGHT);
             let mut game_keys = Vec::new();
             for (key, value) in &list {
                 match key.as_str() {
@@ -277,6 +285,15 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     }
                     "model" => model = PathBuf::from(value),
                     "late" => late = Some(PathBuf::from(value)),
+                    "policy" => policy = Some(PathBuf::from(value)),
+                    "policy_weight" => {
+                        policy_weight = number(key, value).map_err(err)?;
+                        if !(policy_weight.is_finite() && policy_weight >= 0.0) {
+                            return Err(err(format!(
+                                "policy_weight must be a non-negative number, got '{value}'"
+                            )));
+                        }
+                    }
                     "horizon" => horizon = number(key, value).map_err(err)?,
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
@@ -326,6 +343,12 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 return Err(err("horizon is the late net's: name one with late=".into()));
             }
             let late = late.map(|path| (path, horizon));
+            if policy.is_none() && list.iter().any(|(k, _)| k == "policy_weight") {
+                return Err(err(
+                    "policy_weight is the policy net's: name one with policy=".into()
+                ));
+            }
+            let policy = policy.map(|path| (path, policy_weight));
             let text = text.to_string();
             if rival {
                 rival_config.search = config;
@@ -342,6 +365,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     model,
                     guide,
                     late,
+                    policy,
                     endgame,
                     safe_first,
                     game_keys,
@@ -440,15 +464,17 @@ impl AgentSpec {
                 model,
                 guide,
                 late,
+                policy,
                 endgame,
                 safe_first,
                 game_keys,
             } => {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
                 let chains = search.chain_rollout();
-                if chains.is_none() && late.is_some() {
+                if chains.is_none() && (late.is_some() || policy.is_some()) {
+                    let key = if late.is_some() { "late" } else { "policy" };
                     return Err(format!(
-                        "player '{text}': late needs chain rollouts (rollout=chains or sacrifices)"
+                        "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                     ));
                 }
                 if chains.is_none() && (guide.mix > 0.0 || guide.every_turn || guide.prior > 0.0) {
@@ -472,6 +498,10 @@ impl AgentSpec {
                 if let Some((path, horizon)) = late {
                     let net = load_late_net(path, board).map_err(|e| e.to_string())?;
                     rollout = rollout.with_late(LateNet::new(Arc::new(net), *horizon));
+                }
+                if let Some((path, weight)) = policy {
+                    let net = load_policy_net(path, board).map_err(|e| e.to_string())?;
+                    rollout = rollout.with_policy(net, *weight);
                 }
                 // The net's prior fades with visits (progressive bias).
                 let ucb = Ucb::new(config.cp).with_progressive_bias(true);
@@ -617,6 +647,42 @@ mod tests {
             .err()
             .unwrap();
         assert!(err.contains("/no/such/late.safetensors"), "{err}");
+    }
+
+    #[test]
+    fn policy_nets_are_read_and_refused_by_name() {
+        match parse_spec("nn:policy=p.safetensors,policy_weight=0.25").unwrap() {
+            AgentSpec::Nn { policy, .. } => {
+                assert_eq!(policy, Some((PathBuf::from("p.safetensors"), 0.25)));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("nn:policy=p.safetensors").unwrap() {
+            AgentSpec::Nn { policy, .. } => {
+                assert_eq!(
+                    policy,
+                    Some((PathBuf::from("p.safetensors"), DEFAULT_POLICY_WEIGHT))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = parse_spec("nn:policy_weight=1").unwrap_err();
+        assert!(err.contains("name one with policy="), "{err}");
+        let err = parse_spec("nn:policy=p.safetensors,policy_weight=-1").unwrap_err();
+        assert!(err.contains("policy_weight"), "{err}");
+        let board = DotsAndBoxes::new(5, 5).unwrap();
+        let err = parse_spec("nn:policy=p.safetensors,rollout=random")
+            .unwrap()
+            .build_dots(&board)
+            .err()
+            .unwrap();
+        assert!(err.contains("policy needs chain rollouts"), "{err}");
+        let err = parse_spec("nn:policy=/no/such/policy.safetensors")
+            .unwrap()
+            .build_dots(&board)
+            .err()
+            .unwrap();
+        assert!(err.contains("/no/such/policy.safetensors"), "{err}");
     }
 
     #[test]

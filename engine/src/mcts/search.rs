@@ -639,12 +639,18 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 {
                     return self.expand_evaluated(index, state.to_move());
                 }
+                let biased = self.rollout.gives_bias();
+                if biased {
+                    self.rollout
+                        .child_bias(&state, &self.actions, &mut self.biases);
+                    if self.rollout.first_visits_by_bias() {
+                        self.order_by_bias();
+                    }
+                }
                 for &a in &self.actions {
                     self.tree.push(Node::leaf(a));
                 }
-                if self.rollout.gives_bias() {
-                    self.rollout
-                        .child_bias(&state, &self.actions, &mut self.biases);
+                if biased {
                     for (k, &b) in self.biases.iter().enumerate() {
                         self.tree.set_bias(first + k, b);
                     }
@@ -667,6 +673,20 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             }
         };
         self.back_up(reward);
+    }
+
+    /// Puts `self.actions` and `self.biases` in the order of the biases, largest first (stable:
+    /// equal biases keep the shuffled order), so that a node's children get their first visits
+    /// in that order.
+    fn order_by_bias(&mut self) {
+        self.ranked.clear();
+        self.ranked
+            .extend(self.biases.iter().zip(&self.actions).map(|(&b, &a)| (b, a)));
+        self.ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (k, &(b, a)) in self.ranked.iter().enumerate() {
+            self.biases[k] = b;
+            self.actions[k] = a;
+        }
     }
 
     /// Backpropagation along the path, in absolute terms.

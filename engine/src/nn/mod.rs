@@ -8,6 +8,7 @@
 //! is for: see [`ModelMeta`] and `models/README.md`.
 
 pub mod inference;
+pub mod policy;
 pub mod rollout;
 mod safetensors;
 
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::games::{DotsAndBoxes, GameSpec};
 
 pub use inference::FastNet;
+pub use policy::{load_policy_net, DabPolicy, PolicyNet};
 pub use rollout::{DabNet, LateNet, NetGuide, NetRollout};
 pub use safetensors::{parse_safetensors, write_safetensors, TensorEntry};
 
@@ -202,128 +204,36 @@ impl ValueNet {
 
     /// Writes the net as safetensors, with its metadata.
     pub fn save(&self, path: &Path) -> Result<(), ModelError> {
-        let (n_in, n_hidden) = (self.inputs(), self.hidden());
-        let mut meta: BTreeMap<String, String> = self.meta.extra.clone();
-        let spec = serde_json::to_value(self.meta.game).expect("a spec serialises");
-        meta.insert("format".into(), MODEL_FORMAT.into());
-        meta.insert("game".into(), self.meta.game.name().into());
-        if let (Some(rows), Some(cols)) = (self.meta.game.get("rows"), self.meta.game.get("cols")) {
-            meta.insert("rows".into(), rows.to_string());
-            meta.insert("cols".into(), cols.to_string());
-        }
-        meta.insert("game_spec".into(), spec.to_string());
-        meta.insert("encoding".into(), self.meta.encoding.clone());
-        meta.insert("layers".into(), format!("{n_in}-{n_hidden}-{OUTPUTS}"));
-        meta.insert("activation".into(), "sigmoid".into());
-        meta.insert("output_activation".into(), "sigmoid".into());
-        meta.insert("outputs".into(), "p1_win,p2_win,draw".into());
-        let tensors = [
-            TensorEntry::new("hidden.weight", vec![n_hidden, n_in], &self.hidden_weight),
-            TensorEntry::new("hidden.bias", vec![n_hidden], &self.hidden_bias),
-            TensorEntry::new(
-                "output.weight",
-                vec![OUTPUTS, n_hidden],
+        let layout = FileLayout::VALUE;
+        layout.write(
+            path,
+            &self.meta,
+            OUTPUTS,
+            [
+                &self.hidden_weight,
+                &self.hidden_bias,
                 &self.output_weight,
-            ),
-            TensorEntry::new("output.bias", vec![OUTPUTS], &self.output_bias),
-        ];
-        write_safetensors(path, &meta, &tensors).map_err(|e| ModelError {
-            path: path.to_path_buf(),
-            detail: e,
-        })
+                &self.output_bias,
+            ],
+        )
     }
 
     /// Reads a net written by [`save`](Self::save), checking every tensor's shape and the
     /// metadata. It does not check that the net fits a game: see [`check_fits`](Self::check_fits).
     pub fn load(path: &Path) -> Result<ValueNet, ModelError> {
-        let err = |detail: String| ModelError {
-            path: path.to_path_buf(),
-            detail,
-        };
-        let file = match std::fs::read(path) {
-            Ok(bytes) => std::borrow::Cow::Owned(bytes),
-            Err(e) => match shipped(path) {
-                Some(bytes) if e.kind() == std::io::ErrorKind::NotFound => bytes.into(),
-                _ => return Err(err(format!("cannot read: {e}"))),
-            },
-        };
-        let (meta, mut tensors) = parse_safetensors(&file).map_err(err)?;
-        let get = |key: &str| {
-            meta.get(key)
-                .cloned()
-                .ok_or_else(|| err(format!("metadata has no '{key}'")))
-        };
-        if get("format")? != MODEL_FORMAT {
-            return Err(err(format!(
-                "metadata format is '{}', not '{MODEL_FORMAT}'",
-                get("format")?
-            )));
+        let (meta, outputs, [hidden_weight, hidden_bias, output_weight, output_bias]) =
+            FileLayout::VALUE.read(path)?;
+        if outputs != OUTPUTS {
+            return Err(ModelError {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "layers {}-{}-{outputs}: expected inputs-hidden-{OUTPUTS}",
+                    meta.inputs, meta.hidden
+                ),
+            });
         }
-        let game: GameSpec = serde_json::from_str(&get("game_spec")?)
-            .map_err(|e| err(format!("metadata game_spec: {e}")))?;
-        let layers = get("layers")?;
-        let sizes: Vec<usize> = layers
-            .split('-')
-            .map(|s| {
-                s.parse()
-                    .map_err(|_| err(format!("metadata layers '{layers}'")))
-            })
-            .collect::<Result<_, _>>()?;
-        if sizes.len() != 3 || sizes[2] != OUTPUTS || sizes[0] == 0 || sizes[1] == 0 {
-            return Err(err(format!(
-                "layers {layers}: expected inputs-hidden-{OUTPUTS}"
-            )));
-        }
-        for (key, want) in [("activation", "sigmoid"), ("output_activation", "sigmoid")] {
-            if get(key)? != want {
-                return Err(err(format!(
-                    "{key} is '{}', this engine runs '{want}'",
-                    get(key)?
-                )));
-            }
-        }
-        let (n_in, n_hidden) = (sizes[0], sizes[1]);
-        let mut take = |name: &str, shape: Vec<usize>| -> Result<Vec<f32>, ModelError> {
-            let t = tensors
-                .remove(name)
-                .ok_or_else(|| err(format!("no tensor '{name}'")))?;
-            if t.0 != shape {
-                return Err(err(format!(
-                    "tensor '{name}' has shape {:?}, layers {layers} need {shape:?}",
-                    t.0
-                )));
-            }
-            Ok(t.1)
-        };
-        let hidden_weight = take("hidden.weight", vec![n_hidden, n_in])?;
-        let hidden_bias = take("hidden.bias", vec![n_hidden])?;
-        let output_weight = take("output.weight", vec![OUTPUTS, n_hidden])?;
-        let output_bias = take("output.bias", vec![OUTPUTS])?;
-        let known = [
-            "format",
-            "game",
-            "rows",
-            "cols",
-            "game_spec",
-            "encoding",
-            "layers",
-            "activation",
-            "output_activation",
-            "outputs",
-        ];
-        let extra = meta
-            .iter()
-            .filter(|(k, _)| !known.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
         Ok(ValueNet {
-            meta: ModelMeta {
-                game,
-                encoding: get("encoding")?,
-                inputs: n_in,
-                hidden: n_hidden,
-                extra,
-            },
+            meta,
             hidden_weight,
             hidden_bias,
             output_weight,
@@ -367,7 +277,168 @@ impl ValueNet {
     }
 }
 
+/// The file layout shared by the value and policy nets: two dense layers (inputs -> sigmoid
+/// hidden layer -> outputs) in safetensors, PyTorch's `nn.Linear` layout, with string metadata.
+/// The kinds differ in their format string and output activation.
+struct FileLayout {
+    format: &'static str,
+    output_activation: &'static str,
+    outputs_text: &'static str,
+}
+
+impl FileLayout {
+    const VALUE: FileLayout = FileLayout {
+        format: MODEL_FORMAT,
+        output_activation: "sigmoid",
+        outputs_text: "p1_win,p2_win,draw",
+    };
+    const POLICY: FileLayout = FileLayout {
+        format: policy::POLICY_FORMAT,
+        output_activation: "softmax",
+        outputs_text: "edge_logits",
+    };
+
+    /// Writes `meta` and the tensors (hidden weight, hidden bias, output weight, output bias).
+    fn write(
+        &self,
+        path: &Path,
+        model: &ModelMeta,
+        outputs: usize,
+        tensors: [&[f32]; 4],
+    ) -> Result<(), ModelError> {
+        let (n_in, n_hidden) = (model.inputs, model.hidden);
+        let mut meta: BTreeMap<String, String> = model.extra.clone();
+        let spec = serde_json::to_value(model.game).expect("a spec serialises");
+        meta.insert("format".into(), self.format.into());
+        meta.insert("game".into(), model.game.name().into());
+        if let (Some(rows), Some(cols)) = (model.game.get("rows"), model.game.get("cols")) {
+            meta.insert("rows".into(), rows.to_string());
+            meta.insert("cols".into(), cols.to_string());
+        }
+        meta.insert("game_spec".into(), spec.to_string());
+        meta.insert("encoding".into(), model.encoding.clone());
+        meta.insert("layers".into(), format!("{n_in}-{n_hidden}-{outputs}"));
+        meta.insert("activation".into(), "sigmoid".into());
+        meta.insert("output_activation".into(), self.output_activation.into());
+        meta.insert("outputs".into(), self.outputs_text.into());
+        let [hw, hb, ow, ob] = tensors;
+        let tensors = [
+            TensorEntry::new("hidden.weight", vec![n_hidden, n_in], hw),
+            TensorEntry::new("hidden.bias", vec![n_hidden], hb),
+            TensorEntry::new("output.weight", vec![outputs, n_hidden], ow),
+            TensorEntry::new("output.bias", vec![outputs], ob),
+        ];
+        write_safetensors(path, &meta, &tensors).map_err(|e| ModelError {
+            path: path.to_path_buf(),
+            detail: e,
+        })
+    }
+
+    /// Reads a file written by [`write`](Self::write): the metadata, the number of outputs and
+    /// the four tensors, each shape checked against the layers the metadata names.
+    fn read(&self, path: &Path) -> Result<(ModelMeta, usize, [Vec<f32>; 4]), ModelError> {
+        let err = |detail: String| ModelError {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let file = match std::fs::read(path) {
+            Ok(bytes) => std::borrow::Cow::Owned(bytes),
+            Err(e) => match shipped(path) {
+                Some(bytes) if e.kind() == std::io::ErrorKind::NotFound => bytes.into(),
+                _ => return Err(err(format!("cannot read: {e}"))),
+            },
+        };
+        let (meta, mut tensors) = parse_safetensors(&file).map_err(err)?;
+        let get = |key: &str| {
+            meta.get(key)
+                .cloned()
+                .ok_or_else(|| err(format!("metadata has no '{key}'")))
+        };
+        if get("format")? != self.format {
+            return Err(err(format!(
+                "metadata format is '{}', not '{}'",
+                get("format")?,
+                self.format
+            )));
+        }
+        let game: GameSpec = serde_json::from_str(&get("game_spec")?)
+            .map_err(|e| err(format!("metadata game_spec: {e}")))?;
+        let layers = get("layers")?;
+        let sizes: Vec<usize> = layers
+            .split('-')
+            .map(|s| {
+                s.parse()
+                    .map_err(|_| err(format!("metadata layers '{layers}'")))
+            })
+            .collect::<Result<_, _>>()?;
+        if sizes.len() != 3 || sizes.contains(&0) {
+            return Err(err(format!(
+                "layers {layers}: expected inputs-hidden-outputs"
+            )));
+        }
+        for (key, want) in [
+            ("activation", "sigmoid"),
+            ("output_activation", self.output_activation),
+        ] {
+            if get(key)? != want {
+                return Err(err(format!(
+                    "{key} is '{}', this engine runs '{want}'",
+                    get(key)?
+                )));
+            }
+        }
+        let (n_in, n_hidden, n_out) = (sizes[0], sizes[1], sizes[2]);
+        let mut take = |name: &str, shape: Vec<usize>| -> Result<Vec<f32>, ModelError> {
+            let t = tensors
+                .remove(name)
+                .ok_or_else(|| err(format!("no tensor '{name}'")))?;
+            if t.0 != shape {
+                return Err(err(format!(
+                    "tensor '{name}' has shape {:?}, layers {layers} need {shape:?}",
+                    t.0
+                )));
+            }
+            Ok(t.1)
+        };
+        let hidden_weight = take("hidden.weight", vec![n_hidden, n_in])?;
+        let hidden_bias = take("hidden.bias", vec![n_hidden])?;
+        let output_weight = take("output.weight", vec![n_out, n_hidden])?;
+        let output_bias = take("output.bias", vec![n_out])?;
+        let known = [
+            "format",
+            "game",
+            "rows",
+            "cols",
+            "game_spec",
+            "encoding",
+            "layers",
+            "activation",
+            "output_activation",
+            "outputs",
+        ];
+        let extra = meta
+            .iter()
+            .filter(|(k, _)| !known.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let meta = ModelMeta {
+            game,
+            encoding: get("encoding")?,
+            inputs: n_in,
+            hidden: n_hidden,
+            extra,
+        };
+        Ok((
+            meta,
+            n_out,
+            [hidden_weight, hidden_bias, output_weight, output_bias],
+        ))
+    }
+}
+
 #[cfg(test)]
 mod guided_tests;
+#[cfg(test)]
+mod policy_tests;
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use super::inference::{add_into, FastNet, Simd};
+use super::policy::DabPolicy;
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
 use crate::games::dots_and_boxes::analysis::capture_and_safe_edges;
@@ -332,6 +333,10 @@ pub struct NetRollout {
     chains: Option<ChainRollout>,
     /// With chains: a net of exact outcomes that ends each play-out at its horizon.
     late: Option<LateNet>,
+    /// A policy net whose shares of a node's moves become their biases, and its weight.
+    policy: Option<(DabPolicy, f32)>,
+    /// The policy's shares of the children being given their biases.
+    shares: Vec<f32>,
 }
 
 /// A late net (`late=`, `horizon=`): trained on perfect-play outcomes of positions at most
@@ -410,6 +415,8 @@ impl NetRollout {
             stats: RolloutStats::default(),
             chains: None,
             late: None,
+            policy: None,
+            shares: Vec::new(),
             net,
         })
     }
@@ -417,6 +424,14 @@ impl NetRollout {
     /// Play-outs end at `late`'s horizon, scored by it (with chains only).
     pub fn with_late(mut self, late: LateNet) -> NetRollout {
         self.late = Some(late);
+        self
+    }
+
+    /// Each child of a node gets a selection bias of `weight * ln(k * share)` from `policy`
+    /// (k the node's number of moves: no bias for a move the net gives an even share), and a
+    /// node's children get their first visits in the order of their biases.
+    pub fn with_policy(mut self, policy: DabPolicy, weight: f64) -> NetRollout {
+        self.policy = Some((policy, weight as f32));
         self
     }
 
@@ -560,11 +575,17 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
 
     #[inline]
     fn gives_bias(&self) -> bool {
-        self.prior > 0.0
+        self.prior > 0.0 || self.policy.is_some()
     }
 
-    /// Each child's bias: `prior` times the net's P(mover wins) - P(mover loses) after the
-    /// move, the child's pre-activations made from the node's by the move's columns.
+    #[inline]
+    fn first_visits_by_bias(&self) -> bool {
+        self.policy.is_some()
+    }
+
+    /// Each child's bias: the policy net's (see [`with_policy`](Self::with_policy)) plus
+    /// `prior` times the value net's P(mover wins) - P(mover loses) after the move, the child's
+    /// pre-activations made from the node's by the move's columns.
     fn child_bias(
         &mut self,
         state: &DotsAndBoxes,
@@ -572,12 +593,26 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         out: &mut Vec<f32>,
     ) {
         out.clear();
+        if let Some((policy, weight)) = &mut self.policy {
+            policy.shares(state, actions, &mut self.shares);
+            let k = actions.len() as f32;
+            out.extend(
+                self.shares
+                    .iter()
+                    .map(|&p| *weight * (k * p).max(1e-6).ln()),
+            );
+        } else {
+            out.resize(actions.len(), 0.0);
+        }
+        if self.prior <= 0.0 {
+            return;
+        }
         let mover = state.to_move();
         self.start_from(state.edges(), state.box_owners(), mover);
         let geo = state.geometry();
         let edges = state.edges();
         let (mine, theirs) = (mover.index(), mover.opponent().index());
-        for &a in actions {
+        for (&a, bias) in actions.iter().zip(out.iter_mut()) {
             let e = a as usize;
             let after = edges | 1u128 << e;
             let [m0, m1] = geo.edge_box_masks[e];
@@ -590,7 +625,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
             }
             let p = self.net.logits(&self.child_acc).map(super::sigmoid);
             self.stats.net_evaluations += 1;
-            out.push(self.prior * (p[mine] - p[theirs]));
+            *bias += self.prior * (p[mine] - p[theirs]);
         }
     }
 }

@@ -1,0 +1,230 @@
+//! The policy net of Dots and Boxes: the value net's inputs and sigmoid hidden layer, and one
+//! output logit per edge; over a node's moves, a softmax of their logits is the net's guess of
+//! how the search would share its visits among them.
+//!
+//! Trained by `train policy` on the root visit counts the search records with every move
+//! (`engine match --records`, `selfplay`), and asked once at each expansion of the product's
+//! tree: each child starts with a selection bias from its share (`policy=`, `policy_weight=`
+//! of `nn`), so the search tries first and longest the moves a search like it preferred in
+//! positions like this one.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::inference::{add_scaled_into, fast_sigmoid, LANES};
+use super::{reads_to_move, sigmoid, FileLayout, ModelError, ModelMeta, DAB_ENCODING_TO_MOVE};
+use crate::game::{Action, Game, Player};
+use crate::games::{DotsAndBoxes, GameSpec};
+
+/// What every policy-net file says it is.
+pub const POLICY_FORMAT: &str = "selfplay-mcts policy net";
+
+/// A policy net's weights, in PyTorch's layout (weight rows are output units).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyNet {
+    pub meta: ModelMeta,
+    /// Outputs: one per edge of the board.
+    pub outputs: usize,
+    /// hidden x inputs, row-major.
+    pub hidden_weight: Vec<f32>,
+    pub hidden_bias: Vec<f32>,
+    /// outputs x hidden, row-major.
+    pub output_weight: Vec<f32>,
+    pub output_bias: Vec<f32>,
+}
+
+impl PolicyNet {
+    /// The output logits for one input vector: the reference forward pass.
+    pub fn forward(&self, input: &[f32]) -> Vec<f32> {
+        let (n_in, n_hidden) = (self.meta.inputs, self.meta.hidden);
+        assert_eq!(input.len(), n_in, "input length");
+        let hidden: Vec<f32> = (0..n_hidden)
+            .map(|j| {
+                let row = &self.hidden_weight[j * n_in..(j + 1) * n_in];
+                sigmoid(
+                    row.iter().zip(input).map(|(w, x)| w * x).sum::<f32>() + self.hidden_bias[j],
+                )
+            })
+            .collect();
+        (0..self.outputs)
+            .map(|k| {
+                let row = &self.output_weight[k * n_hidden..(k + 1) * n_hidden];
+                row.iter().zip(&hidden).map(|(w, h)| w * h).sum::<f32>() + self.output_bias[k]
+            })
+            .collect()
+    }
+
+    /// Writes the net as safetensors, with its metadata.
+    pub fn save(&self, path: &Path) -> Result<(), ModelError> {
+        FileLayout::POLICY.write(
+            path,
+            &self.meta,
+            self.outputs,
+            [
+                &self.hidden_weight,
+                &self.hidden_bias,
+                &self.output_weight,
+                &self.output_bias,
+            ],
+        )
+    }
+
+    /// Reads a net written by [`save`](Self::save), checking every tensor's shape.
+    pub fn load(path: &Path) -> Result<PolicyNet, ModelError> {
+        let (meta, outputs, [hidden_weight, hidden_bias, output_weight, output_bias]) =
+            FileLayout::POLICY.read(path)?;
+        Ok(PolicyNet {
+            meta,
+            outputs,
+            hidden_weight,
+            hidden_bias,
+            output_weight,
+            output_bias,
+        })
+    }
+
+    /// Checks that the net reads `board`'s positions (its size, the grid with the player to
+    /// move) and has an output for each of its edges.
+    pub fn check_fits(&self, board: &DotsAndBoxes) -> Result<(), String> {
+        let spec = GameSpec::dots_and_boxes(board.rows(), board.cols())?;
+        if self.meta.game != spec {
+            return Err(format!(
+                "the net was trained for {}, not {spec}",
+                self.meta.game
+            ));
+        }
+        if self.meta.encoding != DAB_ENCODING_TO_MOVE {
+            return Err(format!(
+                "a policy net reads encoding '{DAB_ENCODING_TO_MOVE}', this one '{}'",
+                self.meta.encoding
+            ));
+        }
+        let want = board.feature_len() + usize::from(reads_to_move(&self.meta.encoding));
+        if self.meta.inputs != want {
+            return Err(format!(
+                "the net has {} inputs, {spec} positions have {want}",
+                self.meta.inputs
+            ));
+        }
+        let edges = board.geometry().num_edges;
+        if self.outputs != edges {
+            return Err(format!(
+                "the net has {} outputs, {spec} has {edges} edges",
+                self.outputs
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Loads a policy net (made by `train policy`) for `board`'s size, refusing any other file
+/// with the path and the reason.
+pub fn load_policy_net(path: &Path, board: &DotsAndBoxes) -> Result<DabPolicy, ModelError> {
+    let net = PolicyNet::load(path)?;
+    net.check_fits(board).map_err(|detail| ModelError {
+        path: path.to_path_buf(),
+        detail,
+    })?;
+    Ok(DabPolicy::new(&net))
+}
+
+/// The weights laid out for the search: the hidden layer input-major (one column of `width`
+/// floats per input, zero padding), so that a position's pre-activations are a sum of the
+/// columns of its non-zero inputs.
+#[derive(Debug)]
+struct Layout {
+    inputs: usize,
+    width: usize,
+    columns: Vec<f32>,
+    bias: Vec<f32>,
+    /// One row of `width` per edge.
+    output: Vec<f32>,
+    output_bias: Vec<f32>,
+}
+
+/// A policy net as the search asks it: shared weights, and this clone's own buffers (one
+/// clone per search thread; nothing is allocated per call).
+#[derive(Clone, Debug)]
+pub struct DabPolicy {
+    layout: Arc<Layout>,
+    input: Vec<f32>,
+    hidden: Vec<f32>,
+}
+
+impl DabPolicy {
+    /// `net` laid out for the search (checked by [`PolicyNet::check_fits`] first).
+    pub fn new(net: &PolicyNet) -> DabPolicy {
+        let (inputs, hidden) = (net.meta.inputs, net.meta.hidden);
+        let width = hidden.div_ceil(LANES) * LANES;
+        let mut columns = vec![0f32; inputs * width];
+        for j in 0..hidden {
+            for i in 0..inputs {
+                columns[i * width + j] = net.hidden_weight[j * inputs + i];
+            }
+        }
+        let mut bias = vec![0f32; width];
+        bias[..hidden].copy_from_slice(&net.hidden_bias);
+        let mut output = vec![0f32; net.outputs * width];
+        for k in 0..net.outputs {
+            output[k * width..k * width + hidden]
+                .copy_from_slice(&net.output_weight[k * hidden..(k + 1) * hidden]);
+        }
+        DabPolicy {
+            layout: Arc::new(Layout {
+                inputs,
+                width,
+                columns,
+                bias,
+                output,
+                output_bias: net.output_bias.clone(),
+            }),
+            input: vec![0f32; inputs],
+            hidden: vec![0f32; width],
+        }
+    }
+
+    /// The net's shares of `actions` (moves of `state`), into `out` in the same order: a
+    /// softmax of their logits, summing to 1.
+    pub fn shares(&mut self, state: &DotsAndBoxes, actions: &[Action], out: &mut Vec<f32>) {
+        let layout = &*self.layout;
+        let n = layout.inputs - 1;
+        state.encode_features(&mut self.input[..n]);
+        self.input[n] = if state.to_move() == Player::P1 {
+            1.0
+        } else {
+            0.0
+        };
+        let w = layout.width;
+        self.hidden.copy_from_slice(&layout.bias);
+        for (i, &x) in self.input.iter().enumerate() {
+            if x != 0.0 {
+                add_scaled_into(&mut self.hidden, &layout.columns[i * w..(i + 1) * w], x);
+            }
+        }
+        for h in &mut self.hidden {
+            *h = fast_sigmoid(*h);
+        }
+        out.clear();
+        let mut top = f32::NEG_INFINITY;
+        for &a in actions {
+            let e = a as usize;
+            let row = &layout.output[e * w..(e + 1) * w];
+            let z = layout.output_bias[e]
+                + row
+                    .iter()
+                    .zip(&self.hidden)
+                    .map(|(r, h)| r * h)
+                    .sum::<f32>();
+            top = top.max(z);
+            out.push(z);
+        }
+        let mut sum = 0.0;
+        for z in out.iter_mut() {
+            *z = (*z - top).exp();
+            sum += *z;
+        }
+        for z in out.iter_mut() {
+            *z /= sum;
+        }
+    }
+}
