@@ -211,10 +211,11 @@ fn policy(args: PolicyArgs) -> Result<(), String> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let s = train_policy(&config, !args.quiet, &command)?;
     println!(
-        "best epoch {} of {}: validation loss {:.5}, top-1 {:.2}% (a uniform guess {:.2}%) on {} positions ({} for training) | {}",
+        "best epoch {} of {}: validation loss {:.5} (a uniform guess {:.5}), top-1 {:.2}% (a uniform guess {:.2}%) on {} positions ({} for training) | {}",
         s.best.epoch,
         s.epochs_run,
         s.best.valid_loss,
+        s.uniform_loss,
         100.0 * s.best.valid_top1,
         100.0 * s.uniform_top1,
         s.valid_positions,

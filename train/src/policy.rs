@@ -222,6 +222,8 @@ pub struct PolicySummary {
     pub valid_positions: usize,
     /// The share of validation positions whose most visited move a uniform guess names.
     pub uniform_top1: f64,
+    /// The validation loss of a uniform guess over each position's moves.
+    pub uniform_loss: f64,
     pub best: PolicyEpoch,
     pub epochs_run: usize,
 }
@@ -279,16 +281,20 @@ pub fn train_policy(
             config.min_visits
         ));
     }
-    let uniform_top1 = {
-        let mut sum = 0.0;
+    // A uniform guess over each position's moves: how often it names the most visited one,
+    // and its cross-entropy (ln of the number of moves).
+    let (uniform_top1, uniform_loss) = {
+        let (mut top1, mut loss) = (0.0, 0.0);
         for (r, best) in row_argmax(&valid.targets, valid.outputs).enumerate() {
             let row = &valid.masks[r * valid.outputs..(r + 1) * valid.outputs];
             let moves = row.iter().filter(|&&m| m == 0.0).count();
             let target = &valid.targets[r * valid.outputs..(r + 1) * valid.outputs];
             let ties = target.iter().filter(|&&t| t == target[best]).count();
-            sum += ties as f64 / moves as f64;
+            top1 += ties as f64 / moves as f64;
+            loss += (moves as f64).ln();
         }
-        sum / valid.len().max(1) as f64
+        let n = valid.len().max(1) as f64;
+        (top1 / n, loss / n)
     };
     say(format!(
         "{}: {} positions for training, {} for validation ({} games), read in {:.1}s",
@@ -432,6 +438,7 @@ pub fn train_policy(
         train_positions: train.len(),
         valid_positions: valid.len(),
         uniform_top1,
+        uniform_loss,
         best: best.expect("at least one epoch ran"),
         epochs_run: history.len(),
     })

@@ -404,3 +404,139 @@ fn the_late_encoding_keeps_a_free_edge_range_and_loads_as_a_late_net() {
     assert!(err.to_string().contains("--encoding late"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `train policy` on selfplay's records (root statistics) and on records of chosen moves alone
+/// (where a rule is there to learn, it is learnt); the net loads in the engine for that board and is
+/// refused for another; a dataset of another game is refused by name.
+#[test]
+fn a_policy_net_learns_the_searches_choices_and_loads_in_the_engine() {
+    use engine::games::DotsAndBoxes;
+    use train::policy::{train_policy, PolicyConfig};
+    let dir = temp_dir("policy");
+    let data = dir.join("data");
+    dataset(&data, 60);
+    let out = dir.join("net");
+    let config = PolicyConfig {
+        data: vec![data.clone()],
+        out: out.clone(),
+        hidden: 32,
+        epochs: 60,
+        patience: 0,
+        batch_size: 64,
+        learning_rate: 0.01,
+        validation_share: 0.2,
+        seed: 3,
+        min_visits: 100,
+    };
+    let summary = train_policy(&config, false, "test").unwrap();
+    assert!(summary.train_positions > 0 && summary.valid_positions > 0);
+    assert!(summary.best.valid_loss.is_finite());
+    // 300-iteration searches on 3x3 spread their visits almost evenly (their shares are
+    // close to a uniform guess's): no more than that is asked of this net.
+    assert!(
+        summary.best.valid_loss <= summary.uniform_loss + 0.01,
+        "{summary:?}"
+    );
+    let path = out.join(MODEL_FILE);
+    engine::nn::load_policy_net(&path, &DotsAndBoxes::new(3, 3).unwrap()).unwrap();
+    let err = engine::nn::load_policy_net(&path, &DotsAndBoxes::new(5, 5).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("trained for"), "{err}");
+    assert!(std::fs::read_to_string(out.join("metrics.csv"))
+        .unwrap()
+        .starts_with("epoch,train_loss,valid_loss,valid_top1,seconds\n"));
+    // Records without root statistics: each move is the target. Games whose every move is
+    // the lowest free edge but one in three, drawn at random: the rule is learnt.
+    let chosen = dir.join("chosen");
+    chosen_move_dataset(&chosen, 200);
+    let learnt = train_policy(
+        &PolicyConfig {
+            data: vec![chosen],
+            out: dir.join("net-chosen"),
+            ..config.clone()
+        },
+        false,
+        "test",
+    )
+    .unwrap();
+    assert!(
+        learnt.best.valid_top1 > 0.5 && learnt.best.valid_top1 > learnt.uniform_top1 + 0.3,
+        "{learnt:?}"
+    );
+    let empty = PolicyConfig {
+        data: Vec::new(),
+        ..config
+    };
+    let err = train_policy(&empty, false, "test").unwrap_err();
+    assert!(err.contains("--data"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A 3x3 dataset of `games` games without root statistics, as `engine match --records` writes
+/// them: two moves in three are the lowest free edge, the third a random one.
+fn chosen_move_dataset(dir: &Path, games: u64) {
+    use engine::game::Game;
+    use engine::games::DotsAndBoxes;
+    use engine::record::{
+        recorded_scores, FileEntry, GameRecord, Manifest, MoveKind, MoveRecord, RecordWriter,
+    };
+    std::fs::create_dir_all(dir).unwrap();
+    let spec = GameSpec::dots_and_boxes(3, 3).unwrap();
+    let mut writer = RecordWriter::create(&dir.join("games.rec"), &spec).unwrap();
+    let mut rng = Rng::new(7);
+    let (mut positions, mut legal) = (0, Vec::new());
+    for index in 0..games {
+        let mut state = DotsAndBoxes::new(3, 3).unwrap();
+        let mut moves = Vec::new();
+        while !state.is_terminal() {
+            state.legal_actions(&mut legal);
+            let action = if rng.below(3) == 0 {
+                legal[rng.below(legal.len() as u32) as usize]
+            } else {
+                *legal.iter().min().unwrap()
+            };
+            moves.push(MoveRecord {
+                action,
+                player: state.to_move(),
+                kind: MoveKind::Searched,
+                iterations: 0,
+                root: Vec::new(),
+            });
+            state.apply(action);
+        }
+        let outcome = state.outcome().unwrap();
+        positions += moves.len() as u64;
+        writer
+            .append(&GameRecord {
+                index,
+                seed: index,
+                outcome,
+                scores: recorded_scores(&state, outcome),
+                moves,
+            })
+            .unwrap();
+    }
+    writer.sync().unwrap();
+    Manifest {
+        format: Manifest::FORMAT.into(),
+        format_version: engine::record::FORMAT_VERSION,
+        game: spec,
+        generator: "train test".into(),
+        config: serde_json::json!({}),
+        seeds: "index".into(),
+        shard: None,
+        games_planned: games,
+        games,
+        positions,
+        complete: true,
+        files: vec![FileEntry {
+            name: "games.rec".into(),
+            games,
+            positions,
+        }],
+        sources: Vec::new(),
+    }
+    .write(dir)
+    .unwrap();
+}

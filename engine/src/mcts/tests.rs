@@ -491,3 +491,60 @@ fn a_single_move_is_played_without_searching_on() {
         .unwrap();
     assert_eq!(result.iterations, 10_000);
 }
+
+/// Biases of each move's number, random rollouts; the first visits go in the order of the
+/// biases when the policy asks for it.
+#[derive(Clone)]
+struct RankedBiases;
+
+impl RolloutPolicy<TicTacToe> for RankedBiases {
+    fn rollout(&mut self, state: &mut TicTacToe, rng: &mut Rng) -> Outcome {
+        state.random_rollout(rng)
+    }
+
+    fn gives_bias(&self) -> bool {
+        true
+    }
+
+    fn first_visits_by_bias(&self) -> bool {
+        true
+    }
+
+    fn child_bias(&mut self, _: &TicTacToe, actions: &[Action], out: &mut Vec<f32>) {
+        out.clear();
+        out.extend(actions.iter().map(|&a| a as f32));
+    }
+}
+
+#[test]
+fn first_visits_follow_the_biases_when_asked() {
+    for (iterations, seed) in [(3, 1), (5, 2), (8, 3)] {
+        let r = Search::new(
+            config(iterations, seed),
+            Ucb::default().with_progressive_bias(true),
+            RankedBiases,
+        )
+        .run(&TicTacToe::new())
+        .unwrap();
+        let visited: Vec<Action> = r
+            .root_moves
+            .iter()
+            .filter(|m| m.visits > 0)
+            .map(|m| m.action)
+            .collect();
+        let lowest = visited.iter().min().copied().unwrap();
+        assert!(
+            !visited.is_empty() && visited.len() < 9,
+            "{:?}",
+            r.root_moves
+        );
+        for m in &r.root_moves {
+            assert_eq!(
+                m.visits > 0,
+                m.action >= lowest,
+                "{iterations}: {:?}",
+                r.root_moves
+            );
+        }
+    }
+}
