@@ -2,8 +2,10 @@
 //! positions of recorded 5x5 games at a given number of free edges, against the exact solver's
 //! null-window outcome, and how long that outcome takes.
 //!
-//! `cargo run --release -p engine --example rollout_accuracy -- DATASET FREE COUNT`
-//! (the first position with at most FREE free edges of each of the first COUNT games).
+//! `cargo run --release -p engine --example rollout_accuracy -- DATASET FREE COUNT [POLICY [T]]`
+//! (the first position with at most FREE free edges of each of the first COUNT games; with a
+//! policy net, the rollouts' free moves drawn by it at temperature T, 1 by default, as
+//! `nn:policy_rollout=T` draws them).
 
 use std::path::Path;
 use std::time::Instant;
@@ -11,8 +13,9 @@ use std::time::Instant;
 use engine::game::{Game, Outcome};
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::dots_and_boxes::labels::free_edges;
-use engine::games::dots_and_boxes::rollout::ChainRollout;
+use engine::games::dots_and_boxes::rollout::{ChainRollout, Turn};
 use engine::games::DotsAndBoxes;
+use engine::nn::load_policy_net;
 use engine::record::Dataset;
 use engine::rng::Rng;
 
@@ -20,9 +23,15 @@ const ROLLOUTS: u32 = 64;
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [dir, free, count] = &args[..] else {
-        return Err("usage: rollout_accuracy DATASET FREE COUNT".into());
+    let (dir, free, count, policy, temperature) = match &args[..] {
+        [d, f, c] => (d, f, c, None, "1"),
+        [d, f, c, p] => (d, f, c, Some(p), "1"),
+        [d, f, c, p, t] => (d, f, c, Some(p), t.as_str()),
+        _ => return Err("usage: rollout_accuracy DATASET FREE COUNT [POLICY [T]]".into()),
     };
+    let temperature: f32 = temperature
+        .parse()
+        .map_err(|_| format!("T: not a number: {temperature}"))?;
     let free: u32 = free
         .parse()
         .map_err(|_| format!("FREE: not a number: {free}"))?;
@@ -31,6 +40,10 @@ fn main() -> Result<(), String> {
         .map_err(|_| format!("COUNT: not a number: {count}"))?;
     let dataset = Dataset::open(Path::new(dir)).map_err(|e| e.to_string())?;
     let board: DotsAndBoxes = dataset.spec().start()?;
+    let mut policy = match policy {
+        Some(path) => Some(load_policy_net(Path::new(path), &board).map_err(|e| e.to_string())?),
+        None => None,
+    };
     let mut solver = EndgameSolver::new(board.rows(), board.cols(), 22);
     let mut rollout = ChainRollout::new();
     rollout.sacrifices = true;
@@ -57,7 +70,16 @@ fn main() -> Result<(), String> {
         worst = worst.max(took);
         let agree = (0..ROLLOUTS)
             .filter(|_| {
-                let margin = rollout.final_margin(&position, &mut rng);
+                let margin = match policy.as_mut() {
+                    Some(net) => {
+                        let geo = position.geometry();
+                        let mut pick = |t: &Turn, pool, rng: &mut Rng| {
+                            net.draw(geo, (t.edges, t.owners, t.mover), pool, temperature, rng)
+                        };
+                        rollout.guided_margin(&position, &mut rng, &mut |_: &Turn| None, &mut pick)
+                    }
+                    None => rollout.final_margin(&position, &mut rng),
+                };
                 let said = match margin.signum() {
                     1 => Outcome::P1Win,
                     -1 => Outcome::P2Win,

@@ -129,6 +129,53 @@ fn a_match_reports_statistics_json_and_records() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `engine match --records` keeps what the search behind each move did: a tree search's
+/// iterations and root moves (their visits adding up to the iterations), nothing for a player
+/// that does not search.
+#[test]
+fn match_records_keep_each_searchs_root_moves() {
+    let dir = std::env::temp_dir().join(format!("engine-cli-roots-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let records = dir.join("games");
+    let (ok, _, err) = engine(&[
+        "match",
+        "--p1",
+        "mcts:iterations=300",
+        "--p2",
+        "greedy",
+        "--games",
+        "2",
+        "--quiet",
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let dataset = engine::record::Dataset::open(&records).unwrap();
+    let mut searched = 0;
+    for (index, game) in dataset.games().enumerate() {
+        let game = game.unwrap();
+        // A is P1 in the even games.
+        let a = if index % 2 == 0 {
+            engine::Player::P1
+        } else {
+            engine::Player::P2
+        };
+        for m in &game.moves {
+            assert_eq!(m.kind, engine::record::MoveKind::Searched);
+            if m.player == a {
+                let visits: u64 = m.root.iter().map(|r| u64::from(r.visits)).sum();
+                assert_eq!((m.iterations, visits), (300, 300), "{m:?}");
+                assert!(m.root.iter().any(|r| r.action == m.action), "{m:?}");
+                searched += 1;
+            } else {
+                assert!(m.iterations == 0 && m.root.is_empty(), "{m:?}");
+            }
+        }
+    }
+    assert!(searched >= 40, "{searched} searched moves");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn match_errors_name_the_problem() {
     let (ok, _, err) = engine(&["match", "--p1", "chess", "--p2", "greedy"]);

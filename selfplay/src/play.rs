@@ -92,7 +92,7 @@ pub fn play_game<G: RegisteredGame>(
                 kind,
                 iterations: result.iterations.min(u32::MAX as u64) as u32,
                 root: if settings.root_stats {
-                    root_stats(&result)
+                    RootStat::of_search(&result)
                 } else {
                     Vec::new()
                 },
@@ -125,20 +125,6 @@ fn sample_by_visits(result: &SearchResult, rng: &mut Rng) -> Action {
         pick -= m.visits;
     }
     result.best
-}
-
-fn root_stats(result: &SearchResult) -> Vec<RootStat> {
-    let cap = |v: u64| v.min(u32::MAX as u64) as u32;
-    result
-        .root_moves
-        .iter()
-        .map(|m| RootStat {
-            action: m.action,
-            visits: cap(m.visits),
-            p1_wins: cap(m.p1_wins),
-            p2_wins: cap(m.p2_wins),
-        })
-        .collect()
 }
 
 #[cfg(test)]

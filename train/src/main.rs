@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig};
-use train::policy::{train_policy, PolicyConfig};
+use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
 #[derive(Parser)]
@@ -53,6 +53,10 @@ struct PolicyArgs {
     /// Leave out positions whose root had fewer visits in all.
     #[arg(long, default_value_t = PolicyConfig::default().min_visits)]
     min_visits: u32,
+    /// shares: each root move's share of the visits where the records keep them; chosen: the
+    /// move played alone, over every legal move.
+    #[arg(long, value_enum, default_value_t = PolicyTargets::Shares)]
+    targets: PolicyTargets,
     /// Only the final line.
     #[arg(long)]
     quiet: bool,
@@ -207,6 +211,7 @@ fn policy(args: PolicyArgs) -> Result<(), String> {
         validation_share: args.validation_share,
         seed: args.seed,
         min_visits: args.min_visits,
+        targets: args.targets,
     };
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let s = train_policy(&config, !args.quiet, &command)?;

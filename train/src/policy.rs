@@ -4,8 +4,9 @@
 //! A recorded move that was searched may carry the root's statistics (each child's visits,
 //! `selfplay`'s records): the target of its position is then those visits over their sum, and
 //! the loss is the cross-entropy of a softmax over the root's moves alone (the others are
-//! masked). A move recorded without them (`engine match --records`) is the target alone, over
-//! every legal move: the net learns to foretell the search's choice. The inputs are the grid
+//! masked). A move recorded without them (chosen by the solver or a proof, or in records from
+//! before `engine match --records` kept them), or every move with `--targets chosen`, is the
+//! target alone, over every legal move: the net learns to foretell the choice. The inputs are the grid
 //! with the player to move (`dab-table2-tomove-v1`), the outputs one logit per edge, and the net
 //! is written in the engine's policy format (`engine::nn::PolicyNet`), read by `nn:policy=`.
 //! The whole set is held in memory (a few hundred bytes a position).
@@ -31,10 +32,21 @@ use crate::trainer::MODEL_FILE;
 /// Added to the logit of a move the root did not have: its share is zero after the softmax.
 const MASKED: f32 = -1.0e4;
 
+/// What a position's target is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyTargets {
+    /// The root's visit shares where the record has them, else the chosen move.
+    #[default]
+    Shares,
+    /// The chosen move alone, over every legal move, even where root statistics exist.
+    Chosen,
+}
+
 /// The settings of a policy run.
 #[derive(Clone, Debug)]
 pub struct PolicyConfig {
-    /// Datasets of one Dots-and-Boxes size, with root statistics (`engine match --records`).
+    /// Datasets of one Dots-and-Boxes size, with root statistics (`engine match --records`,
+    /// `selfplay`).
     pub data: Vec<PathBuf>,
     pub out: PathBuf,
     pub hidden: usize,
@@ -47,6 +59,7 @@ pub struct PolicyConfig {
     pub seed: u64,
     /// Positions whose root had fewer visits in all are left out.
     pub min_visits: u32,
+    pub targets: PolicyTargets,
 }
 
 impl Default for PolicyConfig {
@@ -62,6 +75,7 @@ impl Default for PolicyConfig {
             validation_share: 0.1,
             seed: 1,
             min_visits: 100,
+            targets: PolicyTargets::Shares,
         }
     }
 }
@@ -118,21 +132,23 @@ impl PolicyRows {
     }
 
     /// Adds a row for each searched position of `game` (from `initial`) whose root had at least
-    /// two moves and `min_visits` visits, or, without root statistics, with two legal moves or
-    /// more.
+    /// two moves and `min_visits` visits, or, without root statistics (or with
+    /// [`PolicyTargets::Chosen`]), with two legal moves or more.
     pub fn add_game(
         &mut self,
         game: &GameRecord,
         initial: DotsAndBoxes,
         min_visits: u32,
+        targets: PolicyTargets,
     ) -> Result<(), String> {
         let (inputs, outputs) = (self.inputs, self.outputs);
+        let use_shares = targets == PolicyTargets::Shares;
         replay(game, initial, |state, ply, m| {
             let total: u64 = m.root.iter().map(|r| r.visits as u64).sum();
-            let shares = m.root.len() >= 2 && total >= min_visits as u64;
-            // A record without root statistics (`engine match --records`) still says which
-            // move the search chose: all of the target on it, over every legal move.
-            let chosen = m.root.is_empty()
+            let shares = use_shares && m.root.len() >= 2 && total >= min_visits as u64;
+            // A record without root statistics (a move the solver or a proof chose) still says
+            // which move was played: all of the target on it, over every legal move.
+            let chosen = (m.root.is_empty() || !use_shares)
                 && m.kind == MoveKind::Searched
                 && state.edges().count_ones() + 1 < outputs as u32;
             if !shares && !chosen {
@@ -173,7 +189,7 @@ impl PolicyRows {
         games: &[GameRef],
         files: &[PathBuf],
         board: &DotsAndBoxes,
-        min_visits: u32,
+        config: &PolicyConfig,
     ) -> Result<PolicyRows, String> {
         let mut rows = PolicyRows::new(board);
         let mut readers = open_readers(files)?;
@@ -181,7 +197,7 @@ impl PolicyRows {
             let game = readers[g.file]
                 .read_at(g.offset)
                 .map_err(|e| e.to_string())?;
-            rows.add_game(&game, *board, min_visits)
+            rows.add_game(&game, *board, config.min_visits, config.targets)
                 .map_err(|e| format!("{}: {e}", files[g.file].display()))?;
         }
         Ok(rows)
@@ -271,8 +287,8 @@ pub fn train_policy(
     }
     let board: DotsAndBoxes = index.spec.start()?;
     let start = Instant::now();
-    let train = PolicyRows::load(&index.train, &index.files, &board, config.min_visits)?;
-    let valid = PolicyRows::load(&index.valid, &index.files, &board, config.min_visits)?;
+    let train = PolicyRows::load(&index.train, &index.files, &board, config)?;
+    let valid = PolicyRows::load(&index.valid, &index.files, &board, config)?;
     if train.is_empty() {
         return Err(format!(
             "{}: no searched position with at least {} root visits (records of engine match \

@@ -411,7 +411,7 @@ fn the_late_encoding_keeps_a_free_edge_range_and_loads_as_a_late_net() {
 #[test]
 fn a_policy_net_learns_the_searches_choices_and_loads_in_the_engine() {
     use engine::games::DotsAndBoxes;
-    use train::policy::{train_policy, PolicyConfig};
+    use train::policy::{train_policy, PolicyConfig, PolicyTargets};
     let dir = temp_dir("policy");
     let data = dir.join("data");
     dataset(&data, 60);
@@ -427,6 +427,7 @@ fn a_policy_net_learns_the_searches_choices_and_loads_in_the_engine() {
         validation_share: 0.2,
         seed: 3,
         min_visits: 100,
+        targets: PolicyTargets::Shares,
     };
     let summary = train_policy(&config, false, "test").unwrap();
     assert!(summary.train_positions > 0 && summary.valid_positions > 0);
@@ -471,6 +472,74 @@ fn a_policy_net_learns_the_searches_choices_and_loads_in_the_engine() {
     let err = train_policy(&empty, false, "test").unwrap_err();
     assert!(err.contains("--data"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A position's target: the root's visit shares over the root's moves, or with `--targets
+/// chosen` the move played over every legal move; a move without root statistics (a solver's)
+/// is its own target either way, and a root with too few visits is left out of the shares.
+#[test]
+fn policy_targets_are_visit_shares_or_the_chosen_move() {
+    use engine::games::DotsAndBoxes;
+    use engine::record::{GameRecord, MoveKind, MoveRecord, RootStat};
+    use train::policy::{PolicyRows, PolicyTargets};
+    let board = DotsAndBoxes::new(2, 2).unwrap();
+    let stat = |action, visits| RootStat {
+        action,
+        visits,
+        p1_wins: 0,
+        p2_wins: 0,
+    };
+    let searched = |action, root| MoveRecord {
+        action,
+        player: engine::Player::P1,
+        kind: MoveKind::Searched,
+        iterations: 200,
+        root,
+    };
+    let mut second = searched(5, Vec::new());
+    second.player = engine::Player::P2;
+    let mut third = searched(7, vec![stat(7, 30), stat(8, 20)]);
+    third.player = engine::Player::P1;
+    let game = GameRecord {
+        index: 0,
+        seed: 0,
+        outcome: engine::Outcome::Draw,
+        scores: None,
+        // Edge 0 chosen with 150 of 200 visits; edge 5 by a solver; edge 7 from 50 visits.
+        moves: vec![searched(0, vec![stat(0, 150), stat(3, 50)]), second, third],
+    };
+    let (outputs, legal) = (12, |ply: usize| 12 - ply);
+    let mut shares = PolicyRows::new(&board);
+    shares
+        .add_game(&game, board, 100, PolicyTargets::Shares)
+        .unwrap();
+    assert_eq!(shares.len(), 2, "the 50-visit root is left out");
+    assert_eq!(shares.targets[0], 0.75);
+    assert_eq!(shares.targets[3], 0.25);
+    let open = |rows: &PolicyRows, r: usize| {
+        rows.masks[r * outputs..(r + 1) * outputs]
+            .iter()
+            .filter(|&&m| m == 0.0)
+            .count()
+    };
+    assert_eq!(open(&shares, 0), 2, "the root's moves alone");
+    assert_eq!(shares.targets[outputs + 5], 1.0);
+    assert_eq!(open(&shares, 1), legal(1));
+    let mut chosen = PolicyRows::new(&board);
+    chosen
+        .add_game(&game, board, 100, PolicyTargets::Chosen)
+        .unwrap();
+    assert_eq!(chosen.len(), 3);
+    for (r, m) in game.moves.iter().enumerate() {
+        let row = &chosen.targets[r * outputs..(r + 1) * outputs];
+        assert_eq!(row[m.action as usize], 1.0);
+        assert_eq!(row.iter().sum::<f32>(), 1.0);
+        assert_eq!(open(&chosen, r), legal(r));
+    }
+    assert_eq!(
+        shares.features[..shares.inputs],
+        chosen.features[..chosen.inputs]
+    );
 }
 
 /// A 3x3 dataset of `games` games without root statistics, as `engine match --records` writes

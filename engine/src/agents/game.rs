@@ -5,6 +5,7 @@ use std::time::Instant;
 use super::Agent;
 use crate::game::{Action, Game, Outcome, Player};
 use crate::mcts::RolloutStats;
+use crate::record::RootStat;
 
 /// A player lost without finishing: who, and why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -33,6 +34,18 @@ pub struct GameReport {
     /// at which the estimate reached [`MATCH_POINT`]: the paper's "match point round".
     pub estimated_moves: [u32; 2],
     pub match_point: [Option<u32>; 2],
+    /// For each move made after the start position, what the search behind it did (no root
+    /// moves when no tree search chose it): what `engine match --records` keeps.
+    #[serde(skip)]
+    pub searches: Vec<MoveSearch>,
+}
+
+/// The search behind one move of a game.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MoveSearch {
+    pub iterations: u64,
+    /// Every root move of the tree search that chose the move; empty when none did.
+    pub root: Vec<RootStat>,
 }
 
 /// The win probability at which a player's game counts as won (the MG-PEO paper's 90%).
@@ -70,6 +83,7 @@ pub fn play_game<G: Game>(
         rollouts: [RolloutStats::default(); 2],
         estimated_moves: [0; 2],
         match_point: [None; 2],
+        searches: Vec::new(),
     };
     let [a1, a2] = agents;
     let mut seats: [&mut dyn Agent<G>; 2] = [a1, a2];
@@ -116,6 +130,13 @@ pub fn play_game<G: Game>(
                         report.match_point[seat] = Some(report.estimated_moves[seat]);
                     }
                 }
+                report.searches.push(MoveSearch {
+                    iterations: c.iterations,
+                    root: seats[seat]
+                        .last_search()
+                        .map(RootStat::of_search)
+                        .unwrap_or_default(),
+                });
                 state.apply(c.action);
                 moves.push(c.action);
             }

@@ -11,10 +11,10 @@ mod random;
 mod spec;
 
 pub use external::{ExternalAgent, ExternalConfig};
-pub use game::{play_game, Forfeit, GameReport, MATCH_POINT};
+pub use game::{play_game, Forfeit, GameReport, MoveSearch, MATCH_POINT};
 pub use mcts::MctsAgent;
 pub use random::RandomAgent;
-pub use spec::{parse_spec, AgentSpec};
+pub use spec::{parse_spec, AgentSpec, PolicyUse};
 
 use crate::game::{Action, Game};
 use crate::mcts::{RolloutStats, SearchResult};

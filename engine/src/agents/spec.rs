@@ -51,6 +51,17 @@ use crate::nn::{
 /// The weight of a policy net's biases when `policy_weight` is not given.
 const DEFAULT_POLICY_WEIGHT: f64 = 0.5;
 
+/// How `nn` uses a policy net (`policy=`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyUse {
+    pub path: PathBuf,
+    /// `policy_weight=`: the weight of its biases on the tree's children (0: none).
+    pub weight: f64,
+    /// `policy_rollout=`: the temperature at which it draws the chain rollouts' free moves
+    /// (0, the default: they are drawn uniformly).
+    pub rollout: f64,
+}
+
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentSpec {
@@ -70,8 +81,8 @@ pub enum AgentSpec {
         guide: NetGuide,
         /// A late net (`late=`) and the free edges where it ends the play-outs (`horizon=`).
         late: Option<(PathBuf, u32)>,
-        /// A policy net (`policy=`) and the weight of its biases (`policy_weight=`).
-        policy: Option<(PathBuf, f64)>,
+        /// A policy net (`policy=`) and how it is used (`policy_weight=`, `policy_rollout=`).
+        policy: Option<PolicyUse>,
         endgame: EndgameConfig,
         safe_first: bool,
         /// Keys of the Dots-and-Boxes search (`rollout`).
@@ -124,10 +135,11 @@ const SEARCH_KEYS: [&str; 7] = [
 const SOLVER_KEYS: [&str; 4] = ["solver_edges", "solver_nodes", "prove_edges", "prove_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 10] = [
+const NET_KEYS: [&str; 11] = [
     "model",
     "policy",
     "policy_weight",
+    "policy_rollout",
     "threshold",
     "from_move",
     "mix",
@@ -243,6 +255,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let mut guide = NetGuide::default();
             let (mut late, mut horizon) = (None, LateNet::HORIZON);
             let (mut policy, mut policy_weight) = (None, DEFAULT_POLICY_WEIGHT);
+            let mut policy_rollout: f64 = 0.0;
             let mut game_keys = Vec::new();
             for (key, value) in &list {
                 match key.as_str() {
@@ -291,6 +304,14 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                         if !(policy_weight.is_finite() && policy_weight >= 0.0) {
                             return Err(err(format!(
                                 "policy_weight must be a non-negative number, got '{value}'"
+                            )));
+                        }
+                    }
+                    "policy_rollout" => {
+                        policy_rollout = number(key, value).map_err(err)?;
+                        if !(policy_rollout.is_finite() && policy_rollout >= 0.0) {
+                            return Err(err(format!(
+                                "policy_rollout is a temperature (0: off), got '{value}'"
                             )));
                         }
                     }
@@ -343,12 +364,19 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 return Err(err("horizon is the late net's: name one with late=".into()));
             }
             let late = late.map(|path| (path, horizon));
-            if policy.is_none() && list.iter().any(|(k, _)| k == "policy_weight") {
-                return Err(err(
-                    "policy_weight is the policy net's: name one with policy=".into()
-                ));
+            if let Some(key) = ["policy_weight", "policy_rollout"]
+                .into_iter()
+                .find(|&key| policy.is_none() && list.iter().any(|(k, _)| k == key))
+            {
+                return Err(err(format!(
+                    "{key} is the policy net's: name one with policy="
+                )));
             }
-            let policy = policy.map(|path| (path, policy_weight));
+            let policy = policy.map(|path| PolicyUse {
+                path,
+                weight: policy_weight,
+                rollout: policy_rollout,
+            });
             let text = text.to_string();
             if rival {
                 rival_config.search = config;
@@ -499,9 +527,9 @@ impl AgentSpec {
                     let net = load_late_net(path, board).map_err(|e| e.to_string())?;
                     rollout = rollout.with_late(LateNet::new(Arc::new(net), *horizon));
                 }
-                if let Some((path, weight)) = policy {
-                    let net = load_policy_net(path, board).map_err(|e| e.to_string())?;
-                    rollout = rollout.with_policy(net, *weight);
+                if let Some(policy) = policy {
+                    let net = load_policy_net(&policy.path, board).map_err(|e| e.to_string())?;
+                    rollout = rollout.with_policy(net, policy.weight, policy.rollout);
                 }
                 // The net's prior fades with visits (progressive bias).
                 let ucb = Ucb::new(config.cp).with_progressive_bias(true);
@@ -651,25 +679,35 @@ mod tests {
 
     #[test]
     fn policy_nets_are_read_and_refused_by_name() {
-        match parse_spec("nn:policy=p.safetensors,policy_weight=0.25").unwrap() {
-            AgentSpec::Nn { policy, .. } => {
-                assert_eq!(policy, Some((PathBuf::from("p.safetensors"), 0.25)));
-            }
+        let policy_of = |text: &str| match parse_spec(text).unwrap() {
+            AgentSpec::Nn { policy, .. } => policy,
             other => panic!("{other:?}"),
+        };
+        let use_of = |weight, rollout| {
+            Some(PolicyUse {
+                path: PathBuf::from("p.safetensors"),
+                weight,
+                rollout,
+            })
+        };
+        assert_eq!(
+            policy_of("nn:policy=p.safetensors,policy_weight=0.25"),
+            use_of(0.25, 0.0)
+        );
+        assert_eq!(
+            policy_of("nn:policy=p.safetensors"),
+            use_of(DEFAULT_POLICY_WEIGHT, 0.0)
+        );
+        assert_eq!(
+            policy_of("nn:policy=p.safetensors,policy_weight=0,policy_rollout=0.5"),
+            use_of(0.0, 0.5)
+        );
+        for key in ["policy_weight", "policy_rollout"] {
+            let err = parse_spec(&format!("nn:{key}=1")).unwrap_err();
+            assert!(err.contains(&format!("{key} is the policy net's")), "{err}");
+            let err = parse_spec(&format!("nn:policy=p.safetensors,{key}=-1")).unwrap_err();
+            assert!(err.contains(key), "{err}");
         }
-        match parse_spec("nn:policy=p.safetensors").unwrap() {
-            AgentSpec::Nn { policy, .. } => {
-                assert_eq!(
-                    policy,
-                    Some((PathBuf::from("p.safetensors"), DEFAULT_POLICY_WEIGHT))
-                );
-            }
-            other => panic!("{other:?}"),
-        }
-        let err = parse_spec("nn:policy_weight=1").unwrap_err();
-        assert!(err.contains("name one with policy="), "{err}");
-        let err = parse_spec("nn:policy=p.safetensors,policy_weight=-1").unwrap_err();
-        assert!(err.contains("policy_weight"), "{err}");
         let board = DotsAndBoxes::new(5, 5).unwrap();
         let err = parse_spec("nn:policy=p.safetensors,rollout=random")
             .unwrap()

@@ -436,7 +436,8 @@ impl Records {
         })
     }
 
-    /// A game as a record: the start position's moves as given, the players' as searched. Games
+    /// A game as a record: the start position's moves as given, the players' as searched, each
+    /// with its search's iterations and root moves (where a tree search chose it). Games
     /// lost by forfeit end before the end of the game, so they are left out of the records (the
     /// JSON report has them). Whether it was written.
     fn append<G: Game>(
@@ -450,17 +451,21 @@ impl Records {
         }
         let mut state = initial.clone();
         let mut moves = Vec::with_capacity(game.report.moves.len());
+        let start_moves = game.report.start_moves;
         for (i, &a) in game.report.moves.iter().enumerate() {
+            let search = i
+                .checked_sub(start_moves)
+                .and_then(|k| game.report.searches.get(k));
             moves.push(MoveRecord {
                 action: a,
                 player: state.to_move(),
-                kind: if i < game.report.start_moves {
+                kind: if i < start_moves {
                     MoveKind::Given
                 } else {
                     MoveKind::Searched
                 },
-                iterations: 0,
-                root: Vec::new(),
+                iterations: search.map_or(0, |s| s.iterations.min(u32::MAX as u64) as u32),
+                root: search.map_or_else(Vec::new, |s| s.root.clone()),
             });
             state.apply(a);
         }

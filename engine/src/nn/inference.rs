@@ -134,6 +134,27 @@ fn lane_sum(lanes: &[f32; LANES]) -> f32 {
     lanes.iter().sum()
 }
 
+/// A hidden layer (PyTorch's layout: `hidden_weight` is hidden x `inputs`, row-major) laid
+/// out input-major: the padded width (the hidden size rounded up to [`LANES`]), one column of
+/// that width per input, and the biases, zero in the padding.
+pub fn input_major(
+    hidden_weight: &[f32],
+    hidden_bias: &[f32],
+    inputs: usize,
+) -> (usize, Vec<f32>, Vec<f32>) {
+    let hidden = hidden_bias.len();
+    let width = hidden.div_ceil(LANES) * LANES;
+    let mut columns = vec![0f32; inputs * width];
+    for j in 0..hidden {
+        for i in 0..inputs {
+            columns[i * width + j] = hidden_weight[j * inputs + i];
+        }
+    }
+    let mut bias = vec![0f32; width];
+    bias[..hidden].copy_from_slice(hidden_bias);
+    (width, columns, bias)
+}
+
 /// The net in inference layout. Built once from a [`ValueNet`]; shared read-only by threads.
 #[derive(Clone, Debug)]
 pub struct FastNet {
@@ -159,15 +180,7 @@ impl FastNet {
     /// [`Simd::available`]).
     pub fn with_simd(net: &ValueNet, simd: Simd) -> FastNet {
         let (inputs, hidden) = (net.inputs(), net.hidden());
-        let width = hidden.div_ceil(LANES) * LANES;
-        let mut columns = vec![0f32; inputs * width];
-        for j in 0..hidden {
-            for i in 0..inputs {
-                columns[i * width + j] = net.hidden_weight[j * inputs + i];
-            }
-        }
-        let mut bias = vec![0f32; width];
-        bias[..hidden].copy_from_slice(&net.hidden_bias);
+        let (width, columns, bias) = input_major(&net.hidden_weight, &net.hidden_bias, inputs);
         let mut output = vec![0f32; OUTPUTS * width];
         for k in 0..OUTPUTS {
             output[k * width..k * width + hidden]

@@ -11,10 +11,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::inference::{add_scaled_into, fast_sigmoid, LANES};
+use super::inference::{add_scaled_into, fast_sigmoid, input_major};
 use super::{reads_to_move, sigmoid, FileLayout, ModelError, ModelMeta, DAB_ENCODING_TO_MOVE};
 use crate::game::{Action, Game, Player};
+use crate::games::dots_and_boxes::{encode_position, Geometry};
 use crate::games::{DotsAndBoxes, GameSpec};
+use crate::rng::Rng;
 
 /// What every policy-net file says it is.
 pub const POLICY_FORMAT: &str = "selfplay-mcts policy net";
@@ -149,21 +151,15 @@ pub struct DabPolicy {
     layout: Arc<Layout>,
     input: Vec<f32>,
     hidden: Vec<f32>,
+    /// The chances of a [`draw`](Self::draw)'s edges.
+    weights: Vec<f32>,
 }
 
 impl DabPolicy {
     /// `net` laid out for the search (checked by [`PolicyNet::check_fits`] first).
     pub fn new(net: &PolicyNet) -> DabPolicy {
         let (inputs, hidden) = (net.meta.inputs, net.meta.hidden);
-        let width = hidden.div_ceil(LANES) * LANES;
-        let mut columns = vec![0f32; inputs * width];
-        for j in 0..hidden {
-            for i in 0..inputs {
-                columns[i * width + j] = net.hidden_weight[j * inputs + i];
-            }
-        }
-        let mut bias = vec![0f32; width];
-        bias[..hidden].copy_from_slice(&net.hidden_bias);
+        let (width, columns, bias) = input_major(&net.hidden_weight, &net.hidden_bias, inputs);
         let mut output = vec![0f32; net.outputs * width];
         for k in 0..net.outputs {
             output[k * width..k * width + hidden]
@@ -180,20 +176,16 @@ impl DabPolicy {
             }),
             input: vec![0f32; inputs],
             hidden: vec![0f32; width],
+            weights: Vec::with_capacity(net.outputs),
         }
     }
 
-    /// The net's shares of `actions` (moves of `state`), into `out` in the same order: a
-    /// softmax of their logits, summing to 1.
-    pub fn shares(&mut self, state: &DotsAndBoxes, actions: &[Action], out: &mut Vec<f32>) {
+    /// The hidden layer's activations for a position given as bits (what a play-out holds).
+    fn hidden_of(&mut self, geo: &Geometry, edges: u128, owners: [u64; 2], mover: Player) {
         let layout = &*self.layout;
         let n = layout.inputs - 1;
-        state.encode_features(&mut self.input[..n]);
-        self.input[n] = if state.to_move() == Player::P1 {
-            1.0
-        } else {
-            0.0
-        };
+        encode_position(geo, edges, owners, &mut self.input[..n]);
+        self.input[n] = if mover == Player::P1 { 1.0 } else { 0.0 };
         let w = layout.width;
         self.hidden.copy_from_slice(&layout.bias);
         for (i, &x) in self.input.iter().enumerate() {
@@ -204,27 +196,84 @@ impl DabPolicy {
         for h in &mut self.hidden {
             *h = fast_sigmoid(*h);
         }
+    }
+
+    /// The logit of edge `e` for the position of the last [`hidden_of`](Self::hidden_of).
+    #[inline]
+    fn logit(&self, e: usize) -> f32 {
+        let layout = &*self.layout;
+        let w = layout.width;
+        let row = &layout.output[e * w..(e + 1) * w];
+        layout.output_bias[e]
+            + row
+                .iter()
+                .zip(&self.hidden)
+                .map(|(r, h)| r * h)
+                .sum::<f32>()
+    }
+
+    /// The net's shares of `actions` (moves of `state`), into `out` in the same order: a
+    /// softmax of their logits, summing to 1.
+    pub fn shares(&mut self, state: &DotsAndBoxes, actions: &[Action], out: &mut Vec<f32>) {
+        self.hidden_of(
+            state.geometry(),
+            state.edges(),
+            state.box_owners(),
+            state.to_move(),
+        );
         out.clear();
-        let mut top = f32::NEG_INFINITY;
-        for &a in actions {
-            let e = a as usize;
-            let row = &layout.output[e * w..(e + 1) * w];
-            let z = layout.output_bias[e]
-                + row
-                    .iter()
-                    .zip(&self.hidden)
-                    .map(|(r, h)| r * h)
-                    .sum::<f32>();
-            top = top.max(z);
-            out.push(z);
+        out.extend(actions.iter().map(|&a| self.logit(a as usize)));
+        softmax_in_place(out, 1.0);
+    }
+
+    /// An edge of `pool` (edge bits, not empty) for `mover` in the position (`edges`, box
+    /// `owners`), drawn with chances the softmax of the net's logits divided by
+    /// `temperature`: how a play-out guided by the net chooses among its free moves.
+    pub fn draw(
+        &mut self,
+        geo: &Geometry,
+        (edges, owners, mover): (u128, [u64; 2], Player),
+        pool: u128,
+        temperature: f32,
+        rng: &mut Rng,
+    ) -> usize {
+        debug_assert!(pool != 0, "a draw from no edge");
+        self.hidden_of(geo, edges, owners, mover);
+        let mut weights = std::mem::take(&mut self.weights);
+        weights.clear();
+        let mut bits = pool;
+        while bits != 0 {
+            let e = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            weights.push(self.logit(e));
         }
-        let mut sum = 0.0;
-        for z in out.iter_mut() {
-            *z = (*z - top).exp();
-            sum += *z;
+        softmax_in_place(&mut weights, temperature);
+        let mut r = rng.unit_f64() as f32;
+        let mut bits = pool;
+        let mut chosen = pool.trailing_zeros() as usize;
+        for &p in &weights {
+            let e = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            chosen = e;
+            if r < p {
+                break;
+            }
+            r -= p;
         }
-        for z in out.iter_mut() {
-            *z /= sum;
-        }
+        self.weights = weights;
+        chosen
+    }
+}
+
+/// `values` (logits) made a softmax of `values / temperature` in place.
+fn softmax_in_place(values: &mut [f32], temperature: f32) {
+    let top = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for z in values.iter_mut() {
+        *z = ((*z - top) / temperature).exp();
+        sum += *z;
+    }
+    for z in values.iter_mut() {
+        *z /= sum;
     }
 }

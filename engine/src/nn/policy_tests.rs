@@ -116,3 +116,45 @@ fn shares_are_the_softmax_of_the_reference_logits_over_the_moves() {
         }
     }
 }
+
+/// A draw from a pool of edges follows the softmax of the logits at the temperature: the
+/// search's shares at temperature 1 (the same position, the same moves), close to the
+/// favourite alone at a low one, close to even at a high one; every draw is in the pool.
+#[test]
+fn draws_follow_the_shares_at_the_temperature() {
+    let net = random_policy(30, 8);
+    let mut policy = DabPolicy::new(&net);
+    let mut rng = Rng::new(9);
+    let mut state = DotsAndBoxes::new(5, 5).unwrap();
+    for a in [0, 7, 13, 21, 40] {
+        state.apply(a);
+    }
+    let geo = state.geometry();
+    let pool: u128 = (1u128 << 2) | (1u128 << 9) | (1u128 << 30) | (1u128 << 55);
+    let moves: Vec<Action> = vec![2, 9, 30, 55];
+    let mut shares = Vec::new();
+    policy.shares(&state, &moves, &mut shares);
+    let position = (state.edges(), state.box_owners(), state.to_move());
+    let n = 40_000;
+    let frequencies = |policy: &mut DabPolicy, rng: &mut Rng, t: f32| {
+        let mut counts = [0u32; 4];
+        for _ in 0..n {
+            let e = policy.draw(geo, position, pool, t, rng) as Action;
+            let k = moves
+                .iter()
+                .position(|&m| m == e)
+                .expect("a draw from the pool");
+            counts[k] += 1;
+        }
+        counts.map(|c| c as f64 / n as f64)
+    };
+    let at_one = frequencies(&mut policy, &mut rng, 1.0);
+    for (f, s) in at_one.iter().zip(&shares) {
+        assert!((f - *s as f64).abs() < 0.015, "{at_one:?} vs {shares:?}");
+    }
+    let favourite = (0..4).fold(0, |b, k| if shares[k] > shares[b] { k } else { b });
+    let cold = frequencies(&mut policy, &mut rng, 0.01);
+    assert!(cold[favourite] > 0.99, "{cold:?} vs {shares:?}");
+    let hot = frequencies(&mut policy, &mut rng, 1000.0);
+    assert!(hot.iter().all(|f| (f - 0.25).abs() < 0.02), "{hot:?}");
+}

@@ -333,8 +333,12 @@ pub struct NetRollout {
     chains: Option<ChainRollout>,
     /// With chains: a net of exact outcomes that ends each play-out at its horizon.
     late: Option<LateNet>,
-    /// A policy net whose shares of a node's moves become their biases, and its weight.
+    /// A policy net whose shares of a node's moves become their biases, and its weight (0:
+    /// no biases).
     policy: Option<(DabPolicy, f32)>,
+    /// With a policy net: the temperature at which it draws the chain rollouts' free moves
+    /// (0: they are drawn uniformly).
+    policy_rollout: f32,
     /// The policy's shares of the children being given their biases.
     shares: Vec<f32>,
 }
@@ -416,6 +420,7 @@ impl NetRollout {
             chains: None,
             late: None,
             policy: None,
+            policy_rollout: 0.0,
             shares: Vec::new(),
             net,
         })
@@ -430,9 +435,23 @@ impl NetRollout {
     /// Each child of a node gets a selection bias of `weight * ln(k * share)` from `policy`
     /// (k the node's number of moves: no bias for a move the net gives an even share), and a
     /// node's children get their first visits in the order of their biases.
-    pub fn with_policy(mut self, policy: DabPolicy, weight: f64) -> NetRollout {
+    /// With `rollout_temperature` > 0, the net also draws each free move of the chain
+    /// rollouts (a safe edge or a short chain's handout) with chances the softmax of its
+    /// logits at that temperature, instead of uniformly.
+    pub fn with_policy(
+        mut self,
+        policy: DabPolicy,
+        weight: f64,
+        rollout_temperature: f64,
+    ) -> NetRollout {
         self.policy = Some((policy, weight as f32));
+        self.policy_rollout = rollout_temperature as f32;
         self
+    }
+
+    /// Whether the policy net gives the tree's children biases.
+    fn policy_biases(&self) -> bool {
+        self.policy.as_ref().is_some_and(|(_, w)| *w > 0.0)
     }
 
     /// The net at the leaf, then (when it is not sure) `chains`.
@@ -575,12 +594,12 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
 
     #[inline]
     fn gives_bias(&self) -> bool {
-        self.prior > 0.0 || self.policy.is_some()
+        self.prior > 0.0 || self.policy_biases()
     }
 
     #[inline]
     fn first_visits_by_bias(&self) -> bool {
-        self.policy.is_some()
+        self.policy_biases()
     }
 
     /// Each child's bias: the policy net's (see [`with_policy`](Self::with_policy)) plus
@@ -593,7 +612,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         out: &mut Vec<f32>,
     ) {
         out.clear();
-        if let Some((policy, weight)) = &mut self.policy {
+        if let Some((policy, weight)) = self.policy.as_mut().filter(|(_, w)| *w > 0.0) {
             policy.shares(state, actions, &mut self.shares);
             let k = actions.len() as f32;
             out.extend(
@@ -652,6 +671,8 @@ impl NetRollout {
             stats,
             chains,
             late,
+            policy,
+            policy_rollout,
             ..
         } = self;
         let geo = state.geometry();
@@ -685,7 +706,23 @@ impl NetRollout {
             }
             ask(turn).and_then(|(_, call)| call)
         };
-        match chains.judged_margin(state, rng, &mut judge).signum() {
+        let margin = match policy.as_mut().filter(|_| *policy_rollout > 0.0) {
+            Some((policy, _)) => {
+                let temperature = *policy_rollout;
+                let mut pick = |turn: &Turn, pool: u128, rng: &mut Rng| {
+                    policy.draw(
+                        geo,
+                        (turn.edges, turn.owners, turn.mover),
+                        pool,
+                        temperature,
+                        rng,
+                    )
+                };
+                chains.guided_margin(state, rng, &mut judge, &mut pick)
+            }
+            None => chains.judged_margin(state, rng, &mut judge),
+        };
+        match margin.signum() {
             1 => Outcome::P1Win,
             -1 => Outcome::P2Win,
             _ => Outcome::Draw,

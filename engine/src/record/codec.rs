@@ -37,6 +37,21 @@ pub struct RootStat {
 }
 
 impl RootStat {
+    /// Every root move of `result`, its counts capped at `u32::MAX`.
+    pub fn of_search(result: &crate::mcts::SearchResult) -> Vec<RootStat> {
+        let cap = |v: u64| v.min(u32::MAX as u64) as u32;
+        result
+            .root_moves
+            .iter()
+            .map(|m| RootStat {
+                action: m.action,
+                visits: cap(m.visits),
+                p1_wins: cap(m.p1_wins),
+                p2_wins: cap(m.p2_wins),
+            })
+            .collect()
+    }
+
     /// Mean result from `player`'s view, in [-1, 1]: (wins - losses) / visits.
     pub fn value_for(&self, player: Player) -> f64 {
         let (w1, w2, n) = (self.p1_wins, self.p2_wins, self.visits);

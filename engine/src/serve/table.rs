@@ -399,19 +399,10 @@ impl<G: RegisteredGame> Table for GameTable<G> {
                 });
             }
             if analysis.is_none() {
-                searched = seat.agent.last_search().map(|r| {
-                    let root = r
-                        .root_moves
-                        .iter()
-                        .map(|m| RootStat {
-                            action: m.action,
-                            visits: m.visits.min(u32::MAX as u64) as u32,
-                            p1_wins: m.p1_wins.min(u32::MAX as u64) as u32,
-                            p2_wins: m.p2_wins.min(u32::MAX as u64) as u32,
-                        })
-                        .collect();
-                    (r.iterations, root)
-                });
+                searched = seat
+                    .agent
+                    .last_search()
+                    .map(|r| (r.iterations, RootStat::of_search(r)));
                 analysis = Some(Self::describe(
                     &state,
                     &spec,

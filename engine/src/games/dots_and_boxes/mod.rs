@@ -48,6 +48,27 @@ pub const FEATURE_BOX_P1: f32 = 0.5;
 /// Value-net input value of a box closed by P2.
 pub const FEATURE_BOX_P2: f32 = 0.75;
 
+/// The value-net inputs of a position given as its drawn edges and the boxes each player
+/// (P1, P2) closed: [`Game::encode_features`] for positions a play-out holds as bits.
+pub fn encode_position(geo: &Geometry, edges: u128, owners: [u64; 2], out: &mut [f32]) {
+    for e in 0..geo.num_edges {
+        out[geo.edge_feature[e] as usize] = if edges >> e & 1 == 1 {
+            FEATURE_EDGE_DRAWN
+        } else {
+            FEATURE_EDGE_FREE
+        };
+    }
+    for b in 0..geo.num_boxes {
+        out[geo.box_feature[b] as usize] = if owners[0] >> b & 1 == 1 {
+            FEATURE_BOX_P1
+        } else if owners[1] >> b & 1 == 1 {
+            FEATURE_BOX_P2
+        } else {
+            FEATURE_BOX_FREE
+        };
+    }
+}
+
 /// Why a position could not be set up.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PositionError {
@@ -453,23 +474,7 @@ impl Game for DotsAndBoxes {
 
     fn encode_features(&self, out: &mut [f32]) {
         assert_eq!(out.len(), self.feature_len(), "feature buffer length");
-        let geo = self.geo;
-        for e in 0..geo.num_edges {
-            out[geo.edge_feature[e] as usize] = if self.edges >> e & 1 == 1 {
-                FEATURE_EDGE_DRAWN
-            } else {
-                FEATURE_EDGE_FREE
-            };
-        }
-        for b in 0..geo.num_boxes {
-            out[geo.box_feature[b] as usize] = if self.p1_boxes >> b & 1 == 1 {
-                FEATURE_BOX_P1
-            } else if self.p2_boxes >> b & 1 == 1 {
-                FEATURE_BOX_P2
-            } else {
-                FEATURE_BOX_FREE
-            };
-        }
+        encode_position(self.geo, self.edges, [self.p1_boxes, self.p2_boxes], out);
     }
 
     fn parse_action(&self, text: &str) -> Result<Action, ActionError> {
