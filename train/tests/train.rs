@@ -504,7 +504,7 @@ fn policy_targets_are_visit_shares_or_the_chosen_move() {
         index: 0,
         seed: 0,
         outcome: engine::Outcome::Draw,
-        scores: None,
+        scores: [0, 0],
         // Edge 0 chosen with 150 of 200 visits; edge 5 by a solver; edge 7 from 50 visits.
         moves: vec![searched(0, vec![stat(0, 150), stat(3, 50)]), second, third],
     };
