@@ -479,6 +479,7 @@ fn a_policy_net_learns_the_searches_choices_and_loads_in_the_engine() {
 /// is its own target either way, and a root with too few visits is left out of the shares.
 #[test]
 fn policy_targets_are_visit_shares_or_the_chosen_move() {
+    use engine::game::Game;
     use engine::games::DotsAndBoxes;
     use engine::record::{GameRecord, MoveKind, MoveRecord, RootStat};
     use train::policy::{PolicyRows, PolicyTargets};
@@ -500,13 +501,34 @@ fn policy_targets_are_visit_shares_or_the_chosen_move() {
     second.player = engine::Player::P2;
     let mut third = searched(7, vec![stat(7, 30), stat(8, 20)]);
     third.player = engine::Player::P1;
+    // Edge 0 chosen with 150 of 200 visits; edge 5 by a solver; edge 7 from 50 visits; the
+    // rest of the game played by the solver (moves of kind solved: no target).
+    let mut moves = vec![searched(0, vec![stat(0, 150), stat(3, 50)]), second, third];
+    let mut state = board;
+    for m in &moves {
+        assert_eq!(state.to_move(), m.player);
+        state.apply(m.action);
+    }
+    let mut legal_now = Vec::new();
+    while !state.is_terminal() {
+        state.legal_actions(&mut legal_now);
+        let action = legal_now[0];
+        moves.push(MoveRecord {
+            action,
+            player: state.to_move(),
+            kind: MoveKind::Solved,
+            iterations: 0,
+            root: Vec::new(),
+        });
+        state.apply(action);
+    }
+    let outcome = state.outcome().unwrap();
     let game = GameRecord {
         index: 0,
         seed: 0,
-        outcome: engine::Outcome::Draw,
-        scores: [0, 0],
-        // Edge 0 chosen with 150 of 200 visits; edge 5 by a solver; edge 7 from 50 visits.
-        moves: vec![searched(0, vec![stat(0, 150), stat(3, 50)]), second, third],
+        outcome,
+        scores: engine::record::recorded_scores(&state, outcome),
+        moves,
     };
     let (outputs, legal) = (12, |ply: usize| 12 - ply);
     let mut shares = PolicyRows::new(&board);
@@ -530,7 +552,7 @@ fn policy_targets_are_visit_shares_or_the_chosen_move() {
         .add_game(&game, board, 100, PolicyTargets::Chosen)
         .unwrap();
     assert_eq!(chosen.len(), 3);
-    for (r, m) in game.moves.iter().enumerate() {
+    for (r, m) in game.moves.iter().take(3).enumerate() {
         let row = &chosen.targets[r * outputs..(r + 1) * outputs];
         assert_eq!(row[m.action as usize], 1.0);
         assert_eq!(row.iter().sum::<f32>(), 1.0);
