@@ -74,7 +74,7 @@ fn main() -> Result<(), String> {
                     Some(net) => {
                         let geo = position.geometry();
                         let mut pick = |t: &Turn, pool, rng: &mut Rng| {
-                            net.draw(geo, (t.edges, t.owners, t.mover), pool, temperature, rng)
+                            net.draw(geo, t, pool, temperature, rng)
                         };
                         rollout.guided_margin(&position, &mut rng, &mut |_: &Turn| None, &mut pick)
                     }

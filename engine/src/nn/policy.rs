@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::inference::{add_scaled_into, fast_sigmoid, input_major};
 use super::{reads_to_move, sigmoid, FileLayout, ModelError, ModelMeta, DAB_ENCODING_TO_MOVE};
 use crate::game::{Action, Game, Player};
+use crate::games::dots_and_boxes::rollout::Turn;
 use crate::games::dots_and_boxes::{encode_position, Geometry};
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::rng::Rng;
@@ -181,11 +182,11 @@ impl DabPolicy {
     }
 
     /// The hidden layer's activations for a position given as bits (what a play-out holds).
-    fn hidden_of(&mut self, geo: &Geometry, edges: u128, owners: [u64; 2], mover: Player) {
+    fn hidden_of(&mut self, geo: &Geometry, turn: &Turn) {
         let layout = &*self.layout;
         let n = layout.inputs - 1;
-        encode_position(geo, edges, owners, &mut self.input[..n]);
-        self.input[n] = if mover == Player::P1 { 1.0 } else { 0.0 };
+        encode_position(geo, turn.edges, turn.owners, &mut self.input[..n]);
+        self.input[n] = if turn.mover == Player::P1 { 1.0 } else { 0.0 };
         let w = layout.width;
         self.hidden.copy_from_slice(&layout.bias);
         for (i, &x) in self.input.iter().enumerate() {
@@ -215,30 +216,30 @@ impl DabPolicy {
     /// The net's shares of `actions` (moves of `state`), into `out` in the same order: a
     /// softmax of their logits, summing to 1.
     pub fn shares(&mut self, state: &DotsAndBoxes, actions: &[Action], out: &mut Vec<f32>) {
-        self.hidden_of(
-            state.geometry(),
-            state.edges(),
-            state.box_owners(),
-            state.to_move(),
-        );
+        let turn = Turn {
+            edges: state.edges(),
+            owners: state.box_owners(),
+            mover: state.to_move(),
+        };
+        self.hidden_of(state.geometry(), &turn);
         out.clear();
         out.extend(actions.iter().map(|&a| self.logit(a as usize)));
         softmax_in_place(out, 1.0);
     }
 
-    /// An edge of `pool` (edge bits, not empty) for `mover` in the position (`edges`, box
-    /// `owners`), drawn with chances the softmax of the net's logits divided by
-    /// `temperature`: how a play-out guided by the net chooses among its free moves.
+    /// An edge of `pool` (edge bits, not empty) for the play-out's position `turn`, drawn with
+    /// chances the softmax of the net's logits divided by `temperature`: how a play-out guided
+    /// by the net chooses among its free moves.
     pub fn draw(
         &mut self,
         geo: &Geometry,
-        (edges, owners, mover): (u128, [u64; 2], Player),
+        turn: &Turn,
         pool: u128,
         temperature: f32,
         rng: &mut Rng,
     ) -> usize {
         debug_assert!(pool != 0, "a draw from no edge");
-        self.hidden_of(geo, edges, owners, mover);
+        self.hidden_of(geo, turn);
         let mut weights = std::mem::take(&mut self.weights);
         weights.clear();
         let mut bits = pool;

@@ -134,12 +134,16 @@ fn draws_follow_the_shares_at_the_temperature() {
     let moves: Vec<Action> = vec![2, 9, 30, 55];
     let mut shares = Vec::new();
     policy.shares(&state, &moves, &mut shares);
-    let position = (state.edges(), state.box_owners(), state.to_move());
+    let position = crate::games::dots_and_boxes::rollout::Turn {
+        edges: state.edges(),
+        owners: state.box_owners(),
+        mover: state.to_move(),
+    };
     let n = 40_000;
     let frequencies = |policy: &mut DabPolicy, rng: &mut Rng, t: f32| {
         let mut counts = [0u32; 4];
         for _ in 0..n {
-            let e = policy.draw(geo, position, pool, t, rng) as Action;
+            let e = policy.draw(geo, &position, pool, t, rng) as Action;
             let k = moves
                 .iter()
                 .position(|&m| m == e)

@@ -710,13 +710,7 @@ impl NetRollout {
             Some((policy, _)) => {
                 let temperature = *policy_rollout;
                 let mut pick = |turn: &Turn, pool: u128, rng: &mut Rng| {
-                    policy.draw(
-                        geo,
-                        (turn.edges, turn.owners, turn.mover),
-                        pool,
-                        temperature,
-                        rng,
-                    )
+                    policy.draw(geo, turn, pool, temperature, rng)
                 };
                 chains.guided_margin(state, rng, &mut judge, &mut pick)
             }
