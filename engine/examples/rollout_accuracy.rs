@@ -5,9 +5,13 @@
 //! `cargo run --release -p engine --example rollout_accuracy -- DATASET FREE COUNT [POLICY [T]]`
 //! (the first position with at most FREE free edges of each of the first COUNT games; with a
 //! policy net, the rollouts' free moves drawn by it at temperature T, 1 by default, as
-//! `nn:policy_rollout=T` draws them).
+//! `nn:policy_rollout=T` draws them). `late:NET` instead of a policy: a late value net
+//! (`engine label`, `--encoding late`) picks the free moves within its horizon (T, 36 by
+//! default, here), each the move that leaves the opponent the worst position by the net
+//! (QDab's play-outs near their end).
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use engine::game::{Game, Outcome};
@@ -15,7 +19,7 @@ use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::dots_and_boxes::labels::free_edges;
 use engine::games::dots_and_boxes::rollout::{ChainRollout, Turn};
 use engine::games::DotsAndBoxes;
-use engine::nn::load_policy_net;
+use engine::nn::{load_late_net, load_policy_net, LateNet};
 use engine::record::Dataset;
 use engine::rng::Rng;
 
@@ -40,7 +44,19 @@ fn main() -> Result<(), String> {
         .map_err(|_| format!("COUNT: not a number: {count}"))?;
     let dataset = Dataset::open(Path::new(dir)).map_err(|e| e.to_string())?;
     let board: DotsAndBoxes = dataset.spec().start()?;
-    let mut policy = match policy {
+    let mut late = match policy.and_then(|p| p.strip_prefix("late:")) {
+        Some(path) => {
+            let net = load_late_net(Path::new(path), &board).map_err(|e| e.to_string())?;
+            let horizon = if args.len() > 4 {
+                temperature as u32
+            } else {
+                36
+            };
+            Some(LateNet::new(Arc::new(net), horizon))
+        }
+        None => None,
+    };
+    let mut policy = match policy.filter(|_| late.is_none()) {
         Some(path) => Some(load_policy_net(Path::new(path), &board).map_err(|e| e.to_string())?),
         None => None,
     };
@@ -70,15 +86,20 @@ fn main() -> Result<(), String> {
         worst = worst.max(took);
         let agree = (0..ROLLOUTS)
             .filter(|_| {
-                let margin = match policy.as_mut() {
-                    Some(net) => {
+                let margin = match (policy.as_mut(), late.as_mut()) {
+                    (_, Some(net)) => {
+                        let geo = position.geometry();
+                        let mut pick = |t: &Turn, pool, rng: &mut Rng| net.pick(t, pool, geo, rng);
+                        rollout.guided_margin(&position, &mut rng, &mut |_: &Turn| None, &mut pick)
+                    }
+                    (Some(net), None) => {
                         let geo = position.geometry();
                         let mut pick = |t: &Turn, pool, rng: &mut Rng| {
                             net.draw(geo, t, pool, temperature, rng)
                         };
                         rollout.guided_margin(&position, &mut rng, &mut |_: &Turn| None, &mut pick)
                     }
-                    None => rollout.final_margin(&position, &mut rng),
+                    (None, None) => rollout.final_margin(&position, &mut rng),
                 };
                 let said = match margin.signum() {
                     1 => Outcome::P1Win,

@@ -44,8 +44,8 @@ use crate::games::dots_and_boxes::{
 use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
 use crate::nn::{
-    load_dab_net, load_late_net, load_policy_net, LateNet, NetGuide, NetRollout, PAPER_MODEL,
-    PRODUCT_MODEL, PRODUCT_PRIOR,
+    load_dab_net, load_late_net, load_policy_net, LateNet, LateUse, NetGuide, NetRollout,
+    PAPER_MODEL, PRODUCT_MODEL, PRODUCT_PRIOR,
 };
 
 /// The weight of a policy net's biases when `policy_weight` is not given.
@@ -79,8 +79,9 @@ pub enum AgentSpec {
         config: SearchConfig,
         model: PathBuf,
         guide: NetGuide,
-        /// A late net (`late=`) and the free edges where it ends the play-outs (`horizon=`).
-        late: Option<(PathBuf, u32)>,
+        /// A late net (`late=`), the free edges from which it serves the play-outs
+        /// (`horizon=`) and how (`late_use=`).
+        late: Option<(PathBuf, u32, LateUse)>,
         /// A policy net (`policy=`) and how it is used (`policy_weight=`, `policy_rollout=`).
         policy: Option<PolicyUse>,
         endgame: EndgameConfig,
@@ -135,7 +136,7 @@ const SEARCH_KEYS: [&str; 7] = [
 const SOLVER_KEYS: [&str; 4] = ["solver_edges", "solver_nodes", "prove_edges", "prove_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 11] = [
+const NET_KEYS: [&str; 12] = [
     "model",
     "policy",
     "policy_weight",
@@ -147,6 +148,7 @@ const NET_KEYS: [&str; 11] = [
     "prior",
     "late",
     "horizon",
+    "late_use",
 ];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
@@ -253,7 +255,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let mut safe_first = false;
             let mut model = PathBuf::from(PAPER_MODEL);
             let mut guide = NetGuide::default();
-            let (mut late, mut horizon) = (None, LateNet::HORIZON);
+            let (mut late, mut horizon, mut late_use) = (None, LateNet::HORIZON, LateUse::End);
             let (mut policy, mut policy_weight) = (None, DEFAULT_POLICY_WEIGHT);
             let mut policy_rollout: f64 = 0.0;
             let mut game_keys = Vec::new();
@@ -316,6 +318,11 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                         }
                     }
                     "horizon" => horizon = number(key, value).map_err(err)?,
+                    "late_use" => {
+                        late_use = LateUse::parse(value).ok_or_else(|| {
+                            err(format!("late_use is end or pick, not '{value}'"))
+                        })?
+                    }
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
                     "mix" => guide.mix = number(key, value).map_err(err)?,
@@ -360,10 +367,13 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 }
             }
             guide.check().map_err(err)?;
-            if late.is_none() && list.iter().any(|(k, _)| k == "horizon") {
-                return Err(err("horizon is the late net's: name one with late=".into()));
+            if let Some(key) = ["horizon", "late_use"]
+                .into_iter()
+                .find(|&key| late.is_none() && list.iter().any(|(k, _)| k == key))
+            {
+                return Err(err(format!("{key} is the late net's: name one with late=")));
             }
-            let late = late.map(|path| (path, horizon));
+            let late = late.map(|path| (path, horizon, late_use));
             if let Some(key) = ["policy_weight", "policy_rollout"]
                 .into_iter()
                 .find(|&key| policy.is_none() && list.iter().any(|(k, _)| k == key))
@@ -523,9 +533,10 @@ impl AgentSpec {
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
                 }
-                if let Some((path, horizon)) = late {
+                if let Some((path, horizon, late_use)) = late {
                     let net = load_late_net(path, board).map_err(|e| e.to_string())?;
-                    rollout = rollout.with_late(LateNet::new(Arc::new(net), *horizon));
+                    let late = LateNet::new(Arc::new(net), *horizon).with_role(*late_use);
+                    rollout = rollout.with_late(late);
                 }
                 if let Some(policy) = policy {
                     let net = load_policy_net(&policy.path, board).map_err(|e| e.to_string())?;
@@ -645,10 +656,30 @@ mod tests {
         }
         match parse_spec("nn:late=l.safetensors,horizon=35").unwrap() {
             AgentSpec::Nn { late, .. } => {
-                assert_eq!(late, Some((PathBuf::from("l.safetensors"), 35)));
+                assert_eq!(
+                    late,
+                    Some((PathBuf::from("l.safetensors"), 35, LateUse::End))
+                );
             }
             other => panic!("{other:?}"),
         }
+        match parse_spec("nn:late=l.safetensors,late_use=pick").unwrap() {
+            AgentSpec::Nn { late, .. } => {
+                let horizon = LateNet::HORIZON;
+                assert_eq!(
+                    late,
+                    Some((PathBuf::from("l.safetensors"), horizon, LateUse::Pick))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = parse_spec("nn:late=l.safetensors,late_use=judge").unwrap_err();
+        assert!(
+            err.contains("late_use is end or pick, not 'judge'"),
+            "{err}"
+        );
+        let err = parse_spec("nn:late_use=pick").unwrap_err();
+        assert!(err.contains("late_use is the late net's"), "{err}");
         match parse_spec("nn").unwrap() {
             AgentSpec::Nn { late, .. } => assert_eq!(late, None),
             other => panic!("{other:?}"),

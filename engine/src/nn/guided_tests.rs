@@ -578,3 +578,72 @@ fn models_that_do_not_fit_are_refused_with_the_reason() {
             .contains("threshold"));
     }
 }
+
+/// A late net for the 3x3 board whose one hidden unit reads the mover's lead alone: P(mover
+/// wins) rises and P(mover loses) falls with it, whatever else the position holds.
+fn lead_reading_late_net(board: &DotsAndBoxes) -> Arc<FastNet> {
+    use crate::games::dots_and_boxes::late::{late_feature_len, LATE_ENCODING};
+    let geo = board.geometry();
+    let inputs = late_feature_len(geo);
+    let mut net = random_board_net(3, 3, 1, 5);
+    net.meta.encoding = LATE_ENCODING.into();
+    net.meta.inputs = inputs;
+    net.hidden_weight = vec![0.0; inputs];
+    // The first count after the edges and boxes is the lead / 5.
+    net.hidden_weight[geo.num_edges + geo.num_boxes] = 5.0;
+    net.hidden_bias = vec![0.0];
+    net.output_weight = vec![4.0, -4.0, 0.0];
+    net.output_bias = vec![0.0; OUTPUTS];
+    Arc::new(FastNet::new(&net))
+}
+
+#[test]
+fn a_picking_late_net_plays_the_move_it_rates_best_and_draws_among_equals() {
+    use crate::games::dots_and_boxes::rollout::Turn;
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let geo = board.geometry();
+    let border = |b: usize| -> Vec<usize> {
+        (0..geo.num_edges)
+            .filter(|&e| geo.box_masks[b] >> e & 1 == 1 && geo.edge_boxes[e][1] == u8::MAX)
+            .collect()
+    };
+    // Box 0 (a corner) has its two border sides drawn: either inner side hands it over.
+    let corner = border(0);
+    assert_eq!(corner.len(), 2);
+    let edges = corner.iter().fold(0u128, |acc, &e| acc | 1u128 << e);
+    let handout = (0..geo.num_edges)
+        .find(|&e| geo.box_masks[0] >> e & 1 == 1 && edges >> e & 1 == 0)
+        .unwrap();
+    // The far corner's border sides are safe and alike to a net that reads only the lead.
+    let far = border(8);
+    let turn = Turn {
+        edges,
+        owners: [0, 0],
+        mover: crate::Player::P2,
+    };
+    let net = lead_reading_late_net(&board);
+    let mut late = LateNet::new(net.clone(), 36).with_role(LateUse::Pick);
+    let mut rng = Rng::new(17);
+    let pool = 1u128 << handout | 1u128 << far[0];
+    for _ in 0..50 {
+        assert_eq!(late.pick(&turn, pool, geo, &mut rng), far[0]);
+    }
+    assert_eq!(late.evaluations, 100, "one evaluation per candidate");
+    // Equal ratings: each of the equals is drawn.
+    let pool = far.iter().fold(0u128, |acc, &e| acc | 1u128 << e);
+    let mut seen = 0u128;
+    for _ in 0..100 {
+        let e = late.pick(&turn, pool, geo, &mut rng);
+        assert!(pool >> e & 1 == 1, "{e} is not in the pool");
+        seen |= 1u128 << e;
+    }
+    assert_eq!(seen, pool);
+    // Beyond its horizon (21 free edges after the move, horizon 20) the draw is uniform.
+    let mut far_sighted = LateNet::new(net, 20).with_role(LateUse::Pick);
+    let pool = 1u128 << handout | 1u128 << far[0];
+    let handouts = (0..400)
+        .filter(|_| far_sighted.pick(&turn, pool, geo, &mut rng) == handout)
+        .count();
+    assert!((120..280).contains(&handouts), "{handouts} handouts of 400");
+    assert_eq!(far_sighted.evaluations, 0);
+}

@@ -19,7 +19,7 @@ use crate::games::{DotsAndBoxes, GameSpec};
 
 pub use inference::FastNet;
 pub use policy::{load_policy_net, DabPolicy, PolicyNet};
-pub use rollout::{DabNet, LateNet, NetGuide, NetRollout};
+pub use rollout::{DabNet, LateNet, LateUse, NetGuide, NetRollout};
 pub use safetensors::{parse_safetensors, write_safetensors, TensorEntry};
 
 /// The paper's net (`models/dab-5x5`): the model of `nn` with the paper's random rollouts and of

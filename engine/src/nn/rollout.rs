@@ -17,7 +17,7 @@ use super::inference::{add_into, FastNet, Simd};
 use super::policy::DabPolicy;
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
-use crate::games::dots_and_boxes::analysis::capture_and_safe_edges;
+use crate::games::dots_and_boxes::analysis::{capture_and_safe_edges, random_edge, take_all};
 use crate::games::dots_and_boxes::late::late_features;
 use crate::games::dots_and_boxes::rollout::Turn;
 use crate::games::dots_and_boxes::ChainRollout;
@@ -343,11 +343,34 @@ pub struct NetRollout {
     shares: Vec<f32>,
 }
 
-/// A late net (`late=`, `horizon=`): trained on perfect-play outcomes of positions at most
-/// `horizon` free edges from the end (`engine label`, encoding `dab-late-v1`), it scores a chain
-/// rollout at the first turn there that still has a safe edge, by an outcome drawn with its
-/// chances. Where it stands in, the rollouts' random safe edges name the perfect-play winner
-/// little more often than a coin (docs/players.md); with no safe edge left the rollout's exact
+/// What a late net does in the chain play-outs (`late_use=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LateUse {
+    /// `end`: it ends each play-out at the first turn within its horizon that still has a safe
+    /// edge, by an outcome drawn with its chances.
+    End,
+    /// `pick`: it plays the play-out's free moves within its horizon, each the one that leaves
+    /// the opponent the worst position by the net ([`LateNet::pick`]); the exact endgame still
+    /// ends the play-out.
+    Pick,
+}
+
+impl LateUse {
+    pub fn parse(text: &str) -> Option<LateUse> {
+        match text {
+            "end" => Some(LateUse::End),
+            "pick" => Some(LateUse::Pick),
+            _ => None,
+        }
+    }
+}
+
+/// A late net (`late=`, `horizon=`, `late_use=`): trained on perfect-play outcomes of positions
+/// at most `horizon` free edges from the end (`engine label`, encoding `dab-late-v1`), it
+/// either scores a chain rollout at the first turn there that still has a safe edge, by an
+/// outcome drawn with its chances, or plays the rollout's free moves there ([`LateUse`]).
+/// Where it stands in, the rollouts' random safe edges name the perfect-play winner little
+/// more often than a coin (docs/players.md); with no safe edge left the rollout's exact
 /// endgame is better.
 #[derive(Clone)]
 pub struct LateNet {
@@ -359,6 +382,9 @@ pub struct LateNet {
     rng: Rng,
     /// Play-outs it ended since the last [`RolloutPolicy::take_stats`].
     calls: u64,
+    /// Positions it judged to choose free moves (by [`pick`](Self::pick)) since then.
+    pub evaluations: u64,
+    pub role: LateUse,
 }
 
 impl LateNet {
@@ -374,6 +400,8 @@ impl LateNet {
             horizon,
             rng: Rng::new(0x1A7E_0E75),
             calls: 0,
+            evaluations: 0,
+            role: LateUse::End,
         }
     }
 
@@ -381,6 +409,54 @@ impl LateNet {
     pub fn chances(&mut self, turn: &Turn, geo: &Geometry) -> [f32; OUTPUTS] {
         late_features(geo, turn.edges, turn.owners, turn.mover, &mut self.input);
         self.net.evaluate(&self.input, &mut self.acc)
+    }
+
+    /// The free move of a play-out (an edge of `pool`, not empty) that leaves the opponent the
+    /// worst position by the net, QDab's rollout policy near its horizon: each candidate is
+    /// drawn, the boxes it hands over taken by the opponent, and the net asked from the
+    /// opponent's side; the move of the highest P(opponent loses) - P(opponent wins) is played
+    /// (ties at random). Past the horizon (more free edges after the move than it) the draw is
+    /// uniform, as the net was not trained there.
+    pub fn pick(&mut self, turn: &Turn, pool: u128, geo: &Geometry, rng: &mut Rng) -> usize {
+        debug_assert!(pool != 0, "a pick from no edge");
+        let free_after = geo.num_edges as u32 - turn.edges.count_ones() - 1;
+        if free_after > self.horizon {
+            return random_edge(pool, rng);
+        }
+        let opponent = turn.mover.opponent();
+        let taken_before = turn.owners[0] | turn.owners[1];
+        let (mut best, mut best_score, mut ties) = (pool.trailing_zeros() as usize, f32::MIN, 0u32);
+        let mut bits = pool;
+        while bits != 0 {
+            let e = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let (_, after) = take_all(geo, turn.edges | 1u128 << e);
+            let mut owners = turn.owners;
+            owners[opponent.index()] |= geo.valences(after).closed & !taken_before;
+            let next = Turn {
+                edges: after,
+                owners,
+                mover: opponent,
+            };
+            let p = self.chances(&next, geo);
+            self.evaluations += 1;
+            let score = p[1] - p[0];
+            if score > best_score {
+                (best, best_score, ties) = (e, score, 1);
+            } else if score == best_score {
+                ties += 1;
+                if rng.below(ties) == 0 {
+                    best = e;
+                }
+            }
+        }
+        best
+    }
+
+    /// The same net with another role.
+    pub fn with_role(mut self, role: LateUse) -> LateNet {
+        self.role = role;
+        self
     }
 
     /// The outcome it draws for `turn`, when `turn` is within its horizon with a safe edge.
@@ -580,7 +656,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         // A late net's call is an evaluation that ends the play-out.
         if let Some(late) = &mut self.late {
             let calls = std::mem::take(&mut late.calls);
-            self.stats.net_evaluations += calls;
+            self.stats.net_evaluations += calls + std::mem::take(&mut late.evaluations);
             self.stats.net_cutoffs += calls;
         }
         std::mem::take(&mut self.stats)
@@ -696,9 +772,13 @@ impl NetRollout {
             }
         }
         let chains = chains.as_mut().expect("called with chains on");
+        let (mut late_end, late_pick) = match late.as_mut() {
+            Some(net) if net.role == LateUse::Pick => (None, Some(net)),
+            other => (other, None),
+        };
         // The leaf itself was asked above.
         let mut judge = |turn: &Turn| {
-            if let Some(outcome) = late.as_mut().and_then(|l| l.judge(turn, geo)) {
+            if let Some(outcome) = late_end.as_mut().and_then(|l| l.judge(turn, geo)) {
                 return Some(outcome);
             }
             if !*every_turn || turn.edges == leaf.edges {
@@ -707,6 +787,12 @@ impl NetRollout {
             ask(turn).and_then(|(_, call)| call)
         };
         let margin = match policy.as_mut().filter(|_| *policy_rollout > 0.0) {
+            _ if late_pick.is_some() => {
+                let late = late_pick.expect("just tested");
+                let mut pick =
+                    |turn: &Turn, pool: u128, rng: &mut Rng| late.pick(turn, pool, geo, rng);
+                chains.guided_margin(state, rng, &mut judge, &mut pick)
+            }
             Some((policy, _)) => {
                 let temperature = *policy_rollout;
                 let mut pick = |turn: &Turn, pool: u128, rng: &mut Rng| {
