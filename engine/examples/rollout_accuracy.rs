@@ -6,20 +6,22 @@
 //! (the first position with at most FREE free edges of each of the first COUNT games; with a
 //! policy net, the rollouts' free moves drawn by it at temperature T, 1 by default, as
 //! `nn:policy_rollout=T` draws them). `late:NET` instead of a policy: a late value net
-//! (`engine label`, `--encoding late`) picks the free moves within its horizon (T, 36 by
-//! default, here), each the move that leaves the opponent the worst position by the net
-//! (QDab's play-outs near their end).
+//! (`engine label`, `--encoding late`) picks the free moves within 36 free edges of the end,
+//! the move that leaves the opponent the worst position by the net (QDab's play-outs near
+//! their end) at T = 0, the default here, else drawn by a softmax of the net's scores over T.
+//! `sure:NET`: the same net ends a play-out within 36 free edges where it is sure (0.9).
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use engine::game::{Game, Outcome};
+use engine::games::dots_and_boxes::analysis::random_edge;
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::dots_and_boxes::labels::free_edges;
 use engine::games::dots_and_boxes::rollout::{ChainRollout, Turn};
 use engine::games::DotsAndBoxes;
-use engine::nn::{load_late_net, load_policy_net, LateNet};
+use engine::nn::{load_late_net, load_policy_net, LateNet, LateUse};
 use engine::record::Dataset;
 use engine::rng::Rng;
 
@@ -44,17 +46,17 @@ fn main() -> Result<(), String> {
         .map_err(|_| format!("COUNT: not a number: {count}"))?;
     let dataset = Dataset::open(Path::new(dir)).map_err(|e| e.to_string())?;
     let board: DotsAndBoxes = dataset.spec().start()?;
-    let mut late = match policy.and_then(|p| p.strip_prefix("late:")) {
-        Some(path) => {
-            let net = load_late_net(Path::new(path), &board).map_err(|e| e.to_string())?;
-            let horizon = if args.len() > 4 {
-                temperature as u32
-            } else {
-                36
-            };
-            Some(LateNet::new(Arc::new(net), horizon))
-        }
-        None => None,
+    let late_net = |role: LateUse, path: &str| -> Result<LateNet, String> {
+        let net = load_late_net(Path::new(path), &board).map_err(|e| e.to_string())?;
+        let t = if args.len() > 4 { temperature } else { 0.0 };
+        Ok(LateNet::new(Arc::new(net), LateNet::HORIZON)
+            .with_role(role)
+            .with_temperature(t))
+    };
+    let mut late = match policy {
+        Some(p) if p.starts_with("late:") => Some(late_net(LateUse::Pick, &p[5..])?),
+        Some(p) if p.starts_with("sure:") => Some(late_net(LateUse::Sure, &p[5..])?),
+        _ => None,
     };
     let mut policy = match policy.filter(|_| late.is_none()) {
         Some(path) => Some(load_policy_net(Path::new(path), &board).map_err(|e| e.to_string())?),
@@ -87,10 +89,16 @@ fn main() -> Result<(), String> {
         let agree = (0..ROLLOUTS)
             .filter(|_| {
                 let margin = match (policy.as_mut(), late.as_mut()) {
-                    (_, Some(net)) => {
+                    (_, Some(net)) if net.role == LateUse::Pick => {
                         let geo = position.geometry();
                         let mut pick = |t: &Turn, pool, rng: &mut Rng| net.pick(t, pool, geo, rng);
                         rollout.guided_margin(&position, &mut rng, &mut |_: &Turn| None, &mut pick)
+                    }
+                    (_, Some(net)) => {
+                        let geo = position.geometry();
+                        let mut judge = |t: &Turn| net.judge(t, geo);
+                        let mut uniform = |_: &Turn, pool, rng: &mut Rng| random_edge(pool, rng);
+                        rollout.guided_margin(&position, &mut rng, &mut judge, &mut uniform)
                     }
                     (Some(net), None) => {
                         let geo = position.geometry();

@@ -320,7 +320,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "horizon" => horizon = number(key, value).map_err(err)?,
                     "late_use" => {
                         late_use = LateUse::parse(value).ok_or_else(|| {
-                            err(format!("late_use is end or pick, not '{value}'"))
+                            err(format!("late_use is end, pick or sure, not '{value}'"))
                         })?
                     }
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
@@ -663,19 +663,18 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        match parse_spec("nn:late=l.safetensors,late_use=pick").unwrap() {
-            AgentSpec::Nn { late, .. } => {
-                let horizon = LateNet::HORIZON;
-                assert_eq!(
-                    late,
-                    Some((PathBuf::from("l.safetensors"), horizon, LateUse::Pick))
-                );
+        for (text, role) in [("pick", LateUse::Pick), ("sure", LateUse::Sure)] {
+            match parse_spec(&format!("nn:late=l.safetensors,late_use={text}")).unwrap() {
+                AgentSpec::Nn { late, .. } => {
+                    let horizon = LateNet::HORIZON;
+                    assert_eq!(late, Some((PathBuf::from("l.safetensors"), horizon, role)));
+                }
+                other => panic!("{other:?}"),
             }
-            other => panic!("{other:?}"),
         }
         let err = parse_spec("nn:late=l.safetensors,late_use=judge").unwrap_err();
         assert!(
-            err.contains("late_use is end or pick, not 'judge'"),
+            err.contains("late_use is end, pick or sure, not 'judge'"),
             "{err}"
         );
         let err = parse_spec("nn:late_use=pick").unwrap_err();

@@ -580,7 +580,8 @@ fn models_that_do_not_fit_are_refused_with_the_reason() {
 }
 
 /// A late net for the 3x3 board whose one hidden unit reads the mover's lead alone: P(mover
-/// wins) rises and P(mover loses) falls with it, whatever else the position holds.
+/// wins) rises and P(mover loses) falls with it, whatever else the position holds (even: 0.5
+/// each; two boxes ahead: 0.98 to win; two behind: 0.98 to lose).
 fn lead_reading_late_net(board: &DotsAndBoxes) -> Arc<FastNet> {
     use crate::games::dots_and_boxes::late::{late_feature_len, LATE_ENCODING};
     let geo = board.geometry();
@@ -590,10 +591,10 @@ fn lead_reading_late_net(board: &DotsAndBoxes) -> Arc<FastNet> {
     net.meta.inputs = inputs;
     net.hidden_weight = vec![0.0; inputs];
     // The first count after the edges and boxes is the lead / 5.
-    net.hidden_weight[geo.num_edges + geo.num_boxes] = 5.0;
+    net.hidden_weight[geo.num_edges + geo.num_boxes] = 10.0;
     net.hidden_bias = vec![0.0];
-    net.output_weight = vec![4.0, -4.0, 0.0];
-    net.output_bias = vec![0.0; OUTPUTS];
+    net.output_weight = vec![8.0, -8.0, 0.0];
+    net.output_bias = vec![-4.0, 4.0, 0.0];
     Arc::new(FastNet::new(&net))
 }
 
@@ -646,4 +647,37 @@ fn a_picking_late_net_plays_the_move_it_rates_best_and_draws_among_equals() {
         .count();
     assert!((120..280).contains(&handouts), "{handouts} handouts of 400");
     assert_eq!(far_sighted.evaluations, 0);
+}
+
+#[test]
+fn a_sure_late_net_ends_only_the_play_outs_it_is_sure_of() {
+    use crate::games::dots_and_boxes::rollout::Turn;
+    use crate::Player::{P1, P2};
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let geo = board.geometry();
+    // The corners 0 and 2 closed; 16 free edges, safe ones among them.
+    let edges = geo.box_masks[0] | geo.box_masks[2];
+    let turn = |owners: [u64; 2], mover| Turn {
+        edges,
+        owners,
+        mover,
+    };
+    let net = lead_reading_late_net(&board);
+    let mut sure = LateNet::new(net.clone(), 36).with_role(LateUse::Sure);
+    let both = 1u64 | 1 << 2;
+    assert_eq!(sure.judge(&turn([both, 0], P2), geo), Some(Outcome::P1Win));
+    assert_eq!(sure.judge(&turn([both, 0], P1), geo), Some(Outcome::P1Win));
+    assert_eq!(sure.judge(&turn([0, both], P1), geo), Some(Outcome::P2Win));
+    // Even, the net gives each side a half: the play-out goes on.
+    assert_eq!(sure.judge(&turn([1, 1 << 2], P1), geo), None);
+    assert_eq!(sure.evaluations, 4);
+    // Beyond its horizon it is not asked.
+    let mut near = LateNet::new(net.clone(), 15).with_role(LateUse::Sure);
+    assert_eq!(near.judge(&turn([both, 0], P2), geo), None);
+    assert_eq!(near.evaluations, 0);
+    // `end` ends every play-out it is asked of, sure or not; `pick` none.
+    let mut end = LateNet::new(net.clone(), 36);
+    assert!(end.judge(&turn([1, 1 << 2], P1), geo).is_some());
+    let mut pick = LateNet::new(net, 36).with_role(LateUse::Pick);
+    assert_eq!(pick.judge(&turn([both, 0], P2), geo), None);
 }

@@ -248,22 +248,35 @@ impl DabPolicy {
             bits &= bits - 1;
             weights.push(self.logit(e));
         }
-        softmax_in_place(&mut weights, temperature);
-        let mut r = rng.unit_f64() as f32;
-        let mut bits = pool;
-        let mut chosen = pool.trailing_zeros() as usize;
-        for &p in &weights {
-            let e = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            chosen = e;
-            if r < p {
-                break;
-            }
-            r -= p;
-        }
+        let chosen = draw_by_softmax(pool, &mut weights, temperature, rng);
         self.weights = weights;
         chosen
     }
+}
+
+/// An edge of `pool` drawn with the probabilities of a softmax of `logits / temperature`
+/// (`logits` in the order of `pool`'s bits, made the probabilities in place).
+pub(super) fn draw_by_softmax(
+    pool: u128,
+    logits: &mut [f32],
+    temperature: f32,
+    rng: &mut Rng,
+) -> usize {
+    debug_assert_eq!(logits.len(), pool.count_ones() as usize);
+    softmax_in_place(logits, temperature);
+    let mut r = rng.unit_f64() as f32;
+    let mut bits = pool;
+    let mut chosen = pool.trailing_zeros() as usize;
+    for &p in logits.iter() {
+        let e = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        chosen = e;
+        if r < p {
+            break;
+        }
+        r -= p;
+    }
+    chosen
 }
 
 /// `values` (logits) made a softmax of `values / temperature` in place.

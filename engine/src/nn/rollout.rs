@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use super::inference::{add_into, FastNet, Simd};
-use super::policy::DabPolicy;
+use super::policy::{draw_by_softmax, DabPolicy};
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
 use crate::games::dots_and_boxes::analysis::{capture_and_safe_edges, random_edge, take_all};
@@ -353,6 +353,9 @@ pub enum LateUse {
     /// the opponent the worst position by the net ([`LateNet::pick`]); the exact endgame still
     /// ends the play-out.
     Pick,
+    /// `sure`: it ends a play-out at a turn within its horizon with a safe edge only when it
+    /// gives one outcome at least [`LateNet::SURE`] (QDab ends its play-outs so).
+    Sure,
 }
 
 impl LateUse {
@@ -360,6 +363,7 @@ impl LateUse {
         match text {
             "end" => Some(LateUse::End),
             "pick" => Some(LateUse::Pick),
+            "sure" => Some(LateUse::Sure),
             _ => None,
         }
     }
@@ -381,15 +385,21 @@ pub struct LateNet {
     /// Its own draws (the rollout's generator is lent to the play-out while the net is asked).
     rng: Rng,
     /// Play-outs it ended since the last [`RolloutPolicy::take_stats`].
-    calls: u64,
-    /// Positions it judged to choose free moves (by [`pick`](Self::pick)) since then.
+    cutoffs: u64,
+    /// Positions it evaluated since then (to end play-outs or to choose their moves).
     pub evaluations: u64,
     pub role: LateUse,
+    /// [`pick`](Self::pick)'s softmax temperature; 0 plays the best move.
+    pub temperature: f32,
+    /// The candidates' scores of one pick, kept to spare an allocation a pick.
+    scores: Vec<f32>,
 }
 
 impl LateNet {
     /// Free edges at which the late nets of the product are asked, by default.
     pub const HORIZON: u32 = 36;
+    /// The chance at which `late_use=sure` takes the net's word (the paper's threshold).
+    pub const SURE: f32 = 0.9;
 
     /// `net` (checked by [`load_late_net`](super::load_late_net)) asked at `horizon`.
     pub fn new(net: Arc<FastNet>, horizon: u32) -> LateNet {
@@ -399,9 +409,11 @@ impl LateNet {
             net,
             horizon,
             rng: Rng::new(0x1A7E_0E75),
-            calls: 0,
+            cutoffs: 0,
             evaluations: 0,
             role: LateUse::End,
+            temperature: 0.0,
+            scores: Vec::new(),
         }
     }
 
@@ -414,9 +426,10 @@ impl LateNet {
     /// The free move of a play-out (an edge of `pool`, not empty) that leaves the opponent the
     /// worst position by the net, QDab's rollout policy near its horizon: each candidate is
     /// drawn, the boxes it hands over taken by the opponent, and the net asked from the
-    /// opponent's side; the move of the highest P(opponent loses) - P(opponent wins) is played
-    /// (ties at random). Past the horizon (more free edges after the move than it) the draw is
-    /// uniform, as the net was not trained there.
+    /// opponent's side. At `temperature` 0 the move of the highest P(opponent loses) -
+    /// P(opponent wins) is played (ties at random); above it, a move is drawn by a softmax of
+    /// those scores over the temperature. Past the horizon (more free edges after the move than
+    /// it) the draw is uniform, as the net was not trained there.
     pub fn pick(&mut self, turn: &Turn, pool: u128, geo: &Geometry, rng: &mut Rng) -> usize {
         debug_assert!(pool != 0, "a pick from no edge");
         let free_after = geo.num_edges as u32 - turn.edges.count_ones() - 1;
@@ -425,7 +438,8 @@ impl LateNet {
         }
         let opponent = turn.mover.opponent();
         let taken_before = turn.owners[0] | turn.owners[1];
-        let (mut best, mut best_score, mut ties) = (pool.trailing_zeros() as usize, f32::MIN, 0u32);
+        let mut scores = std::mem::take(&mut self.scores);
+        scores.clear();
         let mut bits = pool;
         while bits != 0 {
             let e = bits.trailing_zeros() as usize;
@@ -439,18 +453,22 @@ impl LateNet {
                 mover: opponent,
             };
             let p = self.chances(&next, geo);
-            self.evaluations += 1;
-            let score = p[1] - p[0];
-            if score > best_score {
-                (best, best_score, ties) = (e, score, 1);
-            } else if score == best_score {
-                ties += 1;
-                if rng.below(ties) == 0 {
-                    best = e;
-                }
-            }
+            scores.push(p[1] - p[0]);
         }
-        best
+        self.evaluations += scores.len() as u64;
+        let chosen = if self.temperature > 0.0 {
+            draw_by_softmax(pool, &mut scores, self.temperature, rng)
+        } else {
+            best_with_random_ties(pool, &scores, rng)
+        };
+        self.scores = scores;
+        chosen
+    }
+
+    /// The same net with its play-outs' moves drawn at `temperature` (0: the best, greedily).
+    pub fn with_temperature(mut self, temperature: f32) -> LateNet {
+        self.temperature = temperature;
+        self
     }
 
     /// The same net with another role.
@@ -459,23 +477,60 @@ impl LateNet {
         self
     }
 
-    /// The outcome it draws for `turn`, when `turn` is within its horizon with a safe edge.
-    fn judge(&mut self, turn: &Turn, geo: &Geometry) -> Option<Outcome> {
+    /// The outcome that ends a play-out at `turn`, when `turn` is within its horizon with a safe
+    /// edge: with [`LateUse::End`] one drawn with the net's chances, with [`LateUse::Sure`] the
+    /// net's call when its chance of it reaches [`SURE`](Self::SURE) (else the play-out goes on).
+    pub fn judge(&mut self, turn: &Turn, geo: &Geometry) -> Option<Outcome> {
         let free = geo.num_edges as u32 - turn.edges.count_ones();
-        if free > self.horizon || capture_and_safe_edges(geo, turn.edges).1 == 0 {
+        if self.role == LateUse::Pick
+            || free > self.horizon
+            || capture_and_safe_edges(geo, turn.edges).1 == 0
+        {
             return None;
         }
         let p = self.chances(turn, geo);
-        self.calls += 1;
-        let r = self.rng.unit_f64() as f32 * (p[0] + p[1] + p[2]);
-        Some(if r < p[0] {
-            Outcome::win_for(turn.mover)
-        } else if r < p[0] + p[1] {
-            Outcome::win_for(turn.mover.opponent())
+        self.evaluations += 1;
+        let outcome = if self.role == LateUse::Sure {
+            if p[0] >= Self::SURE {
+                Outcome::win_for(turn.mover)
+            } else if p[1] >= Self::SURE {
+                Outcome::win_for(turn.mover.opponent())
+            } else {
+                return None;
+            }
         } else {
-            Outcome::Draw
-        })
+            let r = self.rng.unit_f64() as f32 * (p[0] + p[1] + p[2]);
+            if r < p[0] {
+                Outcome::win_for(turn.mover)
+            } else if r < p[0] + p[1] {
+                Outcome::win_for(turn.mover.opponent())
+            } else {
+                Outcome::Draw
+            }
+        };
+        self.cutoffs += 1;
+        Some(outcome)
     }
+}
+
+/// The edge of `pool` whose score (`scores` in the order of `pool`'s bits) is highest, drawn
+/// uniformly among equals.
+fn best_with_random_ties(pool: u128, scores: &[f32], rng: &mut Rng) -> usize {
+    let (mut best, mut best_score, mut ties) = (pool.trailing_zeros() as usize, f32::MIN, 0u32);
+    let mut bits = pool;
+    for &score in scores {
+        let e = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        if score > best_score {
+            (best, best_score, ties) = (e, score, 1);
+        } else if score == best_score {
+            ties += 1;
+            if rng.below(ties) == 0 {
+                best = e;
+            }
+        }
+    }
+    best
 }
 
 impl NetRollout {
@@ -653,11 +708,9 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
     }
 
     fn take_stats(&mut self) -> RolloutStats {
-        // A late net's call is an evaluation that ends the play-out.
         if let Some(late) = &mut self.late {
-            let calls = std::mem::take(&mut late.calls);
-            self.stats.net_evaluations += calls + std::mem::take(&mut late.evaluations);
-            self.stats.net_cutoffs += calls;
+            self.stats.net_evaluations += std::mem::take(&mut late.evaluations);
+            self.stats.net_cutoffs += std::mem::take(&mut late.cutoffs);
         }
         std::mem::take(&mut self.stats)
     }
