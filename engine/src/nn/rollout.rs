@@ -839,21 +839,21 @@ impl NetRollout {
             }
             ask(turn).and_then(|(_, call)| call)
         };
-        let margin = match policy.as_mut().filter(|_| *policy_rollout > 0.0) {
-            _ if late_pick.is_some() => {
-                let late = late_pick.expect("just tested");
+        let drawing_policy = policy.as_mut().filter(|_| *policy_rollout > 0.0);
+        let margin = match (late_pick, drawing_policy) {
+            (Some(late), _) => {
                 let mut pick =
                     |turn: &Turn, pool: u128, rng: &mut Rng| late.pick(turn, pool, geo, rng);
                 chains.guided_margin(state, rng, &mut judge, &mut pick)
             }
-            Some((policy, _)) => {
+            (None, Some((policy, _))) => {
                 let temperature = *policy_rollout;
                 let mut pick = |turn: &Turn, pool: u128, rng: &mut Rng| {
                     policy.draw(geo, turn, pool, temperature, rng)
                 };
                 chains.guided_margin(state, rng, &mut judge, &mut pick)
             }
-            None => chains.judged_margin(state, rng, &mut judge),
+            (None, None) => chains.judged_margin(state, rng, &mut judge),
         };
         match margin.signum() {
             1 => Outcome::P1Win,
