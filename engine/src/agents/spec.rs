@@ -21,7 +21,8 @@
 //!   a turn), `depth` (random whole turns before the evaluation, 2), `backup`, `scale`,
 //!   `expand`, `reuse`, `eval`, `tempo`, `arrow`, `weights` and `pe` (docs/amazons.md); other
 //!   games refuse these keys. Any game's `mcts` reads `minimax` (the weight of implicit
-//!   minimax backups, 0). `greedy` is the best
+//!   minimax backups, 0) and `widen` (progressive widening: the children a node opens first,
+//!   in the order of their biases; 0, off). `greedy` is the best
 //!   evaluation after one turn there.
 //! * `alphabeta` — iterative-deepening alpha-beta over whole turns (Amazons). Keys: `time_ms`
 //!   (1000), `depth` (the deepest iteration, 64), `seed` (1), `weights` (a weights file of the
@@ -80,8 +81,8 @@ pub enum AgentSpec {
         model: PathBuf,
         guide: NetGuide,
         /// A late net (`late=`), the free edges from which it serves the play-outs
-        /// (`horizon=`) and how (`late_use=`).
-        late: Option<(PathBuf, u32, LateUse)>,
+        /// (`horizon=`), how (`late_use=`) and, as a prior, with what weight (`late_weight=`).
+        late: Option<(PathBuf, u32, LateUse, f32)>,
         /// A policy net (`policy=`) and how it is used (`policy_weight=`, `policy_rollout=`).
         policy: Option<PolicyUse>,
         endgame: EndgameConfig,
@@ -124,7 +125,7 @@ fn is_game_search_key(key: &str) -> bool {
     crate::games::registry::search_key_owner(key).is_some()
 }
 
-const SEARCH_KEYS: [&str; 7] = [
+const SEARCH_KEYS: [&str; 8] = [
     "iterations",
     "time_ms",
     "threads",
@@ -132,11 +133,12 @@ const SEARCH_KEYS: [&str; 7] = [
     "counter",
     "seed",
     "minimax",
+    "widen",
 ];
 const SOLVER_KEYS: [&str; 4] = ["solver_edges", "solver_nodes", "prove_edges", "prove_nodes"];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 12] = [
+const NET_KEYS: [&str; 13] = [
     "model",
     "policy",
     "policy_weight",
@@ -149,6 +151,7 @@ const NET_KEYS: [&str; 12] = [
     "late",
     "horizon",
     "late_use",
+    "late_weight",
 ];
 const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
 
@@ -256,6 +259,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             let mut model = PathBuf::from(PAPER_MODEL);
             let mut guide = NetGuide::default();
             let (mut late, mut horizon, mut late_use) = (None, LateNet::HORIZON, LateUse::End);
+            let mut late_weight: f32 = 1.0;
             let (mut policy, mut policy_weight) = (None, DEFAULT_POLICY_WEIGHT);
             let mut policy_rollout: f64 = 0.0;
             let mut game_keys = Vec::new();
@@ -280,6 +284,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                         }
                     }
                     "seed" => config.seed = number(key, value).map_err(err)?,
+                    "widen" => config.widen = number(key, value).map_err(err)?,
                     "counter" => {
                         config.counter = match value.as_str() {
                             "double" => CounterMode::Double,
@@ -320,8 +325,18 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "horizon" => horizon = number(key, value).map_err(err)?,
                     "late_use" => {
                         late_use = LateUse::parse(value).ok_or_else(|| {
-                            err(format!("late_use is end, pick or sure, not '{value}'"))
+                            err(format!(
+                                "late_use is end, pick, sure or prior, not '{value}'"
+                            ))
                         })?
+                    }
+                    "late_weight" => {
+                        late_weight = number(key, value).map_err(err)?;
+                        if !(late_weight.is_finite() && late_weight >= 0.0) {
+                            return Err(err(format!(
+                                "late_weight must be a non-negative number, got '{value}'"
+                            )));
+                        }
                     }
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
@@ -367,13 +382,13 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 }
             }
             guide.check().map_err(err)?;
-            if let Some(key) = ["horizon", "late_use"]
+            if let Some(key) = ["horizon", "late_use", "late_weight"]
                 .into_iter()
                 .find(|&key| late.is_none() && list.iter().any(|(k, _)| k == key))
             {
                 return Err(err(format!("{key} is the late net's: name one with late=")));
             }
-            let late = late.map(|path| (path, horizon, late_use));
+            let late = late.map(|path| (path, horizon, late_use, late_weight));
             if let Some(key) = ["policy_weight", "policy_rollout"]
                 .into_iter()
                 .find(|&key| policy.is_none() && list.iter().any(|(k, _)| k == key))
@@ -533,9 +548,11 @@ impl AgentSpec {
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
                 }
-                if let Some((path, horizon, late_use)) = late {
+                if let Some((path, horizon, late_use, weight)) = late {
                     let net = load_late_net(path, board).map_err(|e| e.to_string())?;
-                    let late = LateNet::new(Arc::new(net), *horizon).with_role(*late_use);
+                    let late = LateNet::new(Arc::new(net), *horizon)
+                        .with_role(*late_use)
+                        .with_weight(*weight);
                     rollout = rollout.with_late(late);
                 }
                 if let Some(policy) = policy {
@@ -658,25 +675,41 @@ mod tests {
             AgentSpec::Nn { late, .. } => {
                 assert_eq!(
                     late,
-                    Some((PathBuf::from("l.safetensors"), 35, LateUse::End))
+                    Some((PathBuf::from("l.safetensors"), 35, LateUse::End, 1.0))
                 );
             }
             other => panic!("{other:?}"),
         }
-        for (text, role) in [("pick", LateUse::Pick), ("sure", LateUse::Sure)] {
+        for (text, role) in [
+            ("pick", LateUse::Pick),
+            ("sure", LateUse::Sure),
+            ("prior", LateUse::Prior),
+        ] {
             match parse_spec(&format!("nn:late=l.safetensors,late_use={text}")).unwrap() {
                 AgentSpec::Nn { late, .. } => {
                     let horizon = LateNet::HORIZON;
-                    assert_eq!(late, Some((PathBuf::from("l.safetensors"), horizon, role)));
+                    let path = PathBuf::from("l.safetensors");
+                    assert_eq!(late, Some((path, horizon, role, 1.0)));
                 }
                 other => panic!("{other:?}"),
             }
         }
         let err = parse_spec("nn:late=l.safetensors,late_use=judge").unwrap_err();
         assert!(
-            err.contains("late_use is end, pick or sure, not 'judge'"),
+            err.contains("late_use is end, pick, sure or prior, not 'judge'"),
             "{err}"
         );
+        match parse_spec("nn:late=l.safetensors,late_use=prior,late_weight=2.5").unwrap() {
+            AgentSpec::Nn { late, .. } => assert_eq!(late.map(|l| l.3), Some(2.5)),
+            other => panic!("{other:?}"),
+        }
+        let err = parse_spec("nn:late=l.safetensors,late_weight=-1").unwrap_err();
+        assert!(
+            err.contains("late_weight must be a non-negative number"),
+            "{err}"
+        );
+        let err = parse_spec("nn:late_weight=1").unwrap_err();
+        assert!(err.contains("late_weight is the late net's"), "{err}");
         let err = parse_spec("nn:late_use=pick").unwrap_err();
         assert!(err.contains("late_use is the late net's"), "{err}");
         match parse_spec("nn").unwrap() {

@@ -58,6 +58,26 @@ pub struct SearchConfig {
     pub max_nodes: usize,
     /// The weight of implicit minimax backups in selection (0: plain MCTS; see [`Tree`]).
     pub minimax: f32,
+    /// Progressive widening (0: off): a node's children are opened to selection this many at
+    /// first, then one more each time its visits grow by a factor (see [`widened`]), in the
+    /// order of their biases when the rollout policy gives biases.
+    pub widen: u32,
+}
+
+/// Visits after which a widening node opens its children beyond the first `widen`, and the
+/// factor by which its visits grow for each further child: Chaslot et al.'s progressive
+/// unpruning ("Progressive strategies for Monte-Carlo tree search", 2008: 50 and 1.3 there).
+const WIDEN_VISITS: f32 = 40.0;
+const WIDEN_GROWTH: f32 = 1.3;
+
+/// How many of a node's children a search with `widen` opens at `visits` visits.
+pub fn widened(widen: u32, visits: u32) -> usize {
+    let extra = if visits as f32 >= WIDEN_VISITS {
+        ((visits as f32 / WIDEN_VISITS).ln() / WIDEN_GROWTH.ln()) as usize + 1
+    } else {
+        0
+    };
+    widen as usize + extra
 }
 
 impl Default for SearchConfig {
@@ -71,6 +91,7 @@ impl Default for SearchConfig {
             // 16M nodes of 28 bytes: 450 MB a tree, reached only by long timed searches.
             max_nodes: 16 << 20,
             minimax: 0.0,
+            widen: 0,
         }
     }
 }
@@ -206,6 +227,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 path: Vec::new(),
                 movers: Vec::new(),
                 minimax: config.minimax,
+                widen: config.widen,
                 actions: Vec::new(),
                 rewards: Vec::new(),
                 biases: Vec::new(),
@@ -454,6 +476,8 @@ struct Worker<G: Game, T, R> {
     movers: Vec<Player>,
     /// The weight of implicit minimax backups (0: off).
     minimax: f32,
+    /// Progressive widening's first children (0: every child is open).
+    widen: u32,
     actions: Vec<Action>,
     /// The children's rewards of an expansion, when the rollout policy gives them.
     rewards: Vec<Reward>,
@@ -595,8 +619,15 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 break;
             }
             let first = node.first_child as usize;
-            let count = node.num_children as usize;
-            let visited = node.visits as usize - 1;
+            let mut count = node.num_children as usize;
+            let mut visited = node.visits as usize - 1;
+            if self.widen > 0 {
+                // Only the first children are open; the next is opened (visited first) once
+                // the node's visits reach its turn. Children are opened in order, so the
+                // visited ones are a prefix.
+                count = count.min(widened(self.widen, node.visits));
+                visited = self.tree.nodes[first..first + count].partition_point(|c| c.visits > 0);
+            }
             // A child that got its first visit from an evaluated expansion is not waiting.
             let pick = if visited < count && self.tree.nodes[first + visited].visits == 0 {
                 visited
@@ -643,7 +674,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 if biased {
                     self.rollout
                         .child_bias(&state, &self.actions, &mut self.biases);
-                    if self.rollout.first_visits_by_bias() {
+                    if self.rollout.first_visits_by_bias() || self.widen > 0 {
                         self.order_by_bias();
                     }
                 }

@@ -548,3 +548,39 @@ fn first_visits_follow_the_biases_when_asked() {
         }
     }
 }
+
+#[test]
+fn widening_opens_children_in_the_order_of_their_biases_as_visits_grow() {
+    use crate::mcts::search::widened;
+    assert_eq!((widened(5, 0), widened(5, 39), widened(5, 40)), (5, 5, 6));
+    assert_eq!((widened(5, 60), widened(5, 1000)), (7, 18));
+    // 60 iterations: the root's last selection saw 59 visits, so four children were open;
+    // they are the four the biases rank first (actions 8, 7, 6 and 5).
+    let r = Search::new(
+        SearchConfig {
+            widen: 2,
+            ..config(60, 4)
+        },
+        Ucb::default().with_progressive_bias(true),
+        RankedBiases,
+    )
+    .run(&TicTacToe::new())
+    .unwrap();
+    let mut visited: Vec<Action> = r
+        .root_moves
+        .iter()
+        .filter(|m| m.visits > 0)
+        .map(|m| m.action)
+        .collect();
+    visited.sort_unstable();
+    assert_eq!(visited, vec![5, 6, 7, 8], "{:?}", r.root_moves);
+    // Without biases the children open in their random order, as few of them.
+    let r = Search::plain(SearchConfig {
+        widen: 2,
+        ..config(30, 5)
+    })
+    .run(&TicTacToe::new())
+    .unwrap();
+    let open = r.root_moves.iter().filter(|m| m.visits > 0).count();
+    assert_eq!(open, 2, "{:?}", r.root_moves);
+}

@@ -681,3 +681,50 @@ fn a_sure_late_net_ends_only_the_play_outs_it_is_sure_of() {
     let mut pick = LateNet::new(net, 36).with_role(LateUse::Pick);
     assert_eq!(pick.judge(&turn([both, 0], P2), geo), None);
 }
+
+#[test]
+fn a_late_prior_rates_each_free_move_by_what_it_leaves_the_opponent() {
+    use crate::games::dots_and_boxes::rollout::Turn;
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let geo = board.geometry();
+    // Box 0 (a corner) has its two border sides drawn: either inner side hands it over.
+    let border: Vec<usize> = (0..geo.num_edges)
+        .filter(|&e| geo.box_masks[0] >> e & 1 == 1 && geo.edge_boxes[e][1] == u8::MAX)
+        .collect();
+    let edges = border.iter().fold(0u128, |acc, &e| acc | 1u128 << e);
+    let handout = (0..geo.num_edges)
+        .find(|&e| geo.box_masks[0] >> e & 1 == 1 && edges >> e & 1 == 0)
+        .unwrap();
+    let safe = (0..geo.num_edges)
+        .find(|&e| geo.box_masks[8] >> e & 1 == 1)
+        .unwrap();
+    let turn = Turn {
+        edges,
+        owners: [0, 0],
+        mover: crate::Player::P1,
+    };
+    let net = lead_reading_late_net(&board);
+    let mut late = LateNet::new(net.clone(), 36).with_role(LateUse::Prior);
+    let actions = [handout as crate::game::Action, safe as crate::game::Action];
+    let mut out = vec![0.25f32; 2];
+    assert!(late.prior_biases(&turn, &actions, geo, 2.0, &mut out));
+    assert_eq!(late.evaluations, 2);
+    // The safe edge leaves the opponent level (0.5 each way: no bias); the handout leaves the
+    // opponent a box ahead, worse for the mover; each added to what the bias was.
+    assert!((out[1] - 0.25).abs() < 1e-4, "{out:?}");
+    assert!(out[0] < 0.25 - 0.5, "{out:?}");
+    // Past its horizon (21 free edges after the move, horizon 20), nothing is added.
+    let mut near = LateNet::new(net.clone(), 20).with_role(LateUse::Prior);
+    let mut out = vec![0.0f32; 2];
+    assert!(!near.prior_biases(&turn, &actions, geo, 2.0, &mut out));
+    assert_eq!((out, near.evaluations), (vec![0.0; 2], 0));
+    // With a box to take, the moves are captures and double-deals: not rated.
+    let three_sides = edges | 1u128 << handout;
+    let turn = Turn {
+        edges: three_sides,
+        ..turn
+    };
+    let mut out = vec![0.0f32; 2];
+    assert!(!late.prior_biases(&turn, &actions, geo, 2.0, &mut out));
+    assert_eq!(out, vec![0.0; 2]);
+}

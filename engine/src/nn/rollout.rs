@@ -356,6 +356,10 @@ pub enum LateUse {
     /// `sure`: it ends a play-out at a turn within its horizon with a safe edge only when it
     /// gives one outcome at least [`LateNet::SURE`] (QDab ends its play-outs so).
     Sure,
+    /// `prior`: it leaves the play-outs alone and gives the tree's children within its horizon
+    /// a selection bias instead ([`LateNet::prior_biases`]), as the value net's `prior=` does
+    /// further from the end.
+    Prior,
 }
 
 impl LateUse {
@@ -364,6 +368,7 @@ impl LateUse {
             "end" => Some(LateUse::End),
             "pick" => Some(LateUse::Pick),
             "sure" => Some(LateUse::Sure),
+            "prior" => Some(LateUse::Prior),
             _ => None,
         }
     }
@@ -391,6 +396,8 @@ pub struct LateNet {
     pub role: LateUse,
     /// [`pick`](Self::pick)'s softmax temperature; 0 plays the best move.
     pub temperature: f32,
+    /// With [`LateUse::Prior`]: the weight of its biases (`late_weight=`).
+    pub weight: f32,
     /// The candidates' scores of one pick, kept to spare an allocation a pick.
     scores: Vec<f32>,
 }
@@ -413,6 +420,7 @@ impl LateNet {
             evaluations: 0,
             role: LateUse::End,
             temperature: 0.0,
+            weight: 1.0,
             scores: Vec::new(),
         }
     }
@@ -436,24 +444,14 @@ impl LateNet {
         if free_after > self.horizon {
             return random_edge(pool, rng);
         }
-        let opponent = turn.mover.opponent();
-        let taken_before = turn.owners[0] | turn.owners[1];
         let mut scores = std::mem::take(&mut self.scores);
         scores.clear();
         let mut bits = pool;
         while bits != 0 {
             let e = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let (_, after) = take_all(geo, turn.edges | 1u128 << e);
-            let mut owners = turn.owners;
-            owners[opponent.index()] |= geo.valences(after).closed & !taken_before;
-            let next = Turn {
-                edges: after,
-                owners,
-                mover: opponent,
-            };
-            let p = self.chances(&next, geo);
-            scores.push(p[1] - p[0]);
+            let value = self.value_of_move(turn, e, geo);
+            scores.push(value);
         }
         self.evaluations += scores.len() as u64;
         let chosen = if self.temperature > 0.0 {
@@ -465,9 +463,57 @@ impl LateNet {
         chosen
     }
 
+    /// What the net makes of free move `e` (one that closes no box) for `turn`'s mover: the
+    /// edge drawn, the boxes it hands over taken by the opponent, and P(opponent loses) -
+    /// P(opponent wins) of what the opponent is left with.
+    fn value_of_move(&mut self, turn: &Turn, e: usize, geo: &Geometry) -> f32 {
+        let opponent = turn.mover.opponent();
+        let taken_before = turn.owners[0] | turn.owners[1];
+        let (_, after) = take_all(geo, turn.edges | 1u128 << e);
+        let mut owners = turn.owners;
+        owners[opponent.index()] |= geo.valences(after).closed & !taken_before;
+        let next = Turn {
+            edges: after,
+            owners,
+            mover: opponent,
+        };
+        let p = self.chances(&next, geo);
+        p[1] - p[0]
+    }
+
+    /// Adds `weight` times the net's value of each move of `actions` for the player to move at
+    /// `turn` ([`value_of_move`](Self::value_of_move)) to its bias in `out` (same order), when
+    /// the moves leave at most `horizon` free edges and none of them closes a box (with a box
+    /// to take, the tree's moves are captures and double-deals, not the net's business); else
+    /// leaves `out` as it is. Returns whether it added.
+    pub fn prior_biases(
+        &mut self,
+        turn: &Turn,
+        actions: &[crate::game::Action],
+        geo: &Geometry,
+        weight: f32,
+        out: &mut [f32],
+    ) -> bool {
+        let free_after = (geo.num_edges as u32 - turn.edges.count_ones()).saturating_sub(1);
+        if free_after > self.horizon || capture_and_safe_edges(geo, turn.edges).0 != 0 {
+            return false;
+        }
+        for (&a, bias) in actions.iter().zip(out.iter_mut()) {
+            *bias += weight * self.value_of_move(turn, a as usize, geo);
+        }
+        self.evaluations += actions.len() as u64;
+        true
+    }
+
     /// The same net with its play-outs' moves drawn at `temperature` (0: the best, greedily).
     pub fn with_temperature(mut self, temperature: f32) -> LateNet {
         self.temperature = temperature;
+        self
+    }
+
+    /// The same net with its `late_use=prior` biases weighted by `weight`.
+    pub fn with_weight(mut self, weight: f32) -> LateNet {
+        self.weight = weight;
         self
     }
 
@@ -482,7 +528,7 @@ impl LateNet {
     /// net's call when its chance of it reaches [`SURE`](Self::SURE) (else the play-out goes on).
     pub fn judge(&mut self, turn: &Turn, geo: &Geometry) -> Option<Outcome> {
         let free = geo.num_edges as u32 - turn.edges.count_ones();
-        if self.role == LateUse::Pick
+        if matches!(self.role, LateUse::Pick | LateUse::Prior)
             || free > self.horizon
             || capture_and_safe_edges(geo, turn.edges).1 == 0
         {
@@ -578,6 +624,13 @@ impl NetRollout {
         self.policy = Some((policy, weight as f32));
         self.policy_rollout = rollout_temperature as f32;
         self
+    }
+
+    /// Whether a late net gives the tree's children near its horizon biases.
+    fn late_prior(&self) -> bool {
+        self.late
+            .as_ref()
+            .is_some_and(|l| l.role == LateUse::Prior && l.weight > 0.0)
     }
 
     /// Whether the policy net gives the tree's children biases.
@@ -723,7 +776,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
 
     #[inline]
     fn gives_bias(&self) -> bool {
-        self.prior > 0.0 || self.policy_biases()
+        self.prior > 0.0 || self.policy_biases() || self.late_prior()
     }
 
     #[inline]
@@ -733,7 +786,8 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
 
     /// Each child's bias: the policy net's (see [`with_policy`](Self::with_policy)) plus
     /// `prior` times the value net's P(mover wins) - P(mover loses) after the move, the child's
-    /// pre-activations made from the node's by the move's columns.
+    /// pre-activations made from the node's by the move's columns, plus a `late_use=prior`
+    /// net's ([`LateNet::prior_biases`]).
     fn child_bias(
         &mut self,
         state: &DotsAndBoxes,
@@ -751,6 +805,15 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
             );
         } else {
             out.resize(actions.len(), 0.0);
+        }
+        if let Some(late) = self.late.as_mut().filter(|l| l.role == LateUse::Prior) {
+            let turn = Turn {
+                edges: state.edges(),
+                owners: state.box_owners(),
+                mover: state.to_move(),
+            };
+            let weight = late.weight;
+            late.prior_biases(&turn, actions, state.geometry(), weight, out);
         }
         if self.prior <= 0.0 {
             return;
@@ -827,6 +890,7 @@ impl NetRollout {
         let chains = chains.as_mut().expect("called with chains on");
         let (mut late_end, late_pick) = match late.as_mut() {
             Some(net) if net.role == LateUse::Pick => (None, Some(net)),
+            Some(net) if net.role == LateUse::Prior => (None, None),
             other => (other, None),
         };
         // The leaf itself was asked above.
