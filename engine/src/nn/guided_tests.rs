@@ -598,25 +598,33 @@ fn lead_reading_late_net(board: &DotsAndBoxes) -> Arc<FastNet> {
     Arc::new(FastNet::new(&net))
 }
 
-#[test]
-fn a_picking_late_net_plays_the_move_it_rates_best_and_draws_among_equals() {
-    use crate::games::dots_and_boxes::rollout::Turn;
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    let geo = board.geometry();
-    let border = |b: usize| -> Vec<usize> {
-        (0..geo.num_edges)
-            .filter(|&e| geo.box_masks[b] >> e & 1 == 1 && geo.edge_boxes[e][1] == u8::MAX)
-            .collect()
-    };
-    // Box 0 (a corner) has its two border sides drawn: either inner side hands it over.
-    let corner = border(0);
+/// The border sides of box `b` of `geo`'s board.
+fn border_sides(geo: &crate::games::dots_and_boxes::Geometry, b: usize) -> Vec<usize> {
+    (0..geo.num_edges)
+        .filter(|&e| geo.box_masks[b] >> e & 1 == 1 && geo.edge_boxes[e][1] == u8::MAX)
+        .collect()
+}
+
+/// Box 0 (a corner) with its two border sides drawn, and one of its inner sides, which hands
+/// it over: (the drawn edges, that side).
+fn corner_ready_to_hand_over(geo: &crate::games::dots_and_boxes::Geometry) -> (u128, usize) {
+    let corner = border_sides(geo, 0);
     assert_eq!(corner.len(), 2);
     let edges = corner.iter().fold(0u128, |acc, &e| acc | 1u128 << e);
     let handout = (0..geo.num_edges)
         .find(|&e| geo.box_masks[0] >> e & 1 == 1 && edges >> e & 1 == 0)
         .unwrap();
+    (edges, handout)
+}
+
+#[test]
+fn a_picking_late_net_plays_the_move_it_rates_best_and_draws_among_equals() {
+    use crate::games::dots_and_boxes::rollout::Turn;
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let geo = board.geometry();
+    let (edges, handout) = corner_ready_to_hand_over(geo);
     // The far corner's border sides are safe and alike to a net that reads only the lead.
-    let far = border(8);
+    let far = border_sides(geo, 8);
     let turn = Turn {
         edges,
         owners: [0, 0],
@@ -687,14 +695,7 @@ fn a_late_prior_rates_each_free_move_by_what_it_leaves_the_opponent() {
     use crate::games::dots_and_boxes::rollout::Turn;
     let board = DotsAndBoxes::new(3, 3).unwrap();
     let geo = board.geometry();
-    // Box 0 (a corner) has its two border sides drawn: either inner side hands it over.
-    let border: Vec<usize> = (0..geo.num_edges)
-        .filter(|&e| geo.box_masks[0] >> e & 1 == 1 && geo.edge_boxes[e][1] == u8::MAX)
-        .collect();
-    let edges = border.iter().fold(0u128, |acc, &e| acc | 1u128 << e);
-    let handout = (0..geo.num_edges)
-        .find(|&e| geo.box_masks[0] >> e & 1 == 1 && edges >> e & 1 == 0)
-        .unwrap();
+    let (edges, handout) = corner_ready_to_hand_over(geo);
     let safe = (0..geo.num_edges)
         .find(|&e| geo.box_masks[8] >> e & 1 == 1)
         .unwrap();
