@@ -806,7 +806,11 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         } else {
             out.resize(actions.len(), 0.0);
         }
-        if let Some(late) = self.late.as_mut().filter(|l| l.role == LateUse::Prior) {
+        if let Some(late) = self
+            .late
+            .as_mut()
+            .filter(|l| l.role == LateUse::Prior && l.weight > 0.0)
+        {
             let turn = Turn {
                 edges: state.edges(),
                 owners: state.box_owners(),
