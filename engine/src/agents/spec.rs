@@ -11,11 +11,12 @@
 //! * `mcts` — plain MCTS. Keys: `iterations` (default 100000), `time_ms`, `threads` (1), `cp`,
 //!   `counter` (`double` or `single`), `seed` (1), and on Dots and Boxes `solver_edges` (0: the
 //!   paper's plain MCTS; N > 0 takes free captures at once and lets the exact solver move
-//!   from N free edges on), `solver_nodes` (4000000) and `safe_first` (0; 1: with no box to
+//!   from N free edges on), `solver_nodes` (4000000), `solver_table` (20: the solver's table,
+//!   2^N entries of 32 bytes, kept between moves) and `safe_first` (0; 1: with no box to
 //!   take and a safe edge left, only the safe edges are searched at the root).
 //! * `nn` — net-guided MCTS (Dots and Boxes). The `mcts` keys and `model` (default
 //!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0); `solver_edges`
-//!   is 34, `rollout` `sacrifices` and `tree` `canonical` by default
+//!   is 34, `prove_edges` 40, `rollout` `sacrifices` and `tree` `canonical` by default
 //!   (`solver_edges=0,rollout=random` is the paper's engine, with no game knowledge).
 //! * On Amazons, `mcts` also reads `turn` (`split`: Move Groups, the default; `whole`: one node
 //!   a turn), `depth` (random whole turns before the evaluation, 2), `backup`, `scale`,
@@ -135,7 +136,13 @@ const SEARCH_KEYS: [&str; 8] = [
     "minimax",
     "widen",
 ];
-const SOLVER_KEYS: [&str; 4] = ["solver_edges", "solver_nodes", "prove_edges", "prove_nodes"];
+const SOLVER_KEYS: [&str; 5] = [
+    "solver_edges",
+    "solver_nodes",
+    "prove_edges",
+    "prove_nodes",
+    "solver_table",
+];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
 const NET_KEYS: [&str; 13] = [
@@ -353,6 +360,15 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "solver_nodes" => endgame.nodes = number(key, value).map_err(err)?,
                     "prove_edges" => endgame.prove_edges = number(key, value).map_err(err)?,
                     "prove_nodes" => endgame.prove_nodes = number(key, value).map_err(err)?,
+                    "solver_table" => {
+                        endgame.table_bits = number(key, value).map_err(err)?;
+                        if !EndgameConfig::TABLE_BITS_RANGE.contains(&endgame.table_bits) {
+                            return Err(err(format!(
+                                "solver_table is the solver's table size as a power of two, \
+                                 16 to 26, got '{value}'"
+                            )));
+                        }
+                    }
                     _ => unreachable!("keys were checked"),
                 }
             }
@@ -719,6 +735,22 @@ mod tests {
         // The rival has no proofs; plain MCTS may have proofs without the solver.
         let err = parse_spec("rival:prove_edges=40").unwrap_err();
         assert!(err.contains("prove_edges"), "{err}");
+        // The solver's table: 2^20 entries unless a size is named.
+        let table = |text: &str| match parse_spec(text).unwrap() {
+            AgentSpec::Nn { endgame, .. } | AgentSpec::Mcts { endgame, .. } => endgame.table_bits,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(table("nn"), EndgameConfig::TABLE_BITS);
+        assert_eq!(table("mcts:solver_edges=34"), EndgameConfig::TABLE_BITS);
+        assert_eq!(table("nn:solver_table=18"), 18);
+        let err = parse_spec("nn:solver_table=30").unwrap_err();
+        assert!(
+            err.contains("solver_table is the solver's table size"),
+            "{err}"
+        );
+        assert!(parse_spec("mcts:solver_table=22")
+            .unwrap()
+            .asks_dots_knowledge());
         match parse_spec("mcts:prove_edges=40").unwrap() {
             AgentSpec::Mcts { endgame, .. } => assert!(endgame.is_on() && endgame.edges == 0),
             other => panic!("{other:?}"),

@@ -35,6 +35,12 @@ pub struct EndgameConfig {
     /// cannot prove won within `prove_nodes` is left to the search (0: never).
     pub prove_edges: u32,
     pub prove_nodes: u64,
+    /// The solver's table holds 2^`table_bits` entries of 32 bytes. It is kept from move to
+    /// move, so what one move's proofs and solves leave in it is what lets the next move's
+    /// proof finish: with `nn`'s proofs, a table four times the default answered twice the
+    /// proofs at 38 free edges along recorded games, and yet won no more games
+    /// (docs/players.md), so the default stays.
+    pub table_bits: u32,
 }
 
 impl EndgameConfig {
@@ -44,7 +50,14 @@ impl EndgameConfig {
         nodes: 0,
         prove_edges: 0,
         prove_nodes: 0,
+        table_bits: EndgameConfig::TABLE_BITS,
     };
+
+    /// The table's size unless a player says otherwise: 2^20 entries, 32 MB.
+    pub const TABLE_BITS: u32 = 20;
+
+    /// The table sizes a player may ask for (`solver_table=`): 2 MB to 2 GB.
+    pub const TABLE_BITS_RANGE: std::ops::RangeInclusive<u32> = 16..=26;
 
     /// Positions a proof may search by default: about 150 ms on this machine (the solver
     /// searches some 7,000 positions a millisecond).
@@ -73,6 +86,7 @@ impl EndgameConfig {
             nodes: 4_000_000,
             prove_edges: 0,
             prove_nodes: EndgameConfig::PROVE_NODES,
+            table_bits: EndgameConfig::TABLE_BITS,
         }
     }
 
@@ -139,8 +153,9 @@ impl ExactEndgame {
         if self.solver.as_ref().is_some_and(|s| !s.fits(state)) {
             self.solver = None;
         }
-        self.solver
-            .get_or_insert_with(|| EndgameSolver::for_board(state))
+        self.solver.get_or_insert_with(|| {
+            EndgameSolver::new(state.rows(), state.cols(), self.config.table_bits)
+        })
     }
 
     /// Above the solver's range and up to `prove_edges` free edges: a move that keeps a win
