@@ -705,19 +705,23 @@ fn a_late_prior_rates_each_free_move_by_what_it_leaves_the_opponent() {
         mover: crate::Player::P1,
     };
     let net = lead_reading_late_net(&board);
-    let mut late = LateNet::new(net.clone(), 36).with_role(LateUse::Prior);
+    let mut late = LateNet::new(net.clone(), 36)
+        .with_role(LateUse::Prior)
+        .with_weight(2.0);
     let actions = [handout as crate::game::Action, safe as crate::game::Action];
     let mut out = vec![0.25f32; 2];
-    assert!(late.prior_biases(&turn, &actions, geo, 2.0, &mut out));
+    assert!(late.prior_biases(&turn, &actions, geo, &mut out));
     assert_eq!(late.evaluations, 2);
     // The safe edge leaves the opponent level (0.5 each way: no bias); the handout leaves the
     // opponent a box ahead, worse for the mover; each added to what the bias was.
     assert!((out[1] - 0.25).abs() < 1e-4, "{out:?}");
     assert!(out[0] < 0.25 - 0.5, "{out:?}");
     // Past its horizon (21 free edges after the move, horizon 20), nothing is added.
-    let mut near = LateNet::new(net.clone(), 20).with_role(LateUse::Prior);
+    let mut near = LateNet::new(net.clone(), 20)
+        .with_role(LateUse::Prior)
+        .with_weight(2.0);
     let mut out = vec![0.0f32; 2];
-    assert!(!near.prior_biases(&turn, &actions, geo, 2.0, &mut out));
+    assert!(!near.prior_biases(&turn, &actions, geo, &mut out));
     assert_eq!((out, near.evaluations), (vec![0.0; 2], 0));
     // With a box to take, the moves are captures and double-deals: not rated.
     let three_sides = edges | 1u128 << handout;
@@ -726,6 +730,6 @@ fn a_late_prior_rates_each_free_move_by_what_it_leaves_the_opponent() {
         ..turn
     };
     let mut out = vec![0.0f32; 2];
-    assert!(!late.prior_biases(&turn, &actions, geo, 2.0, &mut out));
+    assert!(!late.prior_biases(&turn, &actions, geo, &mut out));
     assert_eq!(out, vec![0.0; 2]);
 }

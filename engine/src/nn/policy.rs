@@ -216,11 +216,7 @@ impl DabPolicy {
     /// The net's shares of `actions` (moves of `state`), into `out` in the same order: a
     /// softmax of their logits, summing to 1.
     pub fn shares(&mut self, state: &DotsAndBoxes, actions: &[Action], out: &mut Vec<f32>) {
-        let turn = Turn {
-            edges: state.edges(),
-            owners: state.box_owners(),
-            mover: state.to_move(),
-        };
+        let turn = Turn::of(state);
         self.hidden_of(state.geometry(), &turn);
         out.clear();
         out.extend(actions.iter().map(|&a| self.logit(a as usize)));

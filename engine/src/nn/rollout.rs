@@ -481,7 +481,12 @@ impl LateNet {
         p[1] - p[0]
     }
 
-    /// Adds `weight` times the net's value of each move of `actions` for the player to move at
+    /// Whether it gives the tree's children biases (`late_use=prior` with a weight above 0).
+    pub fn gives_prior(&self) -> bool {
+        self.role == LateUse::Prior && self.weight > 0.0
+    }
+
+    /// Adds [`weight`](Self::weight) times the net's value of each move of `actions` for the player to move at
     /// `turn` ([`value_of_move`](Self::value_of_move)) to its bias in `out` (same order), when
     /// the moves leave at most `horizon` free edges and none of them closes a box (with a box
     /// to take, the tree's moves are captures and double-deals, not the net's business); else
@@ -491,7 +496,6 @@ impl LateNet {
         turn: &Turn,
         actions: &[crate::game::Action],
         geo: &Geometry,
-        weight: f32,
         out: &mut [f32],
     ) -> bool {
         let free_after = (geo.num_edges as u32 - turn.edges.count_ones()).saturating_sub(1);
@@ -499,7 +503,7 @@ impl LateNet {
             return false;
         }
         for (&a, bias) in actions.iter().zip(out.iter_mut()) {
-            *bias += weight * self.value_of_move(turn, a as usize, geo);
+            *bias += self.weight * self.value_of_move(turn, a as usize, geo);
         }
         self.evaluations += actions.len() as u64;
         true
@@ -628,9 +632,7 @@ impl NetRollout {
 
     /// Whether a late net gives the tree's children near its horizon biases.
     fn late_prior(&self) -> bool {
-        self.late
-            .as_ref()
-            .is_some_and(|l| l.role == LateUse::Prior && l.weight > 0.0)
+        self.late.as_ref().is_some_and(LateNet::gives_prior)
     }
 
     /// Whether the policy net gives the tree's children biases.
@@ -806,18 +808,8 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
         } else {
             out.resize(actions.len(), 0.0);
         }
-        if let Some(late) = self
-            .late
-            .as_mut()
-            .filter(|l| l.role == LateUse::Prior && l.weight > 0.0)
-        {
-            let turn = Turn {
-                edges: state.edges(),
-                owners: state.box_owners(),
-                mover: state.to_move(),
-            };
-            let weight = late.weight;
-            late.prior_biases(&turn, actions, state.geometry(), weight, out);
+        if let Some(late) = self.late.as_mut().filter(|l| l.gives_prior()) {
+            late.prior_biases(&Turn::of(state), actions, state.geometry(), out);
         }
         if self.prior <= 0.0 {
             return;
@@ -850,11 +842,7 @@ impl NetRollout {
     /// `every_turn`, the net asked again at the start of each of its turns, before each random
     /// edge and before the endgame is valued, and the rollout ended once it is sure).
     fn net_then_chains(&mut self, state: &DotsAndBoxes, rng: &mut Rng) -> Outcome {
-        let leaf = Turn {
-            edges: state.edges(),
-            owners: state.box_owners(),
-            mover: state.to_move(),
-        };
+        let leaf = Turn::of(state);
         let NetRollout {
             net,
             threshold_logit,

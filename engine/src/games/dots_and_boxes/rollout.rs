@@ -260,6 +260,17 @@ pub struct Turn {
     pub mover: Player,
 }
 
+impl Turn {
+    /// `state`'s position as a turn.
+    pub fn of(state: &DotsAndBoxes) -> Turn {
+        Turn {
+            edges: state.edges(),
+            owners: state.box_owners(),
+            mover: state.to_move(),
+        }
+    }
+}
+
 /// Fewer canonical moves than this of classes 1 and 2, and the chain openings (class 3) are
 /// searched too (QDab's mark: 5 to 7 by the stage of the game).
 const CLASS3_BELOW: u32 = 6;
