@@ -18,6 +18,7 @@ use super::policy::{draw_by_softmax, DabPolicy};
 use super::{ValueNet, OUTPUTS};
 use crate::game::{Game, Outcome, Player};
 use crate::games::dots_and_boxes::analysis::{capture_and_safe_edges, random_edge, take_all};
+use crate::games::dots_and_boxes::endgame::MoveOrder;
 use crate::games::dots_and_boxes::late::late_features;
 use crate::games::dots_and_boxes::rollout::Turn;
 use crate::games::dots_and_boxes::ChainRollout;
@@ -560,6 +561,26 @@ impl LateNet {
         };
         self.cutoffs += 1;
         Some(outcome)
+    }
+}
+
+/// The exact solver's guide near its root: moves by the net's value of the position they leave
+/// ([`LateNet::value_of_move`]), best first; equals keep the solver's order.
+impl MoveOrder for LateNet {
+    fn order(&mut self, geo: &Geometry, turn: &Turn, moves: &mut [u8]) {
+        let safe = capture_and_safe_edges(geo, turn.edges).1;
+        let n = moves.iter().take_while(|&&e| safe >> e & 1 == 1).count();
+        let moves = &mut moves[..n];
+        let mut scored = [(0f32, 0u8); crate::games::dots_and_boxes::MAX_EDGES];
+        for (slot, &e) in scored.iter_mut().zip(moves.iter()) {
+            *slot = (self.value_of_move(turn, e as usize, geo), e);
+        }
+        let scored = &mut scored[..moves.len()];
+        self.evaluations += moves.len() as u64;
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (m, (_, e)) in moves.iter_mut().zip(scored.iter()) {
+            *m = *e;
+        }
     }
 }
 

@@ -21,10 +21,29 @@
 //! perfect play; it depends on the drawn edges alone. The tests check the solver against the
 //! plain solver (`solver.rs`) on thousands of random positions of several board sizes.
 
-use super::analysis::captures;
+use super::analysis::{capture_edges, captures};
 use super::chains::LoonyValues;
+use super::rollout::Turn;
 use super::{DotsAndBoxes, Geometry, MAX_EDGES};
-use crate::game::{Action, Game, Outcome};
+use crate::game::{Action, Game, Outcome, Player};
+
+/// A guide to the solver's move order near the root of its searches, where a node's subtree
+/// is large enough to pay for a slow judgement of its moves (a late net's, say).
+pub trait MoveOrder: Send {
+    /// Reorders `moves` (free edges of `turn`'s position, which has no box to take) best first
+    /// for `turn`'s mover.
+    fn order(&mut self, geo: &Geometry, turn: &Turn, moves: &mut [u8]);
+}
+
+/// A [`MoveOrder`] and where it is asked.
+struct Guide {
+    order: Box<dyn MoveOrder>,
+    /// Nodes with at least this many free edges are ordered by it.
+    from: u32,
+    /// The position being searched, kept along the path while it has `from` free edges or
+    /// more (who closed which box, who is to move: what the guide may read beyond the edges).
+    path: Turn,
+}
 
 /// One slot of the transposition table: the edge set and bounds on its value.
 #[derive(Clone, Copy)]
@@ -52,6 +71,7 @@ pub struct EndgameSolver {
     /// Searching stops (and stores nothing more) once `nodes` passes this.
     node_limit: u64,
     aborted: bool,
+    guide: Option<Guide>,
 }
 
 impl EndgameSolver {
@@ -66,6 +86,41 @@ impl EndgameSolver {
             loony: LoonyValues::new(),
             node_limit: u64::MAX,
             aborted: false,
+            guide: None,
+        }
+    }
+
+    /// Orders the moves of every node with at least `from` free edges by `order` (none:
+    /// the solver's own order everywhere). The order changes how fast an answer comes, never
+    /// the answer.
+    pub fn set_guide(&mut self, order: Option<Box<dyn MoveOrder>>, from: u32) {
+        let path = Turn {
+            edges: 0,
+            owners: [0, 0],
+            mover: Player::P1,
+        };
+        self.guide = order.map(|order| Guide { order, from, path });
+    }
+
+    /// Tells the guide who has which box and who is to move at `state`, the root of the next
+    /// searches (without it, a guide sees no box owned and P1 to move).
+    pub fn set_guide_root(&mut self, state: &DotsAndBoxes) {
+        if let Some(guide) = &mut self.guide {
+            guide.path = Turn::of(state);
+        }
+    }
+
+    /// The guide's view of a root at `edges`: kept when [`set_guide_root`](Self::set_guide_root)
+    /// named it, else a position with no box owned and P1 to move.
+    fn start_guide(&mut self, edges: u128) {
+        if let Some(guide) = &mut self.guide {
+            if guide.path.edges != edges {
+                guide.path = Turn {
+                    edges,
+                    owners: [0, 0],
+                    mover: Player::P1,
+                };
+            }
         }
     }
 
@@ -89,6 +144,7 @@ impl EndgameSolver {
     pub fn try_edges_value(&mut self, edges: u128, max_nodes: u64) -> Option<i32> {
         self.node_limit = self.nodes.saturating_add(max_nodes);
         self.aborted = false;
+        self.start_guide(edges);
         let n = self.geo.num_boxes as i32;
         let value = self.search(edges, -n - 1, n + 1);
         self.node_limit = u64::MAX;
@@ -101,6 +157,7 @@ impl EndgameSolver {
     pub fn try_edges_at_least(&mut self, edges: u128, target: i32, max_nodes: u64) -> Option<bool> {
         self.node_limit = self.nodes.saturating_add(max_nodes);
         self.aborted = false;
+        self.start_guide(edges);
         let value = self.search(edges, target - 1, target);
         self.node_limit = u64::MAX;
         (!std::mem::take(&mut self.aborted)).then_some(value >= target)
@@ -141,8 +198,10 @@ impl EndgameSolver {
         assert!(!state.is_terminal(), "the game is over");
         let edges = state.edges();
         let lead = state.lead_of_mover();
+        self.set_guide_root(state);
         let mut moves = [0u8; MAX_EDGES];
         let count = self.ordered_moves(edges, &mut moves, false);
+        self.guide_order(edges, &mut moves[..count]);
         // The future value the move must reach: ahead (1 - lead) to win, level (-lead) to draw.
         let target = match outcome {
             o if o == Outcome::win_for(state.to_move()) => 1 - lead,
@@ -215,9 +274,11 @@ impl EndgameSolver {
         self.check(state);
         assert!(!state.is_terminal(), "the game is over");
         let edges = state.edges();
+        self.set_guide_root(state);
         let target = self.search(edges, -100, 100);
         let mut moves = [0u8; MAX_EDGES];
         let count = self.ordered_moves(edges, &mut moves, false);
+        self.guide_order(edges, &mut moves[..count]);
         let mut best = (moves[0] as Action, i32::MIN);
         for &e in &moves[..count] {
             let v = self.child_value(edges, e as usize, -100, 100);
@@ -255,11 +316,58 @@ impl EndgameSolver {
     fn child_value(&mut self, edges: u128, e: usize, alpha: i32, beta: i32) -> i32 {
         let closed = self.geo.boxes_closed_by(edges, e) as i32;
         let child = edges | 1u128 << e;
-        if closed > 0 {
+        let parent = self.guide_step(child, e, closed > 0);
+        let v = if closed > 0 {
             closed + self.search(child, alpha - closed, beta - closed)
         } else {
             -self.search(child, -beta, -alpha)
+        };
+        if let (Some(turn), Some(guide)) = (parent, &mut self.guide) {
+            guide.path = turn;
         }
+        v
+    }
+
+    /// Moves the guide's path to `child` (edge `e` drawn, closing a box or not) while the
+    /// guide still orders there; returns the parent's to restore.
+    #[inline]
+    fn guide_step(&mut self, child: u128, e: usize, closes: bool) -> Option<Turn> {
+        let guide = self.guide.as_mut()?;
+        let free_after = self.geo.num_edges as u32 - child.count_ones();
+        if free_after < guide.from || guide.path.edges | 1u128 << e != child {
+            return None;
+        }
+        let parent = guide.path;
+        let path = &mut guide.path;
+        path.edges = child;
+        if closes {
+            for (slot, mask) in self.geo.edge_box_masks[e].into_iter().enumerate() {
+                if child & mask == mask {
+                    path.owners[path.mover.index()] |= 1u64 << self.geo.edge_boxes[e][slot];
+                }
+            }
+        } else {
+            path.mover = path.mover.opponent();
+        }
+        Some(parent)
+    }
+
+    /// Lets the guide reorder `moves` at `edges` when it orders there (enough free edges, no
+    /// box to take).
+    fn guide_order(&mut self, edges: u128, moves: &mut [u8]) {
+        let geo = self.geo;
+        let Some(guide) = self.guide.as_mut() else {
+            return;
+        };
+        let free = geo.num_edges as u32 - edges.count_ones();
+        if moves.len() < 2
+            || free < guide.from
+            || guide.path.edges != edges
+            || capture_edges(geo, edges) != 0
+        {
+            return;
+        }
+        guide.order.order(geo, &guide.path, moves);
     }
 
     /// The moves worth searching at `edges`, best first, into `out`; their count. With
@@ -335,6 +443,30 @@ impl EndgameSolver {
         count
     }
 
+    /// Enhanced transposition cutoff (Schaeffer and Plaat's ETC): a child whose stored bound
+    /// already lifts the mover's value to `beta` ends the node before any child is searched.
+    /// Measured (`solver_timing`): 28-32% fewer positions searched from 30 to 36 free edges,
+    /// the time a little lower at 34 and 36 free edges.
+    fn transposition_cutoff(&self, edges: u128, moves: &[u8], beta: i32) -> Option<i32> {
+        for &e in moves {
+            let child = edges | 1u128 << e;
+            let entry = self.table[self.slot(child)];
+            if !entry.used || entry.key != child {
+                continue;
+            }
+            let closed = self.geo.boxes_closed_by(edges, e as usize) as i32;
+            let v = if closed > 0 {
+                closed + entry.lower as i32
+            } else {
+                -(entry.upper as i32)
+            };
+            if v >= beta {
+                return Some(v);
+            }
+        }
+        None
+    }
+
     fn slot(&self, edges: u128) -> usize {
         let h = (edges as u64 ^ (edges >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (h >> 40) as usize & self.mask
@@ -371,8 +503,15 @@ impl EndgameSolver {
         let (alpha0, beta0) = (alpha, beta);
         let mut moves = [0u8; MAX_EDGES];
         let count = self.ordered_moves(edges, &mut moves, true);
+        self.guide_order(edges, &mut moves[..count]);
         let mut best = i32::MIN;
+        if let Some(v) = self.transposition_cutoff(edges, &moves[..count], beta) {
+            best = v;
+        }
         for &e in &moves[..count] {
+            if best >= beta {
+                break;
+            }
             let v = self.child_value(edges, e as usize, alpha, beta);
             if self.aborted {
                 return 0;
@@ -520,6 +659,70 @@ mod tests {
                     state.edge_string()
                 );
             }
+        }
+    }
+
+    /// A guide that plays its moves backwards, checking on the way that the path it is shown
+    /// is the position searched: every closed box has an owner, and the owners' boxes are
+    /// exactly the closed ones.
+    struct Backwards {
+        asked: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    }
+
+    impl MoveOrder for Backwards {
+        fn order(&mut self, geo: &Geometry, turn: &Turn, moves: &mut [u8]) {
+            let closed = geo.valences(turn.edges).closed;
+            assert_eq!(turn.owners[0] | turn.owners[1], closed);
+            assert_eq!(turn.owners[0] & turn.owners[1], 0);
+            assert!(moves.iter().all(|&e| turn.edges >> e & 1 == 0));
+            moves.reverse();
+            self.asked
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// A guide changes the order of the search, never its answers: values, best moves and
+    /// null-window outcomes stay those of the unguided solver on random positions.
+    #[test]
+    fn a_guide_changes_the_order_not_the_answers() {
+        let mut rng = Rng::new(8);
+        for (rows, cols, max_free) in [(2, 3, 17), (3, 3, 20), (5, 5, 18)] {
+            let mut plain = EndgameSolver::new(rows, cols, 16);
+            let mut guided = EndgameSolver::new(rows, cols, 16);
+            let asked = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let guide = Backwards {
+                asked: asked.clone(),
+            };
+            guided.set_guide(Some(Box::new(guide)), 4);
+            for i in 0..60 {
+                let free = 1 + (i % max_free);
+                let state = random_position(rows, cols, free, &mut rng);
+                if state.is_terminal() {
+                    continue;
+                }
+                plain.clear();
+                guided.clear();
+                guided.set_guide_root(&state);
+                assert_eq!(
+                    guided.future_value(&state),
+                    plain.future_value(&state),
+                    "{rows}x{cols} {}",
+                    state.edge_string()
+                );
+                guided.clear();
+                let (_, margin) = guided.best_action(&state);
+                assert_eq!(margin, plain.final_margin(&state));
+                guided.clear();
+                assert_eq!(
+                    guided.try_outcome(&state, u64::MAX),
+                    plain.try_outcome(&state, u64::MAX)
+                );
+            }
+            let asked = asked.load(std::sync::atomic::Ordering::Relaxed);
+            assert!(
+                asked > 10,
+                "{rows}x{cols}: the guide was asked {asked} times"
+            );
         }
     }
 
