@@ -126,7 +126,7 @@ fn is_game_search_key(key: &str) -> bool {
     crate::games::registry::search_key_owner(key).is_some()
 }
 
-const SEARCH_KEYS: [&str; 8] = [
+const SEARCH_KEYS: [&str; 9] = [
     "iterations",
     "time_ms",
     "threads",
@@ -135,6 +135,7 @@ const SEARCH_KEYS: [&str; 8] = [
     "seed",
     "minimax",
     "widen",
+    "transpositions",
 ];
 const SOLVER_KEYS: [&str; 5] = [
     "solver_edges",
@@ -292,6 +293,17 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     }
                     "seed" => config.seed = number(key, value).map_err(err)?,
                     "widen" => config.widen = number(key, value).map_err(err)?,
+                    "transpositions" => {
+                        config.transpositions = match value.as_str() {
+                            "1" => true,
+                            "0" => false,
+                            _ => {
+                                return Err(err(format!(
+                                    "transpositions is 0 or 1, not '{value}'"
+                                )))
+                            }
+                        }
+                    }
                     "counter" => {
                         config.counter = match value.as_str() {
                             "double" => CounterMode::Double,

@@ -2,6 +2,9 @@
 //! reads of every child (its mean and 1/sqrt(visits)) in arrays of their own, so the selection
 //! loop runs over contiguous floats that the compiler vectorises. 28 bytes a node in all.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use crate::game::{Action, Outcome, Player};
 
 /// One node of the tree, for the position reached by `action` from its parent.
@@ -132,6 +135,43 @@ pub struct Tree {
     /// Whether nodes carry a selection bias (kept in `bias`, else empty).
     biased: bool,
     bias: Vec<f32>,
+    /// Whether nodes of one position share their results (transpositions; see
+    /// [`set_shared`](Self::set_shared)).
+    shared: bool,
+    /// Per node, its position's entry in `entries` ([`NO_ENTRY`] before it is linked).
+    entry_of: Vec<u32>,
+    entries: Vec<SharedStats>,
+    entry_index: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+}
+
+/// A node not linked to a position's shared statistics.
+const NO_ENTRY: u32 = u32::MAX;
+
+/// The results of every visit to one position, by whichever path it was reached.
+#[derive(Clone, Copy, Default)]
+struct SharedStats {
+    visits: u32,
+    sum_p1: f64,
+}
+
+/// The transposition keys are hashes already: they index the map as they are.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
 }
 
 impl Tree {
@@ -142,6 +182,9 @@ impl Tree {
         self.mc_p1.clear();
         self.minimax_p1.clear();
         self.bias.clear();
+        self.entry_of.clear();
+        self.entries.clear();
+        self.entry_index.clear();
     }
 
     /// Sets the weight of implicit minimax backups (0 turns them off); the tree must be empty.
@@ -155,6 +198,65 @@ impl Tree {
     pub fn set_biased(&mut self, on: bool) {
         debug_assert!(self.is_empty());
         self.biased = on;
+    }
+
+    /// Whether nodes reached by different paths at one position share their results (the
+    /// tree must be empty). Each node keeps its own visits and results (what the exploration
+    /// term, the root's choice and tree reuse read) and is linked by
+    /// [`link`](Self::link) to its position's shared results, whose mean selection reads
+    /// ([`refresh_shared`](Self::refresh_shared)): the value of a move counts every visit to
+    /// the position it leads to, as UCT with a transposition table does (Childs, Brodeur and
+    /// Kocsis, "Transpositions and move groups in Monte Carlo tree search", 2008). Not with
+    /// implicit minimax backups.
+    pub fn set_shared(&mut self, on: bool) {
+        debug_assert!(self.is_empty());
+        debug_assert!(
+            !(on && self.blends()),
+            "shared results with minimax backups"
+        );
+        self.shared = on;
+    }
+
+    /// Links node `i` to the shared results of the position with transposition key `key`,
+    /// once (later calls leave it linked as it is).
+    #[inline]
+    pub fn link(&mut self, i: usize, key: u64) {
+        if !self.shared || self.entry_of[i] != NO_ENTRY {
+            return;
+        }
+        let next = self.entries.len() as u32;
+        let entry = *self.entry_index.entry(key).or_insert(next);
+        if entry == next {
+            self.entries.push(SharedStats::default());
+        }
+        self.entry_of[i] = entry;
+    }
+
+    /// Whether node `i` is still to be linked to its position's shared results.
+    #[inline]
+    pub fn needs_link(&self, i: usize) -> bool {
+        self.shared && self.entry_of[i] == NO_ENTRY
+    }
+
+    /// Positions with shared results.
+    pub fn shared_positions(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Sets what selection reads of the `count` children from `first` to their positions'
+    /// shared means (a child not linked yet keeps its own).
+    #[inline]
+    pub fn refresh_shared(&mut self, first: usize, count: usize) {
+        if !self.shared {
+            return;
+        }
+        for i in first..first + count {
+            let entry = self.entry_of[i];
+            self.mean_p1[i] = match self.entries.get(entry as usize) {
+                Some(stats) if stats.visits > 0 => (stats.sum_p1 / stats.visits as f64) as f32,
+                _ => self.mc_p1[i],
+            };
+        }
     }
 
     /// Sets node `i`'s selection bias (for the player choosing at its parent).
@@ -173,14 +275,25 @@ impl Tree {
         self.alpha > 0.0
     }
 
+    /// Whether a node's own mean is kept apart (in `mc_p1`) from what selection reads.
+    #[inline]
+    fn keeps_own_mean(&self) -> bool {
+        self.blends() || self.shared
+    }
+
     pub fn reserve(&mut self, nodes: usize) {
         let more = nodes.saturating_sub(self.nodes.len());
         self.nodes.reserve(more);
         self.mean_p1.reserve(more);
         self.inv_sqrt_visits.reserve(more);
-        if self.blends() {
+        if self.keeps_own_mean() {
             self.mc_p1.reserve(more);
+        }
+        if self.blends() {
             self.minimax_p1.reserve(more);
+        }
+        if self.shared {
+            self.entry_of.reserve(more);
         }
         if self.biased {
             self.bias.reserve(more);
@@ -200,9 +313,14 @@ impl Tree {
         self.nodes.push(node);
         self.mean_p1.push(0.0);
         self.inv_sqrt_visits.push(f32::INFINITY);
-        if self.blends() {
+        if self.keeps_own_mean() {
             self.mc_p1.push(0.0);
+        }
+        if self.blends() {
             self.minimax_p1.push(0.0);
+        }
+        if self.shared {
+            self.entry_of.push(NO_ENTRY);
         }
         if self.biased {
             self.bias.push(0.0);
@@ -225,8 +343,16 @@ impl Tree {
             (node.p1_wins as f32 - node.p2_wins as f32) / n
         };
         self.inv_sqrt_visits[i] = 1.0 / n.sqrt();
-        if self.blends() {
+        if self.shared {
+            if let Some(stats) = self.entries.get_mut(self.entry_of[i] as usize) {
+                stats.visits += 1;
+                stats.sum_p1 += reward.p1 as f64;
+            }
+        }
+        if self.keeps_own_mean() {
             self.mc_p1[i] = mean;
+        }
+        if self.blends() {
             if node.visits == 1 {
                 self.minimax_p1[i] = reward.p1;
             }
@@ -308,6 +434,9 @@ impl Tree {
             next += 1;
         }
         std::mem::swap(self, scratch);
+        // The positions' shared results stay true of the new root's subtree.
+        self.entries = std::mem::take(&mut scratch.entries);
+        self.entry_index = std::mem::take(&mut scratch.entry_index);
     }
 
     fn copy_node_from(&mut self, other: &Tree, i: usize) {
@@ -315,9 +444,15 @@ impl Tree {
         self.mean_p1.push(other.mean_p1[i]);
         self.inv_sqrt_visits.push(other.inv_sqrt_visits[i]);
         self.alpha = other.alpha;
-        if other.blends() {
+        self.shared = other.shared;
+        if other.keeps_own_mean() {
             self.mc_p1.push(other.mc_p1[i]);
+        }
+        if other.blends() {
             self.minimax_p1.push(other.minimax_p1[i]);
+        }
+        if other.shared {
+            self.entry_of.push(other.entry_of[i]);
         }
         self.biased = other.biased;
         if other.biased {
@@ -329,7 +464,7 @@ impl Tree {
     /// minimax blend.
     #[inline]
     pub fn mean_p1(&self, i: usize) -> f32 {
-        if self.blends() {
+        if self.keeps_own_mean() {
             self.mc_p1[i]
         } else {
             self.mean_p1[i]
@@ -463,6 +598,51 @@ mod tests {
         assert_eq!(t.minimax_p1(2), Some(-0.4));
         // Without a weight the tree keeps no minimax values.
         assert_eq!(Tree::default().minimax_p1(0), None);
+    }
+
+    /// Transpositions: two nodes of one position share their results for selection, each
+    /// keeps its own counts, a node not linked yet reads its own mean, and rerooting keeps the
+    /// shared results.
+    #[test]
+    fn nodes_of_one_position_share_their_results() {
+        let mut t = Tree::default();
+        t.set_shared(true);
+        for a in 0..4 {
+            t.push(Node::leaf(a));
+        }
+        // Root 0 with children 1..=3; children 1 and 2 reach one position (key 7).
+        t.nodes[0].first_child = 1;
+        t.nodes[0].num_children = 3;
+        t.link(1, 7);
+        t.link(2, 7);
+        assert!(!t.needs_link(1) && t.needs_link(3));
+        assert_eq!(t.shared_positions(), 1);
+        t.record(1, Outcome::P1Win, false);
+        t.record(1, Outcome::P1Win, false);
+        t.record(2, Outcome::P2Win, false);
+        t.record(3, Outcome::P2Win, false);
+        t.refresh_shared(1, 3);
+        let c = t.children(1, 3);
+        assert!((c.mean_p1[0] - 1.0 / 3.0).abs() < 1e-6);
+        assert!((c.mean_p1[1] - 1.0 / 3.0).abs() < 1e-6);
+        assert_eq!(c.mean_p1[2], -1.0);
+        // Own counts and means are the node's alone.
+        assert_eq!((c.nodes[0].visits, c.nodes[1].visits), (2, 1));
+        assert_eq!((t.mean_p1(1), t.mean_p1(2)), (1.0, -1.0));
+        assert_eq!(c.inv_sqrt_visits[1], 1.0);
+        // A second link leaves a node where it was.
+        t.link(2, 9);
+        assert_eq!(t.shared_positions(), 1);
+        // Rerooting at child 2 keeps its shared results.
+        let mut scratch = Tree::default();
+        t.reroot(2, &mut scratch);
+        t.push(Node::leaf(5));
+        t.nodes[0].first_child = 1;
+        t.nodes[0].num_children = 1;
+        t.link(1, 7);
+        t.refresh_shared(1, 1);
+        assert!((t.children(1, 1).mean_p1[0] - 1.0 / 3.0).abs() < 1e-6);
+        assert_eq!(t.shared_positions(), 1);
     }
 
     #[test]

@@ -62,6 +62,10 @@ pub struct SearchConfig {
     /// first, then one more each time its visits grow by a factor (see [`widened`]), in the
     /// order of their biases when the rollout policy gives biases.
     pub widen: u32,
+    /// Whether a move's value counts every visit to the position it leads to, by whatever
+    /// path (a transposition table; for games with [`Game::transposition_key`]; see
+    /// [`Tree::set_shared`]).
+    pub transpositions: bool,
 }
 
 /// Visits after which a widening node opens its children beyond the first `widen`, and the
@@ -92,6 +96,7 @@ impl Default for SearchConfig {
             max_nodes: 16 << 20,
             minimax: 0.0,
             widen: 0,
+            transpositions: false,
         }
     }
 }
@@ -228,6 +233,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 movers: Vec::new(),
                 minimax: config.minimax,
                 widen: config.widen,
+                transpositions: config.transpositions,
                 actions: Vec::new(),
                 rewards: Vec::new(),
                 biases: Vec::new(),
@@ -478,6 +484,8 @@ struct Worker<G: Game, T, R> {
     minimax: f32,
     /// Progressive widening's first children (0: every child is open).
     widen: u32,
+    /// Whether nodes of one position share their results.
+    transpositions: bool,
     actions: Vec<Action>,
     /// The children's rewards of an expansion, when the rollout policy gives them.
     rewards: Vec<Reward>,
@@ -521,6 +529,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 self.tree.clear();
                 self.tree.set_minimax_weight(self.minimax);
                 self.tree.set_biased(self.rollout.gives_bias());
+                self.tree
+                    .set_shared(self.transpositions && self.minimax == 0.0);
             }
         }
         if let Some(n) = limit {
@@ -636,6 +646,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                     CounterMode::Double => state.to_move(),
                     CounterMode::Single => root_player,
                 };
+                self.tree.refresh_shared(first, count);
                 self.tree_policy.select(
                     node.visits,
                     self.tree.children(first, count),
@@ -646,6 +657,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             index = first + pick;
             state.apply(self.tree.nodes[index].action);
             self.path.push(index as u32);
+            self.link(index, &state);
             if minimax {
                 self.movers.push(state.to_move());
             }
@@ -692,6 +704,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 index = first;
                 state.apply(self.tree.nodes[index].action);
                 self.path.push(index as u32);
+                self.link(index, &state);
                 if minimax {
                     self.movers.push(state.to_move());
                 }
@@ -704,6 +717,16 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             }
         };
         self.back_up(reward);
+    }
+
+    /// Links node `index` (at `state`) to its position's shared results, on its first visit.
+    #[inline]
+    fn link(&mut self, index: usize, state: &G) {
+        if self.tree.needs_link(index) {
+            if let Some(key) = state.transposition_key() {
+                self.tree.link(index, key);
+            }
+        }
     }
 
     /// Puts `self.actions` and `self.biases` in the order of the biases, largest first (stable:

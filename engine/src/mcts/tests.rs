@@ -437,6 +437,37 @@ fn implicit_minimax_searches_play_the_solvers_moves() {
     }
 }
 
+/// Transpositions: a search whose moves count every visit to the position they lead to, by
+/// whatever path, still finds the proven moves of the small boards' positions above, and a
+/// seed gives the same search.
+#[test]
+fn searches_with_transpositions_pick_proven_moves() {
+    for (rows, cols, min_drawn) in [(2, 2, 4), (2, 3, 9)] {
+        let mut solver = Solver::new(rows, cols);
+        let positions = discriminating_dots_positions(rows, cols, min_drawn, 60, 77);
+        for (i, s) in positions.iter().enumerate() {
+            let run = || {
+                let cfg = SearchConfig {
+                    transpositions: true,
+                    ..config(100_000, i as u64)
+                };
+                Search::plain(cfg).run(s).unwrap()
+            };
+            let r = run();
+            assert!(
+                solver.optimal_actions_by_outcome(s).contains(&r.best),
+                "{s}\nedges {} chose {} (margins {:?})",
+                s.edge_string(),
+                s.format_action(r.best),
+                solver.action_margins(s)
+            );
+            if i % 10 == 0 {
+                assert_eq!(r.root_moves, run().root_moves);
+            }
+        }
+    }
+}
+
 /// Tree reuse: a search continued along a path the last tree expanded starts from what that
 /// tree learnt there (its children's visits carry over); a path it never expanded, or a plain
 /// `run`, starts afresh.

@@ -408,6 +408,15 @@ impl Game for DotsAndBoxes {
         self.to_move
     }
 
+    /// The drawn edges, the score difference and the player to move decide the rest of the
+    /// game: which boxes were whose does not.
+    fn transposition_key(&self) -> Option<u64> {
+        let lead = self.scores[0] as i64 - self.scores[1] as i64;
+        let tail = (lead as u64) << 1 | (self.to_move == Player::P2) as u64;
+        let mixed = mix64(self.edges as u64 ^ mix64((self.edges >> 64) as u64 ^ mix64(tail)));
+        Some(mixed)
+    }
+
     #[inline]
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
@@ -677,3 +686,11 @@ impl fmt::Display for DotsAndBoxes {
 
 #[cfg(test)]
 mod tests;
+
+/// SplitMix64's finaliser: every bit of `x` moves about half the bits of the result.
+#[inline]
+fn mix64(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
