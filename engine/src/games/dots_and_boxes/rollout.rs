@@ -51,6 +51,9 @@ pub struct ChainRollout {
     pub sacrifices: bool,
     /// Positions the solver may search for one rollout.
     pub solver_nodes: u64,
+    /// From this many free edges down (0: never), a turn with safe edges left is handed to the
+    /// solver too (within `solver_nodes`), so the end of the safe phase is played perfectly.
+    pub solve_from: u32,
     /// The canonical move generator's tables, made on first use.
     board: Option<Board>,
 }
@@ -65,6 +68,7 @@ impl Clone for ChainRollout {
             tree: self.tree,
             sacrifices: self.sacrifices,
             solver_nodes: self.solver_nodes,
+            solve_from: self.solve_from,
             board: None,
         }
     }
@@ -79,6 +83,7 @@ impl Default for ChainRollout {
             tree: TreeMoves::All,
             sacrifices: false,
             solver_nodes: SOLVER_NODES,
+            solve_from: 0,
             board: None,
         }
     }
@@ -161,6 +166,7 @@ impl ChainRollout {
             }
         };
         let mut solver_may_answer = true;
+        let mut solve_from = self.solve_from;
         loop {
             if edges == geo.all_edges {
                 return lead;
@@ -182,6 +188,19 @@ impl ChainRollout {
                 };
             }
             let (captures, safe) = capture_and_safe_edges(geo, edges);
+            if captures == 0 && safe != 0 && geo.num_edges as u32 - edges.count_ones() <= solve_from
+            {
+                let solver = match &mut self.solver {
+                    Some(solver) if solver.fits_geometry(geo) => solver,
+                    slot => slot.insert(EndgameSolver::new(geo.rows, geo.cols, SOLVER_TABLE_BITS)),
+                };
+                if let Some(v) = solver.try_edges_value(edges, self.solver_nodes) {
+                    self.endings[1] += 1;
+                    return lead + sign(mover) * v;
+                }
+                // One try a play-out: it would not answer a few moves on either, mostly.
+                solve_from = 0;
+            }
             // A simple loony endgame has no box to take and no safe edge: only then is it
             // worth reading the strings.
             if captures | safe == 0 {
