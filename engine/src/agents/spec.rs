@@ -22,8 +22,10 @@
 //!   a turn), `depth` (random whole turns before the evaluation, 2), `backup`, `scale`,
 //!   `expand`, `reuse`, `eval`, `tempo`, `arrow`, `weights` and `pe` (docs/amazons.md); other
 //!   games refuse these keys. Any game's `mcts` reads `minimax` (the weight of implicit
-//!   minimax backups, 0) and `widen` (progressive widening: the children a node opens first,
-//!   in the order of their biases; 0, off). `greedy` is the best
+//!   minimax backups, 0), `widen` (progressive widening: the children a node opens first,
+//!   in the order of their biases; 0, off) and `transpositions` (1: a move's value counts every
+//!   visit to the position it leads to, by any path; 0, off; for games that key their
+//!   positions, Dots and Boxes so far). `greedy` is the best
 //!   evaluation after one turn there.
 //! * `alphabeta` — iterative-deepening alpha-beta over whole turns (Amazons). Keys: `time_ms`
 //!   (1000), `depth` (the deepest iteration, 64), `seed` (1), `weights` (a weights file of the
@@ -394,6 +396,13 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "cp must be a non-negative number, got {}",
                     config.cp
                 )));
+            }
+            if config.transpositions && config.minimax > 0.0 {
+                return Err(err(
+                    "transpositions and minimax do not go together: a node's minimax value \
+                     is its own subtree's"
+                        .into(),
+                ));
             }
             config.budget = Budget {
                 iterations,
@@ -782,6 +791,25 @@ mod tests {
             .err()
             .unwrap();
         assert!(err.contains("/no/such/late.safetensors"), "{err}");
+    }
+
+    #[test]
+    fn transpositions_are_read_and_refused_by_name() {
+        for (text, on) in [
+            ("mcts:transpositions=1", true),
+            ("nn:transpositions=0", false),
+        ] {
+            match parse_spec(text).unwrap() {
+                AgentSpec::Mcts { config, .. } | AgentSpec::Nn { config, .. } => {
+                    assert_eq!(config.transpositions, on, "{text}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let err = parse_spec("mcts:transpositions=yes").unwrap_err();
+        assert!(err.contains("transpositions is 0 or 1"), "{err}");
+        let err = parse_spec("mcts:transpositions=1,minimax=0.5").unwrap_err();
+        assert!(err.contains("do not go together"), "{err}");
     }
 
     #[test]

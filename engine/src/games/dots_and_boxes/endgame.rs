@@ -16,6 +16,10 @@
 //!   ([`chains`](super::chains)) instead of searched.
 //! * **Ordering.** Captures, then safe edges (they leave no capturable box), then the rest,
 //!   the ones that hand over fewest boxes first.
+//! * **Enhanced transposition cutoffs.** Before a node searches a child, each child is looked
+//!   up in the table: a stored bound that already ends the node ends it.
+//! * **A guide** ([`MoveOrder`], none by default) may reorder the moves of the nodes near the
+//!   root.
 //!
 //! The value of a position is the net number of boxes the player to move takes from now on under
 //! perfect play; it depends on the drawn edges alone. The tests check the solver against the
@@ -443,10 +447,10 @@ impl EndgameSolver {
         count
     }
 
-    /// Enhanced transposition cutoff (Schaeffer and Plaat's ETC): a child whose stored bound
-    /// already lifts the mover's value to `beta` ends the node before any child is searched.
-    /// Measured (`solver_timing`): 28-32% fewer positions searched from 30 to 36 free edges,
-    /// the time a little lower at 34 and 36 free edges.
+    /// Enhanced transposition cutoff (ETC: Plaat, Schaeffer, Pijls and de Bruin, 1996): a child
+    /// whose stored bound already lifts the mover's value to `beta` ends the node before any child is searched.
+    /// Measured (`solver_timing`): 24-32% fewer positions searched from 24 free edges on,
+    /// 14-19% less time from 32 on.
     fn transposition_cutoff(&self, edges: u128, moves: &[u8], beta: i32) -> Option<i32> {
         for &e in moves {
             let child = edges | 1u128 << e;
