@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use engine::game::Game;
-use engine::games::dots_and_boxes::labels::free_edges;
+use engine::games::dots_and_boxes::labels::first_with_free;
 use engine::games::dots_and_boxes::rollout::ChainRollout;
 use engine::games::DotsAndBoxes;
 use engine::record::Dataset;
@@ -42,13 +42,7 @@ fn main() -> Result<(), String> {
     let start = Instant::now();
     for (g, game) in dataset.games().take(count).enumerate() {
         let game = game.map_err(|e| e.to_string())?;
-        let mut state = board;
-        for m in &game.moves {
-            if state.is_terminal() || free_edges(&state) <= free {
-                break;
-            }
-            state.apply(m.action);
-        }
+        let state = first_with_free(board, &game.moves, free);
         if state.is_terminal() {
             continue;
         }

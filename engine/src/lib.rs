@@ -12,6 +12,7 @@ pub mod cli;
 pub mod game;
 pub mod games;
 pub mod interactive;
+pub mod key_hash;
 pub mod mcts;
 pub mod nn;
 pub mod protocol;

@@ -2,10 +2,8 @@
 //! reads of every child (its mean and 1/sqrt(visits)) in arrays of their own, so the selection
 //! loop runs over contiguous floats that the compiler vectorises. 28 bytes a node in all.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use crate::game::{Action, Outcome, Player};
+use crate::key_hash::KeyMap;
 
 /// One node of the tree, for the position reached by `action` from its parent.
 ///
@@ -141,7 +139,7 @@ pub struct Tree {
     /// Per node, its position's entry in `entries` ([`NO_ENTRY`] before it is linked).
     entry_of: Vec<u32>,
     entries: Vec<SharedStats>,
-    entry_index: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    entry_index: KeyMap<u64, u32>,
 }
 
 /// A node not linked to a position's shared statistics.
@@ -152,26 +150,6 @@ const NO_ENTRY: u32 = u32::MAX;
 struct SharedStats {
     visits: u32,
     sum_p1: f64,
-}
-
-/// The transposition keys are hashes already: they index the map as they are.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x100_0000_01B3);
-        }
-    }
-
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
 }
 
 impl Tree {

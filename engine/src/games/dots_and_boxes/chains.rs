@@ -21,8 +21,7 @@
 //! that persists across calls: the few distinct endgames of a search are each solved once. The
 //! tests check it against the exact solver on random positions of several board sizes.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::key_hash::KeyMap;
 
 use super::analysis::across;
 use super::Geometry;
@@ -113,32 +112,10 @@ impl Strings {
     }
 }
 
-/// Hashes the cache's `u128` keys by one multiply (the default SipHash cost more than the
-/// lookup it served; the keys are not chosen by an adversary).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn write_u128(&mut self, key: u128) {
-        let folded = key as u64 ^ ((key >> 64) as u64).rotate_left(29);
-        self.0 = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (folded >> 31);
-    }
-}
-
 /// Values of simple loony endgames, with the multisets already solved.
 #[derive(Clone, Default)]
 pub struct LoonyValues {
-    cache: HashMap<u128, i8, BuildHasherDefault<KeyHasher>>,
+    cache: KeyMap<u128, i8>,
 }
 
 impl LoonyValues {

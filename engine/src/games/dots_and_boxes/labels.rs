@@ -147,6 +147,19 @@ pub fn free_edges(state: &DotsAndBoxes) -> u32 {
     state.geometry().num_edges as u32 - state.edges_drawn()
 }
 
+/// The first position of a game (`moves` played from `start`) with at most `free` free edges,
+/// or where the moves or the game end before that.
+pub fn first_with_free(start: DotsAndBoxes, moves: &[MoveRecord], free: u32) -> DotsAndBoxes {
+    let mut state = start;
+    for m in moves {
+        if state.is_terminal() || free_edges(&state) <= free {
+            break;
+        }
+        state.apply(m.action);
+    }
+    state
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -94,6 +94,14 @@ impl ChainRollout {
         ChainRollout::default()
     }
 
+    /// The play-outs' exact solver for `geo`'s boards, made on first use.
+    fn solver(&mut self, geo: &'static Geometry) -> &mut EndgameSolver {
+        if !self.solver.as_ref().is_some_and(|s| s.fits_geometry(geo)) {
+            self.solver = Some(EndgameSolver::new(geo.rows, geo.cols, SOLVER_TABLE_BITS));
+        }
+        self.solver.as_mut().expect("made just above")
+    }
+
     /// The canonical move generator's tables for `geo`, made on first use.
     fn board(&mut self, geo: &'static Geometry) -> &Board {
         match self.board {
@@ -190,11 +198,8 @@ impl ChainRollout {
             let (captures, safe) = capture_and_safe_edges(geo, edges);
             if captures == 0 && safe != 0 && geo.num_edges as u32 - edges.count_ones() <= solve_from
             {
-                let solver = match &mut self.solver {
-                    Some(solver) if solver.fits_geometry(geo) => solver,
-                    slot => slot.insert(EndgameSolver::new(geo.rows, geo.cols, SOLVER_TABLE_BITS)),
-                };
-                if let Some(v) = solver.try_edges_value(edges, self.solver_nodes) {
+                let nodes = self.solver_nodes;
+                if let Some(v) = self.solver(geo).try_edges_value(edges, nodes) {
                     self.endings[1] += 1;
                     return lead + sign(mover) * v;
                 }
@@ -227,11 +232,8 @@ impl ChainRollout {
             // solver, when what follows has no safe edge left (else it would search the middle
             // game), within its node limit.
             if solver_may_answer && safe == 0 && safe_edges(geo, take_all(geo, edges).1) == 0 {
-                let solver = match &mut self.solver {
-                    Some(solver) if solver.fits_geometry(geo) => solver,
-                    slot => slot.insert(EndgameSolver::new(geo.rows, geo.cols, SOLVER_TABLE_BITS)),
-                };
-                if let Some(v) = solver.try_edges_value(edges, self.solver_nodes) {
+                let nodes = self.solver_nodes;
+                if let Some(v) = self.solver(geo).try_edges_value(edges, nodes) {
                     self.endings[1] += 1;
                     return lead + sign(mover) * v;
                 }

@@ -1,0 +1,35 @@
+//! Hash maps keyed by positions: the keys are bit sets or hashes already, not chosen by an
+//! adversary, so one multiply (or none) does what the default SipHash does at many times the
+//! cost of the lookup it serves.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A `HashMap` with [`KeyHasher`].
+pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
+/// Hashes a `u64` key as it is (a hash already) and a `u128` (an edge set) by folding it and
+/// one multiply; other keys byte by byte (FNV-1a).
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        let folded = key as u64 ^ ((key >> 64) as u64).rotate_left(29);
+        self.0 = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (folded >> 31);
+    }
+}
