@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A `HashMap` with [`KeyHasher`].
+/// A `HashMap` with [`KeyHasher`]: for `u64` keys that are hashes already (a plain counter
+/// as a key would fill few buckets) and `u128` edge sets.
 pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 /// Hashes a `u64` key as it is (a hash already) and a `u128` (an edge set) by folding it and

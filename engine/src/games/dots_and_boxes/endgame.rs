@@ -172,6 +172,7 @@ impl EndgameSolver {
     /// than the value. `None` past `max_nodes` positions searched.
     pub fn try_outcome(&mut self, state: &DotsAndBoxes, max_nodes: u64) -> Option<Outcome> {
         self.check(state);
+        self.set_guide_root(state);
         let lead = state.lead_of_mover();
         let mover = state.to_move();
         // Ahead at the end: future value > -lead, i.e. at least 1 - lead.
@@ -254,6 +255,7 @@ impl EndgameSolver {
     /// Net boxes still to come for the player to move, under perfect play.
     pub fn future_value(&mut self, state: &DotsAndBoxes) -> i32 {
         self.check(state);
+        self.set_guide_root(state);
         let n = self.geo.num_boxes as i32;
         self.search(state.edges(), -n - 1, n + 1)
     }
@@ -320,7 +322,7 @@ impl EndgameSolver {
     fn child_value(&mut self, edges: u128, e: usize, alpha: i32, beta: i32) -> i32 {
         let closed = self.geo.boxes_closed_by(edges, e) as i32;
         let child = edges | 1u128 << e;
-        let parent = self.guide_step(child, e, closed > 0);
+        let parent = self.guide_step(edges, e, closed > 0);
         let v = if closed > 0 {
             closed + self.search(child, alpha - closed, beta - closed)
         } else {
@@ -332,13 +334,14 @@ impl EndgameSolver {
         v
     }
 
-    /// Moves the guide's path to `child` (edge `e` drawn, closing a box or not) while the
-    /// guide still orders there; returns the parent's to restore.
+    /// Moves the guide's path from `edges` to the child (edge `e` drawn, closing a box or not)
+    /// while the guide still orders there; returns the parent's to restore.
     #[inline]
-    fn guide_step(&mut self, child: u128, e: usize, closes: bool) -> Option<Turn> {
+    fn guide_step(&mut self, edges: u128, e: usize, closes: bool) -> Option<Turn> {
         let guide = self.guide.as_mut()?;
+        let child = edges | 1u128 << e;
         let free_after = self.geo.num_edges as u32 - child.count_ones();
-        if free_after < guide.from || guide.path.edges | 1u128 << e != child {
+        if free_after < guide.from || guide.path.edges != edges {
             return None;
         }
         let parent = guide.path;
