@@ -205,15 +205,12 @@ impl Tree {
         if !self.shared || self.entry_of[i] != NO_ENTRY {
             return;
         }
-        let next = self.entries.len() as u32;
-        let entry = *self.entry_index.entry(key).or_insert(next);
-        if entry == next {
-            self.entries.push(SharedStats {
-                key,
-                visits: 0,
-                sum_p1: 0.0,
-            });
-        }
+        let fresh = SharedStats {
+            key,
+            visits: 0,
+            sum_p1: 0.0,
+        };
+        let entry = self.entry_for(fresh);
         self.entry_of[i] = entry;
         // Visits the node had before it was linked (an evaluated expansion's) count too.
         let visits = self.nodes[i].visits;
@@ -438,17 +435,21 @@ impl Tree {
     fn keep_shared_of_nodes(&mut self, old: &[SharedStats]) {
         self.entries.clear();
         self.entry_index.clear();
-        for entry in &mut self.entry_of {
-            let Some(stats) = old.get(*entry as usize) else {
-                continue;
-            };
-            let next = self.entries.len() as u32;
-            let kept = *self.entry_index.entry(stats.key).or_insert(next);
-            if kept == next {
-                self.entries.push(*stats);
+        for i in 0..self.entry_of.len() {
+            if let Some(&stats) = old.get(self.entry_of[i] as usize) {
+                self.entry_of[i] = self.entry_for(stats);
             }
-            *entry = kept;
         }
+    }
+
+    /// The entry of `stats.key`'s position: the existing one, else a new one holding `stats`.
+    fn entry_for(&mut self, stats: SharedStats) -> u32 {
+        let next = self.entries.len() as u32;
+        let entry = *self.entry_index.entry(stats.key).or_insert(next);
+        if entry == next {
+            self.entries.push(stats);
+        }
+        entry
     }
 
     fn copy_node_from(&mut self, other: &Tree, i: usize) {

@@ -49,6 +49,15 @@ struct Guide {
     path: Turn,
 }
 
+/// The guide's view of a position it was not told about: no box owned, P1 to move.
+fn unowned(edges: u128) -> Turn {
+    Turn {
+        edges,
+        owners: [0, 0],
+        mover: Player::P1,
+    }
+}
+
 /// One slot of the transposition table: the edge set and bounds on its value.
 #[derive(Clone, Copy)]
 struct Entry {
@@ -98,11 +107,7 @@ impl EndgameSolver {
     /// the solver's own order everywhere). The order changes how fast an answer comes, never
     /// the answer.
     pub fn set_guide(&mut self, order: Option<Box<dyn MoveOrder>>, from: u32) {
-        let path = Turn {
-            edges: 0,
-            owners: [0, 0],
-            mover: Player::P1,
-        };
+        let path = unowned(0);
         self.guide = order.map(|order| Guide { order, from, path });
     }
 
@@ -119,11 +124,7 @@ impl EndgameSolver {
     fn start_guide(&mut self, edges: u128) {
         if let Some(guide) = &mut self.guide {
             if guide.path.edges != edges {
-                guide.path = Turn {
-                    edges,
-                    owners: [0, 0],
-                    mover: Player::P1,
-                };
+                guide.path = unowned(edges);
             }
         }
     }
@@ -451,7 +452,8 @@ impl EndgameSolver {
     }
 
     /// Enhanced transposition cutoff (ETC: Plaat, Schaeffer, Pijls and de Bruin, 1996): a child
-    /// whose stored bound already lifts the mover's value to `beta` ends the node before any child is searched.
+    /// whose stored bound already lifts the mover's value to `beta` ends the node before any
+    /// child is searched.
     /// Measured (`solver_timing`): 24-32% fewer positions searched from 24 free edges on,
     /// 14-19% less time from 32 on.
     fn transposition_cutoff(&self, edges: u128, moves: &[u8], beta: i32) -> Option<i32> {

@@ -35,7 +35,7 @@ use std::fmt;
 pub use geometry::{EdgeKind, Geometry, Valences, MAX_BOXES, MAX_EDGES, MAX_SIZE};
 
 use crate::game::{Action, ActionError, Game, Outcome, Player};
-use crate::rng::{HalfDraws, Rng};
+use crate::rng::{mix64, HalfDraws, Rng};
 
 /// Value-net input value of a drawn edge (by either player).
 pub const FEATURE_EDGE_DRAWN: f32 = 0.25;
@@ -686,11 +686,3 @@ impl fmt::Display for DotsAndBoxes {
 
 #[cfg(test)]
 mod tests;
-
-/// SplitMix64's finaliser: every bit of `x` moves about half the bits of the result.
-#[inline]
-fn mix64(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}

@@ -196,7 +196,10 @@ impl ChainRollout {
                 };
             }
             let (captures, safe) = capture_and_safe_edges(geo, edges);
-            if captures == 0 && safe != 0 && geo.num_edges as u32 - edges.count_ones() <= solve_from
+            if solve_from > 0
+                && captures == 0
+                && safe != 0
+                && geo.num_edges as u32 - edges.count_ones() <= solve_from
             {
                 let nodes = self.solver_nodes;
                 if let Some(v) = self.solver(geo).try_edges_value(edges, nodes) {

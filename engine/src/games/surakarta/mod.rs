@@ -40,7 +40,7 @@ pub mod tuning;
 pub use circuits::{capture_targets, neighbourhood, step_targets, Rings};
 
 use crate::game::{Action, Outcome, Player};
-use crate::rng::Rng;
+use crate::rng::{mix64, Rng};
 use circuits::capture_targets_in;
 
 /// Points on the board.
@@ -182,12 +182,7 @@ fn filter_bit(hash: u64) -> u64 {
 /// The hash of a position: its pieces and the side to move.
 #[inline]
 fn position_hash(pieces: [u64; 2], to_move: Player) -> u64 {
-    let mix = |mut z: u64| {
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    mix(pieces[0] ^ mix(pieces[1] ^ ((to_move.index() as u64) << 40)))
+    mix64(pieces[0] ^ mix64(pieces[1] ^ ((to_move.index() as u64) << 40)))
 }
 
 impl Surakarta {
