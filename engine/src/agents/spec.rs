@@ -148,7 +148,7 @@ const SOLVER_KEYS: [&str; 5] = [
 ];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 13] = [
+const NET_KEYS: [&str; 14] = [
     "model",
     "policy",
     "policy_weight",
@@ -156,6 +156,7 @@ const NET_KEYS: [&str; 13] = [
     "threshold",
     "from_move",
     "mix",
+    "blend",
     "ask",
     "prior",
     "late",
@@ -347,7 +348,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "late_use" => {
                         late_use = LateUse::parse(value).ok_or_else(|| {
                             err(format!(
-                                "late_use is end, pick, sure or prior, not '{value}'"
+                                "late_use is end, pick, sure, prior or blend, not '{value}'"
                             ))
                         })?
                     }
@@ -362,6 +363,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "threshold" => guide.threshold = number(key, value).map_err(err)?,
                     "from_move" => guide.from_move = number(key, value).map_err(err)?,
                     "mix" => guide.mix = number(key, value).map_err(err)?,
+                    "blend" => guide.blend = number(key, value).map_err(err)?,
                     "prior" => guide.prior = number(key, value).map_err(err)?,
                     "ask" => {
                         guide.every_turn = match value.as_str() {
@@ -567,12 +569,15 @@ impl AgentSpec {
                         "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                     ));
                 }
-                if chains.is_none() && (guide.mix > 0.0 || guide.every_turn || guide.prior > 0.0) {
+                let leaf_keys = guide.mix > 0.0 || guide.blend > 0.0 || guide.every_turn;
+                if chains.is_none() && (leaf_keys || guide.prior > 0.0) {
                     // Random rollouts ask the net at every step: no leaf is left to mix.
                     let key = if guide.every_turn {
                         "ask=turns"
                     } else if guide.prior > 0.0 {
                         "prior"
+                    } else if guide.blend > 0.0 {
+                        "blend"
                     } else {
                         "mix"
                     };
@@ -721,6 +726,7 @@ mod tests {
             ("pick", LateUse::Pick),
             ("sure", LateUse::Sure),
             ("prior", LateUse::Prior),
+            ("blend", LateUse::Blend),
         ] {
             match parse_spec(&format!("nn:late=l.safetensors,late_use={text}")).unwrap() {
                 AgentSpec::Nn { late, .. } => {
@@ -733,7 +739,7 @@ mod tests {
         }
         let err = parse_spec("nn:late=l.safetensors,late_use=judge").unwrap_err();
         assert!(
-            err.contains("late_use is end, pick, sure or prior, not 'judge'"),
+            err.contains("late_use is end, pick, sure, prior or blend, not 'judge'"),
             "{err}"
         );
         match parse_spec("nn:late=l.safetensors,late_use=prior,late_weight=2.5").unwrap() {

@@ -39,6 +39,15 @@ pub trait RolloutPolicy<G: Game>: Clone + Send {
     /// the tree then keeps its means incrementally instead of from the win counts.
     const FRACTIONAL: bool = false;
 
+    /// Whether this policy, with its settings, gives fractional rewards: by default
+    /// [`FRACTIONAL`](Self::FRACTIONAL). A policy whose rewards are fractional under some
+    /// settings only says so here, so that under the others the tree keeps its means from the
+    /// win counts exactly as before.
+    #[inline]
+    fn fractional(&self) -> bool {
+        Self::FRACTIONAL
+    }
+
     /// What the search backs up for a leaf: the rollout's outcome, unless the policy ends in an
     /// evaluation whose expectation it backs up instead (then [`FRACTIONAL`](Self::FRACTIONAL)).
     #[inline]

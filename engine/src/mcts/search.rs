@@ -580,7 +580,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             (first..first + count)
                 .map(|i| {
                     let node = self.tree.nodes[i];
-                    let score = if R::FRACTIONAL {
+                    let score = if self.rollout.fractional() {
                         self.tree.mean_p1(i) as f64 * node.visits as f64
                     } else {
                         node.p1_wins as f64 - node.p2_wins as f64
@@ -746,8 +746,9 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
     /// Backpropagation along the path, in absolute terms.
     #[inline]
     fn back_up(&mut self, reward: Reward) {
+        let fractional = self.rollout.fractional();
         for &i in &self.path {
-            self.tree.record(i as usize, reward, R::FRACTIONAL);
+            self.tree.record(i as usize, reward, fractional);
         }
         if self.minimax > 0.0 {
             for (&i, &mover) in self.path.iter().zip(&self.movers).rev() {
@@ -771,11 +772,12 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         // Stable: equal rewards keep the shuffled order.
         self.ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
         let first = self.tree.len();
+        let fractional = self.rollout.fractional();
         for &(value, action) in &self.ranked {
             self.tree.push(Node::leaf(action));
             let child = self.tree.len() - 1;
             self.tree
-                .record(child, Reward { p1: sign * value }, R::FRACTIONAL);
+                .record(child, Reward { p1: sign * value }, fractional);
         }
         let parent = &mut self.tree.nodes[index];
         parent.first_child = first as u32;

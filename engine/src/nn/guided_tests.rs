@@ -427,6 +427,49 @@ fn mix_draws_leaves_from_the_nets_outputs() {
     .is_err());
 }
 
+/// `blend`: a leaf's reward is `blend` times the net's expectation (never sure: sigmoids 0.6,
+/// 0.2, 0.2, so P1's expectation is (0.6 - 0.2) / 1.0 = 0.4) plus the rest of the chain
+/// rollout's result: each reward is 0.4 * blend plus (1 - blend) times a win or a loss, and
+/// with `blend=0` the rewards are the rollouts' results alone.
+#[test]
+fn blend_mixes_the_nets_expectation_into_each_leafs_reward() {
+    use crate::games::dots_and_boxes::rollout::ChainRollout;
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let logit = |p: f32| (p / (1.0 - p)).ln();
+    let dab = fixed_output_net([logit(0.6), logit(0.2), logit(0.2)]);
+    let rewards = |blend: f64| {
+        let guide = NetGuide {
+            blend,
+            ..NetGuide::default()
+        };
+        let mut rollout = NetRollout::new(dab.clone(), guide)
+            .unwrap()
+            .then_chains(ChainRollout::default());
+        rollout.begin_search(&board);
+        let mut rng = Rng::new(9);
+        (0..500)
+            .map(|_| rollout.rollout_reward(&mut board.clone(), &mut rng).p1)
+            .collect::<Vec<f32>>()
+    };
+    for r in rewards(0.0) {
+        assert!(r == 1.0 || r == -1.0, "{r}");
+    }
+    let blended = rewards(0.25);
+    for &r in &blended {
+        let win = 0.25 * 0.4 + 0.75;
+        let loss = 0.25 * 0.4 - 0.75;
+        assert!((r - win).abs() < 1e-4 || (r - loss).abs() < 1e-4, "{r}");
+    }
+    // Both results occur from the empty 3x3 board.
+    assert!(blended.iter().any(|&r| r > 0.0) && blended.iter().any(|&r| r < 0.0));
+    assert!(NetGuide {
+        blend: -0.1,
+        ..NetGuide::default()
+    }
+    .check()
+    .is_err());
+}
+
 /// With chain rollouts and `ask=turns` the net is asked at the start of each turn of the
 /// play-out, not only at the leaf: a net sure that P2 wins, asked only from 4 edges on, ends every chain rollout from
 /// the empty 3x3 board (not asked there) a few moves in, each with a P2 win.
@@ -732,4 +775,47 @@ fn a_late_prior_rates_each_free_move_by_what_it_leaves_the_opponent() {
     let mut out = vec![0.0f32; 2];
     assert!(!late.prior_biases(&turn, &actions, geo, &mut out));
     assert_eq!(out, vec![0.0; 2]);
+}
+
+/// `late_use=blend`: the late net's leaf value is P1's expectation by the net (read from the
+/// mover's side and turned to P1's), asked only within its horizon with a safe edge and no box
+/// to take; the play-outs are left alone.
+#[test]
+fn a_blending_late_net_values_leaves_from_p1s_side_within_its_horizon() {
+    use crate::games::dots_and_boxes::rollout::Turn;
+    use crate::Player::{P1, P2};
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let geo = board.geometry();
+    let edges = geo.box_masks[0] | geo.box_masks[2];
+    let turn = |owners: [u64; 2], mover| Turn {
+        edges,
+        owners,
+        mover,
+    };
+    let net = lead_reading_late_net(&board);
+    let mut late = LateNet::new(net.clone(), 36).with_role(LateUse::Blend);
+    let both = 1u64 | 1 << 2;
+    // P1 two boxes ahead: P(mover wins) 0.98 or 0.02, P(mover loses) the other, the draw
+    // output 0.5: (0.98 - 0.02) / 1.5 = 0.64 for P1, whoever is to move.
+    for mover in [P1, P2] {
+        let v = late.leaf_value(&turn([both, 0], mover), geo).unwrap();
+        assert!((v - 0.64).abs() < 0.01, "{v}");
+    }
+    let v = late.leaf_value(&turn([0, both], P1), geo).unwrap();
+    assert!((v + 0.64).abs() < 0.01, "{v}");
+    let v = late.leaf_value(&turn([1, 1 << 2], P2), geo).unwrap();
+    assert!(v.abs() < 1e-3, "{v}");
+    assert_eq!(late.evaluations, 4);
+    // It never ends a play-out, and beyond its horizon it is not asked.
+    assert_eq!(late.judge(&turn([both, 0], P2), geo), None);
+    let mut near = LateNet::new(net, 15).with_role(LateUse::Blend);
+    assert_eq!(near.leaf_value(&turn([both, 0], P2), geo), None);
+    // With a box to take it is not asked either.
+    let (edges, handout) = corner_ready_to_hand_over(geo);
+    let capture = Turn {
+        edges: edges | 1u128 << handout,
+        owners: [0, 0],
+        mover: P1,
+    };
+    assert_eq!(late.leaf_value(&capture, geo), None);
 }

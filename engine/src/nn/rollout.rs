@@ -27,7 +27,7 @@ use crate::games::dots_and_boxes::{
     FEATURE_EDGE_FREE, MAX_EDGES,
 };
 use crate::games::{DotsAndBoxes, GameSpec};
-use crate::mcts::{RolloutPolicy, RolloutStats};
+use crate::mcts::{Reward, RolloutPolicy, RolloutStats};
 use crate::rng::{HalfDraws, Rng};
 
 /// How the net guides rollouts.
@@ -46,6 +46,11 @@ pub struct NetGuide {
     /// With chain rollouts: the net is asked at the leaf only (`false`, the default), or also
     /// at the start of every turn of the play-out, ending it once sure (`true`, key `ask=turns`).
     pub every_turn: bool,
+    /// With chain rollouts: the weight of the net's expectation in a leaf's reward when it is
+    /// not sure (AlphaGo's mixing: `blend * (P(P1 wins) - P(P2 wins)) + (1 - blend) * the
+    /// rollout's result`, the net's value as a number rather than a draw as `mix` makes it; 0:
+    /// rollouts only).
+    pub blend: f64,
     /// With chain rollouts: the weight of the net's view of each child as a selection bias
     /// (progressive bias: `prior * (P(mover wins) - P(mover loses))` of the child, fading as
     /// `1 / (visits + 1)`), so that the tree tries first the moves the net likes (0: none).
@@ -65,6 +70,9 @@ impl NetGuide {
         }
         if !(0.0..=1.0).contains(&self.mix) {
             return Err(format!("mix is a chance from 0 to 1, got {}", self.mix));
+        }
+        if !(0.0..=1.0).contains(&self.blend) {
+            return Err(format!("blend is a weight from 0 to 1, got {}", self.blend));
         }
         if !(self.prior.is_finite() && self.prior >= 0.0) {
             return Err(format!(
@@ -92,6 +100,7 @@ impl Default for NetGuide {
             from_move: 0,
             mix: 0.0,
             every_turn: false,
+            blend: 0.0,
             prior: 0.0,
         }
     }
@@ -312,6 +321,13 @@ fn draw_outcome(logits: [f32; OUTPUTS], rng: &mut Rng) -> Outcome {
     }
 }
 
+/// P1's expected result by the net's outputs (each output's sigmoid, over their sum): P(P1
+/// wins) - P(P2 wins).
+fn expectation(logits: [f32; OUTPUTS]) -> f32 {
+    let p = logits.map(super::sigmoid);
+    (p[0] - p[1]) / (p[0] + p[1] + p[2])
+}
+
 /// Algorithm 5 as a [`RolloutPolicy`] for Dots and Boxes. Clone one per search thread: the
 /// tables are shared, the buffers are the clone's own (allocated once, not per rollout).
 #[derive(Clone)]
@@ -321,6 +337,10 @@ pub struct NetRollout {
     from_move: u32,
     mix: f64,
     every_turn: bool,
+    blend: f32,
+    /// The net's expectation (P1's) at the last leaf it was asked at and not sure of, for
+    /// `blend`.
+    leaf_value: Option<f32>,
     prior: f32,
     /// A child's pre-activations, while the children of a node are given their biases.
     child_acc: Vec<f32>,
@@ -361,6 +381,10 @@ pub enum LateUse {
     /// a selection bias instead ([`LateNet::prior_biases`]), as the value net's `prior=` does
     /// further from the end.
     Prior,
+    /// `blend`: at a leaf within its horizon that has a safe edge, its expectation (not the
+    /// value net's) is the net's share of the leaf's reward (`blend=`); the play-outs are left
+    /// alone.
+    Blend,
 }
 
 impl LateUse {
@@ -370,6 +394,7 @@ impl LateUse {
             "pick" => Some(LateUse::Pick),
             "sure" => Some(LateUse::Sure),
             "prior" => Some(LateUse::Prior),
+            "blend" => Some(LateUse::Blend),
             _ => None,
         }
     }
@@ -528,12 +553,31 @@ impl LateNet {
         self
     }
 
+    /// P1's expected result at `turn` by the net (P(mover wins) - P(mover loses), from P1's
+    /// side), when `turn` is within its horizon with a safe edge and no box to take: the
+    /// positions it was trained on that a rollout does not value exactly.
+    pub fn leaf_value(&mut self, turn: &Turn, geo: &Geometry) -> Option<f32> {
+        let free = geo.num_edges as u32 - turn.edges.count_ones();
+        let (captures, safe) = capture_and_safe_edges(geo, turn.edges);
+        if free > self.horizon || captures != 0 || safe == 0 {
+            return None;
+        }
+        let p = self.chances(turn, geo);
+        self.evaluations += 1;
+        let mover = (p[0] - p[1]) / (p[0] + p[1] + p[2]);
+        Some(if turn.mover == Player::P1 {
+            mover
+        } else {
+            -mover
+        })
+    }
+
     /// The outcome that ends a play-out at `turn`, when `turn` is within its horizon with a safe
     /// edge: with [`LateUse::End`] one drawn with the net's chances, with [`LateUse::Sure`] the
     /// net's call when its chance of it reaches [`SURE`](Self::SURE) (else the play-out goes on).
     pub fn judge(&mut self, turn: &Turn, geo: &Geometry) -> Option<Outcome> {
         let free = geo.num_edges as u32 - turn.edges.count_ones();
-        if matches!(self.role, LateUse::Pick | LateUse::Prior)
+        if matches!(self.role, LateUse::Pick | LateUse::Prior | LateUse::Blend)
             || free > self.horizon
             || capture_and_safe_edges(geo, turn.edges).1 == 0
         {
@@ -613,6 +657,8 @@ impl NetRollout {
             from_move: guide.from_move,
             mix: guide.mix,
             every_turn: guide.every_turn,
+            blend: guide.blend as f32,
+            leaf_value: None,
             prior: guide.prior as f32,
             child_acc: vec![0f32; w],
             root: None,
@@ -710,6 +756,22 @@ fn preactivations_of(
 }
 
 impl RolloutPolicy<DotsAndBoxes> for NetRollout {
+    /// With `blend`, a leaf's reward is a number between the results.
+    fn fractional(&self) -> bool {
+        self.blend > 0.0
+    }
+
+    fn rollout_reward(&mut self, state: &mut DotsAndBoxes, rng: &mut Rng) -> Reward {
+        self.leaf_value = None;
+        let played = Reward::from(self.rollout(state, rng));
+        match self.leaf_value.take() {
+            Some(net) if self.blend > 0.0 => Reward {
+                p1: self.blend * net + (1.0 - self.blend) * played.p1,
+            },
+            _ => played,
+        }
+    }
+
     fn begin_search(&mut self, root: &DotsAndBoxes) {
         self.net.preactivations(root, &mut self.root_acc);
         self.root = Some((root.edges(), root.box_owners(), root.to_move()));
@@ -870,6 +932,7 @@ impl NetRollout {
             from_move,
             mix,
             every_turn,
+            leaf_value,
             root,
             root_acc,
             acc,
@@ -899,11 +962,17 @@ impl NetRollout {
             if *mix > 0.0 && rng.unit_f64() < *mix {
                 return draw_outcome(logits, rng);
             }
+            *leaf_value = Some(expectation(logits));
+        }
+        if let Some(late) = late.as_mut().filter(|l| l.role == LateUse::Blend) {
+            if let Some(value) = late.leaf_value(&leaf, geo) {
+                *leaf_value = Some(value);
+            }
         }
         let chains = chains.as_mut().expect("called with chains on");
         let (mut late_end, late_pick) = match late.as_mut() {
             Some(net) if net.role == LateUse::Pick => (None, Some(net)),
-            Some(net) if net.role == LateUse::Prior => (None, None),
+            Some(net) if matches!(net.role, LateUse::Prior | LateUse::Blend) => (None, None),
             other => (other, None),
         };
         // The leaf itself was asked above.
