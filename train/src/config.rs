@@ -52,6 +52,20 @@ pub enum Encoding {
     Late,
 }
 
+/// What a position is labelled with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValueTargets {
+    /// Every position before a move, labelled with the game's outcome (the paper's).
+    #[default]
+    Outcome,
+    /// The positions after each root move of every recorded search with at least `min_visits`
+    /// visits, labelled with the search's mean result through that move (a soft target:
+    /// P(P1 wins) = (1 + mean) / 2), so the net learns what a search would say of a move rather
+    /// than who went on to win the game.
+    Search,
+}
+
 /// Every setting of `train run`. Keys of the TOML file are these field names.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -88,6 +102,11 @@ pub struct TrainConfig {
     /// Positions held in memory. A dataset that fits is encoded once and reshuffled every
     /// epoch; a larger one is streamed in shuffled games through a buffer of this size.
     pub memory_positions: usize,
+    /// The labels: game outcomes (the paper's) or the recorded searches' values.
+    pub value_targets: ValueTargets,
+    /// With `value_targets = search`: root moves with fewer visits are left out (their means
+    /// are too noisy to learn from).
+    pub min_visits: u32,
 }
 
 impl Default for TrainConfig {
@@ -112,6 +131,8 @@ impl Default for TrainConfig {
             threshold: 0.9,
             memory_positions: 2_000_000,
             free_edges: None,
+            value_targets: ValueTargets::Outcome,
+            min_visits: 100,
         }
     }
 }
@@ -166,6 +187,13 @@ impl TrainConfig {
                     "free_edges [{min}, {max}]: the first is above the second"
                 ));
             }
+        }
+        if self.value_targets == ValueTargets::Search && self.encoding == Encoding::Late {
+            return Err(
+                "value_targets = search needs a grid encoding (table2 or table2-to-move): the \
+                 late encoding is labelled from the mover's side"
+                    .into(),
+            );
         }
         if self.memory_positions < self.batch_size {
             return Err("memory_positions must be at least batch_size".into());

@@ -45,6 +45,43 @@ pub struct Encoder {
     late: bool,
     /// Dots and Boxes: only positions with this many free edges, `[min, max]`.
     free_edges: Option<[u32; 2]>,
+    /// With search targets: the fewest visits a root move needs to give a row.
+    search_targets: Option<u32>,
+}
+
+/// Labels 0, 1 and 2 are outcome classes (P1 wins, P2 wins, draw); a label from `SOFT_BASE` on
+/// is a search's value as a soft target: P(P1 wins) = (label - SOFT_BASE) / SOFT_STEPS, P(P2
+/// wins) the rest, no draw (a draw's half is in both).
+pub const SOFT_BASE: u8 = 3;
+pub const SOFT_STEPS: u8 = 200;
+
+/// The soft label of P(P1 wins) = `p1` (clamped to [0, 1], to the nearest 1/200).
+pub fn soft_label(p1: f64) -> u8 {
+    SOFT_BASE + (p1.clamp(0.0, 1.0) * SOFT_STEPS as f64).round() as u8
+}
+
+/// The target outputs of `label` (P1 wins, P2 wins, draw).
+pub fn target_row(label: u8) -> [f32; 3] {
+    match label.checked_sub(SOFT_BASE) {
+        None => {
+            let mut row = [0.0; 3];
+            row[label as usize] = 1.0;
+            row
+        }
+        Some(steps) => {
+            let p1 = steps as f32 / SOFT_STEPS as f32;
+            [p1, 1.0 - p1, 0.0]
+        }
+    }
+}
+
+/// The outcome class a prediction is scored against: the label's, or a soft label's likelier
+/// side (P1 at even odds).
+pub fn hard_class(label: u8) -> u8 {
+    match label.checked_sub(SOFT_BASE) {
+        None => label,
+        Some(steps) => u8::from(2 * u16::from(steps) < u16::from(SOFT_STEPS)),
+    }
 }
 
 impl Encoder {
@@ -82,7 +119,18 @@ impl Encoder {
             to_move,
             late,
             free_edges: None,
+            search_targets: None,
         })
+    }
+
+    /// Labels positions with the recorded searches' values (rows: the position after each root
+    /// move with at least `min_visits` visits) instead of the games' outcomes.
+    pub fn with_search_targets(mut self, min_visits: u32) -> Result<Encoder, String> {
+        if self.late {
+            return Err("search targets need a grid encoding, not the late one".into());
+        }
+        self.search_targets = Some(min_visits);
+        Ok(self)
     }
 
     /// Keeps only the positions with `[min, max]` free edges (Dots and Boxes); `None` keeps all.
@@ -150,6 +198,22 @@ impl Encoder {
             }
         }
         let (width, to_move) = (self.feature_len, self.to_move);
+        if let Some(min_visits) = self.search_targets {
+            let rows = SearchRows {
+                game,
+                width,
+                to_move,
+                min_visits,
+            };
+            return match self.board {
+                Board::DotsAndBoxes(g) => {
+                    let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
+                    let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
+                    rows.encode(g, keep, features, labels)
+                }
+                Board::TicTacToe(g) => rows.encode(g, |_| true, features, labels),
+            };
+        }
         let outcome = outcome_class(game.outcome);
         match self.board {
             Board::DotsAndBoxes(g) => {
@@ -178,6 +242,57 @@ impl Encoder {
             }
             Board::TicTacToe(g) => rows(g, game, width, grid(to_move, outcome), features, labels),
         }
+    }
+}
+
+/// The rows of one game's recorded searches (search targets).
+struct SearchRows<'a> {
+    game: &'a GameRecord,
+    width: usize,
+    to_move: bool,
+    min_visits: u32,
+}
+
+impl SearchRows<'_> {
+    /// A row for the position after each root move with `min_visits` visits or more of each
+    /// searched move of the game (those `keep` accepts and that are not over), labelled with the
+    /// mean result of the search through that move. Errors name a root move that is not legal.
+    fn encode<G: Game>(
+        &self,
+        initial: G,
+        keep: impl Fn(&G) -> bool,
+        features: &mut Vec<f32>,
+        labels: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let mut bad = None;
+        replay(self.game, initial, |state, ply, m| {
+            for r in m.root.iter().filter(|r| r.visits >= self.min_visits) {
+                if !state.is_legal(r.action) {
+                    bad.get_or_insert(format!(
+                        "game {}: root move {} of move {} is not legal",
+                        self.game.index,
+                        r.action,
+                        ply + 1
+                    ));
+                    continue;
+                }
+                let mut child = state.clone();
+                child.apply(r.action);
+                if child.is_terminal() || !keep(&child) {
+                    continue;
+                }
+                let start = features.len();
+                features.resize(start + self.width, 0.0);
+                let n = self.width - usize::from(self.to_move);
+                child.encode_features(&mut features[start..start + n]);
+                if self.to_move && child.to_move() == engine::Player::P1 {
+                    features[start + n] = 1.0;
+                }
+                let p1 = (1.0 + r.value_for(engine::Player::P1)) / 2.0;
+                labels.push(soft_label(p1));
+            }
+        })?;
+        bad.map_or(Ok(()), Err)
     }
 }
 

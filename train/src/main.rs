@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig};
+use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig, ValueTargets};
 use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
@@ -112,6 +112,14 @@ struct RunArgs {
     /// 33-36 for a late net on `engine label`'s games.
     #[arg(long, value_name = "MIN-MAX", value_parser = train::config::parse_free_edges)]
     free_edges: Option<[u32; 2]>,
+    /// Labels: outcome (each position's game result, the paper's) or search (the recorded
+    /// searches' mean result through each root move, a soft target; needs root statistics,
+    /// as `engine match --records` keeps them).
+    #[arg(long, value_enum)]
+    value_targets: Option<ValueTargets>,
+    /// With --value-targets search: root moves with fewer visits are left out.
+    #[arg(long)]
+    min_visits: Option<u32>,
     /// Continue from the last checkpoint in the output folder.
     #[arg(long)]
     resume: bool,
@@ -151,7 +159,9 @@ fn run(args: RunArgs) -> Result<(), String> {
         validation_share,
         patience,
         threshold,
-        memory_positions
+        memory_positions,
+        value_targets,
+        min_visits
     );
     if !args.extra_data.is_empty() {
         config.extra_data = args.extra_data.clone();

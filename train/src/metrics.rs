@@ -28,7 +28,7 @@ impl Tally {
                     (0, f32::MIN),
                     |acc, (i, &v)| if v > acc.1 { (i, v) } else { acc },
                 );
-            let right = best == label as usize;
+            let right = best == crate::data::hard_class(label) as usize;
             self.correct += right as u64;
             if value as f64 >= threshold {
                 self.sure += 1;

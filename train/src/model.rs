@@ -129,8 +129,8 @@ pub fn input_tensor(features: &[f32], width: usize, device: &Device) -> Tensor<2
 /// One-hot targets for class labels 0..3.
 pub fn target_tensor(labels: &[u8], device: &Device) -> Tensor<2> {
     let mut t = vec![0f32; labels.len() * OUTPUTS];
-    for (i, &l) in labels.iter().enumerate() {
-        t[i * OUTPUTS + l as usize] = 1.0;
+    for (row, &l) in t.chunks_exact_mut(OUTPUTS).zip(labels) {
+        row.copy_from_slice(&crate::data::target_row(l));
     }
     Tensor::<2>::from_data(TensorData::new(t, [labels.len(), OUTPUTS]), device)
 }

@@ -17,7 +17,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::card::write_card;
-use crate::config::{Backend, CpuBackend, Loss, Optimiser, TrainConfig};
+use crate::config::{Backend, CpuBackend, Loss, Optimiser, TrainConfig, ValueTargets};
 use crate::data::{DataIndex, Encoder, Source};
 use crate::metrics::{plot, write_csv, EpochMetrics, Tally};
 use crate::model::{input_tensor, target_tensor, Net};
@@ -171,8 +171,11 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     let config = &options.config;
     config.validate()?;
     let index = DataIndex::build(&config.datasets(), config.validation_share, config.seed)?;
-    let encoder =
+    let mut encoder =
         Encoder::with_encoding(index.spec, config.encoding)?.with_free_edges(config.free_edges)?;
+    if config.value_targets == ValueTargets::Search {
+        encoder = encoder.with_search_targets(config.min_visits)?;
+    }
     let width = encoder.feature_len();
     let say = |text: String| {
         if options.verbose {
@@ -232,6 +235,23 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
             return Err(format!(
                 "free_edges {min}-{max}: no position of {} has that many free edges",
                 index.dirs_text()
+            ));
+        }
+    }
+    if config.value_targets == ValueTargets::Search {
+        // A row per root move with enough visits, not per position of the games.
+        if in_memory {
+            (train_positions, valid_positions) = (train_source.len(), valid_source.len());
+        }
+        say(format!(
+            "search targets (root moves of at least {} visits): {train_positions} positions for training, {valid_positions} for validation",
+            config.min_visits
+        ));
+        if in_memory && train_positions == 0 {
+            return Err(format!(
+                "value_targets = search: no recorded search of {} has a root move of {} visits or more (record games with root statistics: engine match --records)",
+                index.dirs_text(),
+                config.min_visits
             ));
         }
     }

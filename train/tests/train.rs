@@ -631,3 +631,108 @@ fn chosen_move_dataset(dir: &Path, games: u64) {
     .write(dir)
     .unwrap();
 }
+
+/// Soft labels: P(P1 wins) to the nearest 1/200 and back, hard classes by the likelier side;
+/// the outcome classes keep their one-hot rows.
+#[test]
+fn soft_labels_hold_a_searchs_odds() {
+    use train::data::{hard_class, soft_label, target_row, SOFT_BASE};
+    for p in [0.0, 0.13, 0.5, 0.77, 1.0] {
+        let label = soft_label(p);
+        assert!(label >= SOFT_BASE);
+        let row = target_row(label);
+        assert!((row[0] as f64 - p).abs() <= 0.0025, "{p} {row:?}");
+        assert!(
+            (row[0] + row[1] - 1.0).abs() < 1e-6 && row[2] == 0.0,
+            "{row:?}"
+        );
+        assert_eq!(hard_class(label), if p >= 0.5 { 0 } else { 1 }, "{p}");
+    }
+    assert_eq!(soft_label(-0.5), soft_label(0.0));
+    assert_eq!(soft_label(1.5), soft_label(1.0));
+    for class in 0..3u8 {
+        let mut want = [0.0; 3];
+        want[class as usize] = 1.0;
+        assert_eq!(target_row(class), want);
+        assert_eq!(hard_class(class), class);
+    }
+}
+
+/// Search targets: one row for the position after each root move with enough visits of each
+/// recorded search, labelled with the search's mean through that move; with `min_visits` above
+/// every count there is none; a fit on them runs and learns; the late encoding is refused.
+#[test]
+fn search_targets_label_the_positions_after_the_root_moves() {
+    use engine::game::Game;
+    use engine::games::DotsAndBoxes;
+    use engine::record::{replay, Dataset};
+    use train::config::{Encoding, ValueTargets};
+    use train::data::{soft_label, Encoder};
+    let root = temp_dir("search-targets");
+    let data = root.join("data");
+    dataset(&data, 30);
+    let dataset = Dataset::open(&data).unwrap();
+    let spec = dataset.spec();
+    let board: DotsAndBoxes = spec.start().unwrap();
+    let encoder = Encoder::with_encoding(spec, Encoding::Table2ToMove)
+        .unwrap()
+        .with_search_targets(20)
+        .unwrap();
+    let width = encoder.feature_len();
+    let (mut rows, mut want_rows) = (0, 0);
+    for game in dataset.games() {
+        let game = game.unwrap();
+        let (mut features, mut labels) = (Vec::new(), Vec::new());
+        encoder.encode(&game, &mut features, &mut labels).unwrap();
+        assert_eq!(features.len(), labels.len() * width);
+        // The rows in order: each root move of 20 visits or more whose child goes on.
+        let mut want = Vec::new();
+        let mut want_features = Vec::new();
+        replay(&game, board, |state, _, m| {
+            for r in m.root.iter().filter(|r| r.visits >= 20) {
+                let mut child = *state;
+                child.apply(r.action);
+                if child.is_terminal() {
+                    continue;
+                }
+                let mut row = vec![0f32; width];
+                child.encode_features(&mut row[..width - 1]);
+                row[width - 1] = f32::from(child.to_move() == engine::Player::P1);
+                want_features.extend(row);
+                want.push(soft_label((1.0 + r.value_for(engine::Player::P1)) / 2.0));
+            }
+        })
+        .unwrap();
+        assert_eq!(labels, want, "game {}", game.index);
+        assert_eq!(features, want_features, "game {}", game.index);
+        rows += labels.len();
+        want_rows += want.len();
+    }
+    assert!(rows > 100 && rows == want_rows, "{rows} rows");
+    let none = Encoder::with_encoding(spec, Encoding::Table2)
+        .unwrap()
+        .with_search_targets(u32::MAX)
+        .unwrap();
+    let game = dataset.games().next().unwrap().unwrap();
+    let (mut features, mut labels) = (Vec::new(), Vec::new());
+    none.encode(&game, &mut features, &mut labels).unwrap();
+    assert!(labels.is_empty() && features.is_empty());
+
+    let mut opts = options(&data, &root.join("net"), 4, false);
+    opts.config.value_targets = ValueTargets::Search;
+    opts.config.min_visits = 20;
+    let s = train(&opts).unwrap();
+    assert_eq!(s.train_positions + s.valid_positions, rows as u64);
+    assert!(s.history[3].train_loss < s.history[0].train_loss);
+    let mut late = options(&data, &root.join("late"), 1, false);
+    late.config.value_targets = ValueTargets::Search;
+    late.config.encoding = Encoding::Late;
+    assert!(train(&late).unwrap_err().contains("grid encoding"));
+    let mut unvisited = options(&data, &root.join("unvisited"), 1, false);
+    unvisited.config.value_targets = ValueTargets::Search;
+    unvisited.config.min_visits = u32::MAX;
+    assert!(train(&unvisited)
+        .unwrap_err()
+        .contains("no recorded search"));
+    std::fs::remove_dir_all(root).unwrap();
+}
