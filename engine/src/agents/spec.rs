@@ -427,6 +427,11 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             {
                 return Err(err(format!("{key} is the late net's: name one with late=")));
             }
+            if late_use == LateUse::Blend && late_weight > 1.0 {
+                return Err(err(format!(
+                    "late_weight is the late net's share of a leaf's reward with late_use=blend: at most 1, got {late_weight}"
+                )));
+            }
             let late = late.map(|path| (path, horizon, late_use, late_weight));
             if let Some(key) = ["policy_weight", "policy_rollout"]
                 .into_iter()
@@ -751,6 +756,12 @@ mod tests {
             err.contains("late_weight must be a non-negative number"),
             "{err}"
         );
+        let err = parse_spec("nn:late=l.safetensors,late_use=blend,late_weight=1.5").unwrap_err();
+        assert!(err.contains("at most 1"), "{err}");
+        match parse_spec("nn:late=l.safetensors,late_use=blend,late_weight=0.5").unwrap() {
+            AgentSpec::Nn { late, .. } => assert_eq!(late.map(|l| l.3), Some(0.5)),
+            other => panic!("{other:?}"),
+        }
         let err = parse_spec("nn:late_weight=1").unwrap_err();
         assert!(err.contains("late_weight is the late net's"), "{err}");
         let err = parse_spec("nn:late_use=pick").unwrap_err();

@@ -806,6 +806,20 @@ fn a_blending_late_net_values_leaves_from_p1s_side_within_its_horizon() {
     let v = late.leaf_value(&turn([1, 1 << 2], P2), geo).unwrap();
     assert!(v.abs() < 1e-3, "{v}");
     assert_eq!(late.evaluations, 4);
+    // A search's tree keeps fractional means once a late net blends (or `blend` > 0), and only
+    // then.
+    let dab = fixed_output_net([0.0, 0.0, 0.0]);
+    let chains = crate::games::dots_and_boxes::rollout::ChainRollout::default();
+    let plain = NetRollout::new(dab, NetGuide::default())
+        .unwrap()
+        .then_chains(chains);
+    assert!(!plain.fractional());
+    let blending = LateNet::new(net.clone(), 36)
+        .with_role(LateUse::Blend)
+        .with_weight(0.5);
+    assert!(plain.clone().with_late(blending).fractional());
+    let pick = LateNet::new(net.clone(), 36).with_role(LateUse::Pick);
+    assert!(!plain.with_late(pick).fractional());
     // It never ends a play-out, and beyond its horizon it is not asked.
     assert_eq!(late.judge(&turn([both, 0], P2), geo), None);
     let mut near = LateNet::new(net, 15).with_role(LateUse::Blend);

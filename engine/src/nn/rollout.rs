@@ -338,9 +338,11 @@ pub struct NetRollout {
     mix: f64,
     every_turn: bool,
     blend: f32,
-    /// The net's expectation (P1's) at the last leaf it was asked at and not sure of, for
-    /// `blend`.
-    leaf_value: Option<f32>,
+    /// The net's expectation (P1's) at the last leaf it was asked at and not sure of, and its
+    /// weight in the leaf's reward (`blend`, or the late net's `late_weight` within its horizon).
+    leaf_value: Option<(f32, f32)>,
+    /// Whether any leaf's reward may be blended (`blend` > 0 or a blending late net).
+    blends: bool,
     prior: f32,
     /// A child's pre-activations, while the children of a node are given their biases.
     child_acc: Vec<f32>,
@@ -381,9 +383,9 @@ pub enum LateUse {
     /// a selection bias instead ([`LateNet::prior_biases`]), as the value net's `prior=` does
     /// further from the end.
     Prior,
-    /// `blend`: at a leaf within its horizon that has a safe edge, its expectation (not the
-    /// value net's) is the net's share of the leaf's reward (`blend=`); the play-outs are left
-    /// alone.
+    /// `blend`: at a leaf within its horizon that has a safe edge and no box to take, its
+    /// expectation (in place of the value net's) makes `late_weight` of the leaf's reward, the
+    /// rollout's result the rest; the play-outs are left alone.
     Blend,
 }
 
@@ -659,6 +661,7 @@ impl NetRollout {
             every_turn: guide.every_turn,
             blend: guide.blend as f32,
             leaf_value: None,
+            blends: guide.blend > 0.0,
             prior: guide.prior as f32,
             child_acc: vec![0f32; w],
             root: None,
@@ -676,6 +679,7 @@ impl NetRollout {
 
     /// Play-outs end at `late`'s horizon, scored by it (with chains only).
     pub fn with_late(mut self, late: LateNet) -> NetRollout {
+        self.blends |= late.role == LateUse::Blend && late.weight > 0.0;
         self.late = Some(late);
         self
     }
@@ -758,15 +762,15 @@ fn preactivations_of(
 impl RolloutPolicy<DotsAndBoxes> for NetRollout {
     /// With `blend`, a leaf's reward is a number between the results.
     fn fractional(&self) -> bool {
-        self.blend > 0.0
+        self.blends
     }
 
     fn rollout_reward(&mut self, state: &mut DotsAndBoxes, rng: &mut Rng) -> Reward {
         self.leaf_value = None;
         let played = Reward::from(self.rollout(state, rng));
         match self.leaf_value.take() {
-            Some(net) if self.blend > 0.0 => Reward {
-                p1: self.blend * net + (1.0 - self.blend) * played.p1,
+            Some((net, weight)) if weight > 0.0 => Reward {
+                p1: weight * net + (1.0 - weight) * played.p1,
             },
             _ => played,
         }
@@ -932,6 +936,7 @@ impl NetRollout {
             from_move,
             mix,
             every_turn,
+            blend,
             leaf_value,
             root,
             root_acc,
@@ -962,11 +967,11 @@ impl NetRollout {
             if *mix > 0.0 && rng.unit_f64() < *mix {
                 return draw_outcome(logits, rng);
             }
-            *leaf_value = Some(expectation(logits));
+            *leaf_value = Some((expectation(logits), *blend));
         }
         if let Some(late) = late.as_mut().filter(|l| l.role == LateUse::Blend) {
             if let Some(value) = late.leaf_value(&leaf, geo) {
-                *leaf_value = Some(value);
+                *leaf_value = Some((value, late.weight));
             }
         }
         let chains = chains.as_mut().expect("called with chains on");
