@@ -3,9 +3,17 @@
 
 use std::path::Path;
 
-use crate::config::TrainConfig;
+use crate::config::{TrainConfig, ValueTargets};
 use crate::data::{DataIndex, Encoder};
 use crate::metrics::EpochMetrics;
+
+/// What the card says of the run itself: the command line, the device, and the rows trained on
+/// and validated on (the positions, or with search targets one row per root move kept).
+pub struct CardRun<'a> {
+    pub command: &'a str,
+    pub device: &'a str,
+    pub rows: [u64; 2],
+}
 
 pub fn write_card(
     path: &Path,
@@ -13,9 +21,13 @@ pub fn write_card(
     index: &DataIndex,
     history: &[EpochMetrics],
     best_epoch: usize,
-    command: &str,
-    device: &str,
+    run: &CardRun,
 ) -> Result<(), String> {
+    let CardRun {
+        command,
+        device,
+        rows: [train_rows, valid_rows],
+    } = *run;
     let inputs = Encoder::with_encoding(index.spec, config.encoding).map_or(0, |e| e.feature_len());
     let best = history.iter().find(|m| m.epoch == best_epoch);
     let games = index.train.len() + index.valid.len();
@@ -42,6 +54,12 @@ pub fn write_card(
         DataIndex::positions(&index.valid)
     );
     s += &format!("| data settings | `{}` |\n", index.manifest_config_text());
+    if config.value_targets == ValueTargets::Search {
+        s += &format!(
+            "| targets | the recorded searches' values: each root move of at least {} visits gives the position after it, labelled with the search's mean result through it; {train_rows} rows train, {valid_rows} validation |\n",
+            config.min_visits
+        );
+    }
     s += &format!(
         "| training | loss {:?}, {:?} lr {}, batch {}, seed {}, patience {}, on {device} |\n",
         config.loss,

@@ -16,7 +16,7 @@ use engine::rng::{derive_seed, Rng};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use crate::card::write_card;
+use crate::card::{write_card, CardRun};
 use crate::config::{Backend, CpuBackend, Loss, Optimiser, TrainConfig, ValueTargets};
 use crate::data::{DataIndex, Encoder, Source};
 use crate::metrics::{plot, write_csv, EpochMetrics, Tally};
@@ -422,8 +422,11 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
             &index,
             &state.history,
             state.best_epoch,
-            &options.command,
-            &device_name,
+            &CardRun {
+                command: &options.command,
+                device: &device_name,
+                rows: [train_positions, valid_positions],
+            },
         )?;
         epochs_bar.set_position(epoch as u64);
         epochs_bar.set_message(format!(

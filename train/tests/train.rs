@@ -134,6 +134,7 @@ fn trains_on_several_datasets_of_one_game() {
     assert_eq!(net.meta.extra["dataset"], named);
     let card = std::fs::read_to_string(root.join("both").join("MODEL.md")).unwrap();
     assert!(card.contains(&named), "{card}");
+    assert!(!card.contains("| targets |"), "outcome labels: {card}");
 
     let mut mixed = options(&a, &root.join("mixed"), 1, false);
     mixed.config.extra_data = vec![small.clone()];
@@ -724,6 +725,13 @@ fn search_targets_label_the_positions_after_the_root_moves() {
     let s = train(&opts).unwrap();
     assert_eq!(s.train_positions + s.valid_positions, rows as u64);
     assert!(s.history[3].train_loss < s.history[0].train_loss);
+    // The card says what the rows were, with their counts.
+    let card = std::fs::read_to_string(root.join("net").join("MODEL.md")).unwrap();
+    let targets = format!(
+        "at least 20 visits gives the position after it, labelled with the search's mean result through it; {} rows train, {} validation",
+        s.train_positions, s.valid_positions
+    );
+    assert!(card.contains(&targets), "{card}");
     let mut late = options(&data, &root.join("late"), 1, false);
     late.config.value_targets = ValueTargets::Search;
     late.config.encoding = Encoding::Late;
