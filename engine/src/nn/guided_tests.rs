@@ -32,6 +32,21 @@ fn fixed_output_net(logits: [f32; OUTPUTS]) -> Arc<DabNet> {
     Arc::new(DabNet::new(&net, &DotsAndBoxes::new(3, 3).unwrap()).unwrap())
 }
 
+/// `guide`'s net-guided chain rollouts with `dab`, started on `board`.
+fn chain_rollouts(dab: Arc<DabNet>, guide: NetGuide, board: &DotsAndBoxes) -> NetRollout {
+    let mut rollout = NetRollout::new(dab, guide)
+        .unwrap()
+        .then_chains(crate::games::dots_and_boxes::rollout::ChainRollout::default());
+    rollout.begin_search(board);
+    rollout
+}
+
+/// A net whose outputs are fixed by its biases: sigmoids 0.6, 0.2 and 0.2, never sure.
+fn never_sure_net() -> Arc<DabNet> {
+    let logit = |p: f32| (p / (1.0 - p)).ln();
+    fixed_output_net([logit(0.6), logit(0.2), logit(0.2)])
+}
+
 /// A move as `DabNet::add_move` takes it: the edge, who drew it, which of its boxes it closed.
 type MoveChange = (usize, crate::Player, [bool; 2]);
 
@@ -382,19 +397,14 @@ fn a_sure_net_ends_every_rollout_at_once() {
 /// rollout, whose results from the empty 3x3 board do not follow the net's odds.
 #[test]
 fn mix_draws_leaves_from_the_nets_outputs() {
-    use crate::games::dots_and_boxes::rollout::ChainRollout;
     let board = DotsAndBoxes::new(3, 3).unwrap();
-    let logit = |p: f32| (p / (1.0 - p)).ln();
-    let dab = fixed_output_net([logit(0.6), logit(0.2), logit(0.2)]);
+    let dab = never_sure_net();
     let outcomes = |mix: f64| {
         let guide = NetGuide {
             mix,
             ..NetGuide::default()
         };
-        let mut rollout = NetRollout::new(dab.clone(), guide)
-            .unwrap()
-            .then_chains(ChainRollout::default());
-        rollout.begin_search(&board);
+        let mut rollout = chain_rollouts(dab.clone(), guide, &board);
         let mut rng = Rng::new(9);
         let mut counts = [0u32; 3];
         for _ in 0..4_000 {
@@ -433,19 +443,14 @@ fn mix_draws_leaves_from_the_nets_outputs() {
 /// with `blend=0` the rewards are the rollouts' results alone.
 #[test]
 fn blend_mixes_the_nets_expectation_into_each_leafs_reward() {
-    use crate::games::dots_and_boxes::rollout::ChainRollout;
     let board = DotsAndBoxes::new(3, 3).unwrap();
-    let logit = |p: f32| (p / (1.0 - p)).ln();
-    let dab = fixed_output_net([logit(0.6), logit(0.2), logit(0.2)]);
+    let dab = never_sure_net();
     let rewards = |blend: f64| {
         let guide = NetGuide {
             blend,
             ..NetGuide::default()
         };
-        let mut rollout = NetRollout::new(dab.clone(), guide)
-            .unwrap()
-            .then_chains(ChainRollout::default());
-        rollout.begin_search(&board);
+        let mut rollout = chain_rollouts(dab.clone(), guide, &board);
         let mut rng = Rng::new(9);
         (0..500)
             .map(|_| rollout.rollout_reward(&mut board.clone(), &mut rng).p1)
@@ -475,7 +480,6 @@ fn blend_mixes_the_nets_expectation_into_each_leafs_reward() {
 /// the empty 3x3 board (not asked there) a few moves in, each with a P2 win.
 #[test]
 fn a_sure_net_ends_chain_rollouts_inside_the_play_out() {
-    use crate::games::dots_and_boxes::rollout::ChainRollout;
     let board = DotsAndBoxes::new(3, 3).unwrap();
     let dab = fixed_output_net([-5.0, 5.0, -5.0]);
     let guide = NetGuide {
@@ -483,10 +487,7 @@ fn a_sure_net_ends_chain_rollouts_inside_the_play_out() {
         every_turn: true,
         ..NetGuide::default()
     };
-    let mut rollout = NetRollout::new(dab, guide)
-        .unwrap()
-        .then_chains(ChainRollout::default());
-    rollout.begin_search(&board);
+    let mut rollout = chain_rollouts(dab, guide, &board);
     let mut rng = Rng::new(3);
     for _ in 0..500 {
         let mut s = board;
