@@ -7,6 +7,7 @@ use super::rollout::net_call;
 use super::tests::{random_net, temp_file};
 use super::*;
 use crate::game::{Game, Outcome};
+use crate::games::dots_and_boxes::rollout::Turn;
 use crate::mcts::{Budget, RolloutPolicy, Search, SearchConfig, Ucb};
 use crate::rng::Rng;
 
@@ -663,7 +664,6 @@ fn corner_ready_to_hand_over(geo: &crate::games::dots_and_boxes::Geometry) -> (u
 
 #[test]
 fn a_picking_late_net_plays_the_move_it_rates_best_and_draws_among_equals() {
-    use crate::games::dots_and_boxes::rollout::Turn;
     let board = DotsAndBoxes::new(3, 3).unwrap();
     let geo = board.geometry();
     let (edges, handout) = corner_ready_to_hand_over(geo);
@@ -701,19 +701,24 @@ fn a_picking_late_net_plays_the_move_it_rates_best_and_draws_among_equals() {
     assert_eq!(far_sighted.evaluations, 0);
 }
 
-#[test]
-fn a_sure_late_net_ends_only_the_play_outs_it_is_sure_of() {
-    use crate::games::dots_and_boxes::rollout::Turn;
-    use crate::Player::{P1, P2};
-    let board = DotsAndBoxes::new(3, 3).unwrap();
+/// The turns of the 3x3 `board` with the corner boxes 0 and 2 closed (16 free edges, safe ones
+/// among them), by the boxes' owners and the player to move.
+fn corners_closed(board: &DotsAndBoxes) -> impl Fn([u64; 2], crate::Player) -> Turn {
     let geo = board.geometry();
-    // The corners 0 and 2 closed; 16 free edges, safe ones among them.
     let edges = geo.box_masks[0] | geo.box_masks[2];
-    let turn = |owners: [u64; 2], mover| Turn {
+    move |owners, mover| Turn {
         edges,
         owners,
         mover,
-    };
+    }
+}
+
+#[test]
+fn a_sure_late_net_ends_only_the_play_outs_it_is_sure_of() {
+    use crate::Player::{P1, P2};
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let geo = board.geometry();
+    let turn = corners_closed(&board);
     let net = lead_reading_late_net(&board);
     let mut sure = LateNet::new(net.clone(), 36).with_role(LateUse::Sure);
     let both = 1u64 | 1 << 2;
@@ -736,7 +741,6 @@ fn a_sure_late_net_ends_only_the_play_outs_it_is_sure_of() {
 
 #[test]
 fn a_late_prior_rates_each_free_move_by_what_it_leaves_the_opponent() {
-    use crate::games::dots_and_boxes::rollout::Turn;
     let board = DotsAndBoxes::new(3, 3).unwrap();
     let geo = board.geometry();
     let (edges, handout) = corner_ready_to_hand_over(geo);
@@ -783,16 +787,10 @@ fn a_late_prior_rates_each_free_move_by_what_it_leaves_the_opponent() {
 /// to take; the play-outs are left alone.
 #[test]
 fn a_blending_late_net_values_leaves_from_p1s_side_within_its_horizon() {
-    use crate::games::dots_and_boxes::rollout::Turn;
     use crate::Player::{P1, P2};
     let board = DotsAndBoxes::new(3, 3).unwrap();
     let geo = board.geometry();
-    let edges = geo.box_masks[0] | geo.box_masks[2];
-    let turn = |owners: [u64; 2], mover| Turn {
-        edges,
-        owners,
-        mover,
-    };
+    let turn = corners_closed(&board);
     let net = lead_reading_late_net(&board);
     let mut late = LateNet::new(net.clone(), 36).with_role(LateUse::Blend);
     let both = 1u64 | 1 << 2;
