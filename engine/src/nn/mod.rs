@@ -25,11 +25,11 @@ pub use safetensors::{parse_safetensors, write_safetensors, TensorEntry};
 /// The paper's net (`models/dab-5x5`): the model of `nn` with the paper's random rollouts and of
 /// `engine paper`.
 pub const PAPER_MODEL: &str = "models/dab-5x5/model.safetensors";
-/// The product's net (generation 1, trained on the product's own games, `models/dab-5x5-gen1`):
+/// The product's net (`models/dab-5x5-sv`, trained on the values of the product's own searches):
 /// the model of `nn` with chain rollouts and of the protocol, asked as a prior. Measured at
-/// 300 ms a move: 61-39 against `nn` with the paper's net at the leaf, 78-22 against `qdab`
-/// (docs/players.md).
-pub const PRODUCT_MODEL: &str = "models/dab-5x5-gen1/model.safetensors";
+/// 300 ms a move: 121-79 against `nn` with generation 1's net (`models/dab-5x5-gen1`), 51-49
+/// against the same search without a net (docs/players.md).
+pub const PRODUCT_MODEL: &str = "models/dab-5x5-sv/model.safetensors";
 
 /// The weight of the product net's prior (`nn`'s `prior` and the protocol's): each child of a
 /// tree node starts with a bias of this times the net's P(mover wins) - P(mover loses).
@@ -59,7 +59,7 @@ const SHIPPED: [(&str, &[u8]); 2] = [
     ),
     (
         PRODUCT_MODEL,
-        include_bytes!("../../../models/dab-5x5-gen1/model.safetensors"),
+        include_bytes!("../../../models/dab-5x5-sv/model.safetensors"),
     ),
 ];
 

@@ -23,7 +23,7 @@ pub enum Notation {
 /// The value net that guides the Dots-and-Boxes search (`set_option model`).
 #[derive(Clone)]
 pub enum ModelChoice {
-    /// The product's net (`models/dab-5x5-gen1`, compiled in) as a prior, on the board size it
+    /// The product's net (`models/dab-5x5-sv`, compiled in) as a prior, on the board size it
     /// was made for (5x5); no net on other sizes and with the paper's random rollouts.
     Product,
     /// No net.
