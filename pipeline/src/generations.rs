@@ -5,14 +5,15 @@
 //! trained on plain MCTS's games, measured nothing as a prior); each later generation's by the
 //! product's search guided by the previous generation's net as a prior. Each net reads the
 //! player to move (`table2-to-move`) and is trained on its generation's games and the
-//! previous generation's, then matched at equal time against the engine that played its
-//! games, from the empty board.
+//! previous generation's (labelled with the games' outcomes, or with `--generation-targets
+//! search` the values of the searches' root moves), then matched at equal time against the
+//! engine that played its games, from the empty board.
 
 use std::path::{Path, PathBuf};
 
 use engine::arena::report_table;
 use engine::record::Dataset;
-use train::config::{Encoding, TrainConfig};
+use train::config::{Encoding, TrainConfig, ValueTargets};
 use train::trainer::{train, TrainOptions};
 
 /// What each generation plays, trains and matches.
@@ -22,6 +23,10 @@ pub struct Generations {
     pub games: usize,
     /// Iterations a move of those games.
     pub iterations: u64,
+    /// What the nets learn: the games' outcomes, or the recorded searches' values.
+    pub targets: ValueTargets,
+    /// With search targets, the visits a root move needs to give a row.
+    pub min_visits: u32,
     pub epochs: usize,
     pub match_games: usize,
     pub match_time_ms: u64,
@@ -101,6 +106,8 @@ pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
             out: model_dir.clone(),
             epochs: g.epochs,
             encoding: Encoding::Table2ToMove,
+            value_targets: g.targets,
+            min_visits: g.min_visits,
             patience: 8,
             seed: g.seed,
             ..TrainConfig::default()

@@ -21,7 +21,7 @@ use engine::games::{DotsAndBoxes, GameSpec};
 use selfplay::config::RunConfig;
 use selfplay::run::{Progress, RunOptions};
 use selfplay::shard::Shard;
-use train::config::TrainConfig;
+use train::config::{TrainConfig, ValueTargets};
 use train::trainer::{train, TrainOptions};
 
 #[derive(Parser)]
@@ -73,6 +73,13 @@ struct Args {
     /// Iterations a move of those games.
     #[arg(long, default_value_t = 1000)]
     generation_iterations: u64,
+    /// What each generation's net learns: outcome (who won each game) or search (the recorded
+    /// searches' values of their root moves, as the shipped `models/dab-5x5-sv` was made).
+    #[arg(long, value_enum, default_value_t = ValueTargets::Outcome)]
+    generation_targets: ValueTargets,
+    /// With search targets, the visits a root move needs to give a row.
+    #[arg(long, default_value_t = 100)]
+    generation_min_visits: u32,
 }
 
 fn main() -> ExitCode {
@@ -210,6 +217,8 @@ fn run(args: Args) -> Result<(), String> {
                 count: args.generations,
                 games: args.generation_games,
                 iterations: args.generation_iterations,
+                targets: args.generation_targets,
+                min_visits: args.generation_min_visits,
                 epochs: args.epochs.max(1),
                 match_games: args.match_games,
                 match_time_ms: args.match_time_ms,

@@ -34,6 +34,10 @@ fn the_pipeline_runs_every_stage() {
             "6",
             "--generation-iterations",
             "100",
+            "--generation-targets",
+            "search",
+            "--generation-min-visits",
+            "3",
         ])
         .output()
         .unwrap();
@@ -53,10 +57,18 @@ fn the_pipeline_runs_every_stage() {
         assert!(stdout.contains(stage), "{stage}:\n{stdout}");
     }
     // Each generation's net reads who is to move and was trained on its games and (after the
-    // first) the previous generation's.
+    // first) the previous generation's, here on their searches' values.
     let gen2 = engine::nn::ValueNet::load(&out.join("gen-2/model/model.safetensors")).unwrap();
     assert_eq!(gen2.meta.encoding, engine::nn::DAB_ENCODING_TO_MOVE);
     assert_eq!(gen2.meta.extra["dataset_games"], "12");
+    // Trained on the searches' values, as asked: the card names the rows.
+    let card = std::fs::read_to_string(out.join("gen-2/model/MODEL.md")).unwrap();
+    assert!(
+        card.contains(
+            "| targets | the recorded searches' values: each root move of at least 3 visits"
+        ),
+        "{card}"
+    );
     let gen_match: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("gen-2/match.json")).unwrap())
             .unwrap();
