@@ -27,7 +27,7 @@ pub use safetensors::{parse_safetensors, write_safetensors, TensorEntry};
 pub const PAPER_MODEL: &str = "models/dab-5x5/model.safetensors";
 /// The product's net (`models/dab-5x5-sv`, trained on the values of the product's own searches):
 /// the model of `nn` with chain rollouts and of the protocol, asked as a prior. Measured at
-/// 300 ms a move: 121-79 against `nn` with generation 1's net (`models/dab-5x5-gen1`), 51-49
+/// 300 ms a move: 121-79 against `nn` with generation 1's net (`models/dab-5x5-gen1`), 101-99
 /// against the same search without a net (docs/players.md).
 pub const PRODUCT_MODEL: &str = "models/dab-5x5-sv/model.safetensors";
 
