@@ -8,11 +8,12 @@ use crate::data::{DataIndex, Encoder};
 use crate::metrics::EpochMetrics;
 
 /// What the card says of the run itself: the command line, the device, and the rows trained on
-/// and validated on (the positions, or with search targets one row per root move kept).
+/// and validated on (the positions, or with search targets one row per root move kept), known
+/// when the data was encoded into memory and not when it was streamed.
 pub struct CardRun<'a> {
     pub command: &'a str,
     pub device: &'a str,
-    pub rows: [u64; 2],
+    pub rows: Option<[u64; 2]>,
 }
 
 pub fn write_card(
@@ -26,7 +27,7 @@ pub fn write_card(
     let CardRun {
         command,
         device,
-        rows: [train_rows, valid_rows],
+        rows,
     } = *run;
     let inputs = Encoder::with_encoding(index.spec, config.encoding).map_or(0, |e| e.feature_len());
     let best = history.iter().find(|m| m.epoch == best_epoch);
@@ -55,8 +56,14 @@ pub fn write_card(
     );
     s += &format!("| data settings | `{}` |\n", index.manifest_config_text());
     if config.value_targets == ValueTargets::Search {
+        let counts = match rows {
+            Some([train_rows, valid_rows]) => {
+                format!("{train_rows} rows train, {valid_rows} validation")
+            }
+            None => "streamed, the rows not counted".to_string(),
+        };
         s += &format!(
-            "| targets | the recorded searches' values: each root move of at least {} visits gives the position after it, labelled with the search's mean result through it; {train_rows} rows train, {valid_rows} validation |\n",
+            "| targets | the recorded searches' values: each root move of at least {} visits gives the position after it, labelled with the search's mean result through it; {counts} |\n",
             config.min_visits
         );
     }

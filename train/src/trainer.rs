@@ -243,10 +243,18 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         if in_memory {
             (train_positions, valid_positions) = (train_source.len(), valid_source.len());
         }
-        say(format!(
-            "search targets (root moves of at least {} visits): {train_positions} positions for training, {valid_positions} for validation",
-            config.min_visits
-        ));
+        say(if in_memory {
+            format!(
+                "search targets (root moves of at least {} visits): {train_positions} rows for training, {valid_positions} for validation",
+                config.min_visits
+            )
+        } else {
+            // Streamed, the rows are not counted ahead: a position gives one per root move kept.
+            format!(
+                "search targets (root moves of at least {} visits), streamed: the rows are not counted ahead",
+                config.min_visits
+            )
+        });
         if in_memory && train_positions == 0 {
             return Err(format!(
                 "value_targets = search: no recorded search of {} has a root move of {} visits or more (record games with root statistics: engine match --records)",
@@ -425,7 +433,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
             &CardRun {
                 command: &options.command,
                 device: &device_name,
-                rows: [train_positions, valid_positions],
+                rows: in_memory.then_some([train_positions, valid_positions]),
             },
         )?;
         epochs_bar.set_position(epoch as u64);

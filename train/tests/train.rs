@@ -732,6 +732,17 @@ fn search_targets_label_the_positions_after_the_root_moves() {
         s.train_positions, s.valid_positions
     );
     assert!(card.contains(&targets), "{card}");
+    // Streamed, the rows are not counted ahead, and the card says so instead of a count.
+    let mut streamed = options(&data, &root.join("streamed"), 1, false);
+    streamed.config.value_targets = ValueTargets::Search;
+    streamed.config.min_visits = 20;
+    streamed.config.memory_positions = streamed.config.batch_size;
+    train(&streamed).unwrap();
+    let card = std::fs::read_to_string(root.join("streamed").join("MODEL.md")).unwrap();
+    assert!(
+        card.contains("mean result through it; streamed, the rows not counted |"),
+        "{card}"
+    );
     let mut late = options(&data, &root.join("late"), 1, false);
     late.config.value_targets = ValueTargets::Search;
     late.config.encoding = Encoding::Late;

@@ -807,11 +807,11 @@ fn a_blending_late_net_values_leaves_from_p1s_side_within_its_horizon() {
     assert_eq!(late.evaluations, 4);
     // A search's tree keeps fractional means once a late net blends (or `blend` > 0), and only
     // then.
-    let dab = fixed_output_net([0.0, 0.0, 0.0]);
-    let chains = crate::games::dots_and_boxes::rollout::ChainRollout::default();
-    let plain = NetRollout::new(dab, NetGuide::default())
-        .unwrap()
-        .then_chains(chains);
+    let plain = chain_rollouts(
+        fixed_output_net([0.0, 0.0, 0.0]),
+        NetGuide::default(),
+        &board,
+    );
     assert!(!plain.fractional());
     let blending = LateNet::new(net.clone(), 36)
         .with_role(LateUse::Blend)
