@@ -61,8 +61,8 @@ pub enum ValueTargets {
     Outcome,
     /// The positions after each root move of every recorded search with at least `min_visits`
     /// visits, labelled with the search's mean result through that move (a soft target:
-    /// P(P1 wins) = (1 + mean) / 2), so the net learns what a search would say of a move rather
-    /// than who went on to win the game.
+    /// P(P1 wins) = (1 + mean) / 2; with the late encoding, the mover's odds), so the net learns
+    /// what a search would say of a move rather than who went on to win the game.
     Search,
 }
 
@@ -187,13 +187,6 @@ impl TrainConfig {
                     "free_edges [{min}, {max}]: the first is above the second"
                 ));
             }
-        }
-        if self.value_targets == ValueTargets::Search && self.encoding == Encoding::Late {
-            return Err(
-                "value_targets = search needs a grid encoding (table2 or table2-to-move): the \
-                 late encoding is labelled from the mover's side"
-                    .into(),
-            );
         }
         if self.memory_positions < self.batch_size {
             return Err("memory_positions must be at least batch_size".into());

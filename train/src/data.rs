@@ -126,9 +126,6 @@ impl Encoder {
     /// Labels positions with the recorded searches' values (rows: the position after each root
     /// move with at least `min_visits` visits) instead of the games' outcomes.
     pub fn with_search_targets(mut self, min_visits: u32) -> Result<Encoder, String> {
-        if self.late {
-            return Err("search targets need a grid encoding, not the late one".into());
-        }
         self.search_targets = Some(min_visits);
         Ok(self)
     }
@@ -205,6 +202,13 @@ impl Encoder {
                 to_move,
                 min_visits,
             };
+            if self.late {
+                let Board::DotsAndBoxes(g) = self.board else {
+                    unreachable!("the late encoding is refused for other games")
+                };
+                let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
+                return rows.encode_late(g, min..=max, features, labels);
+            }
             return match self.board {
                 Board::DotsAndBoxes(g) => {
                     let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
@@ -290,6 +294,49 @@ impl SearchRows<'_> {
                 }
                 let p1 = (1.0 + r.value_for(engine::Player::P1)) / 2.0;
                 labels.push(soft_label(p1));
+            }
+        })?;
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// As [`SearchRows::encode`], in the late encoding: the position after each root move seen
+    /// from its player to move ([`late_features`]), labelled with that player's odds by the
+    /// search (a soft label whose first class is "the mover wins").
+    fn encode_late(
+        &self,
+        initial: DotsAndBoxes,
+        free: std::ops::RangeInclusive<u32>,
+        features: &mut Vec<f32>,
+        labels: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let mut bad = None;
+        replay(self.game, initial, |state, ply, m| {
+            for r in m.root.iter().filter(|r| r.visits >= self.min_visits) {
+                if !state.is_legal(r.action) {
+                    bad.get_or_insert(format!(
+                        "game {}: root move {} of move {} is not legal",
+                        self.game.index,
+                        r.action,
+                        ply + 1
+                    ));
+                    continue;
+                }
+                let mut child = *state;
+                child.apply(r.action);
+                if child.is_terminal() || !free.contains(&free_edges(&child)) {
+                    continue;
+                }
+                let mover = child.to_move();
+                let start = features.len();
+                features.resize(start + self.width, 0.0);
+                late_features(
+                    child.geometry(),
+                    child.edges(),
+                    child.box_owners(),
+                    mover,
+                    &mut features[start..],
+                );
+                labels.push(soft_label((1.0 + r.value_for(mover)) / 2.0));
             }
         })?;
         bad.map_or(Ok(()), Err)

@@ -661,10 +661,12 @@ fn soft_labels_hold_a_searchs_odds() {
 
 /// Search targets: one row for the position after each root move with enough visits of each
 /// recorded search, labelled with the search's mean through that move; with `min_visits` above
-/// every count there is none; a fit on them runs and learns; the late encoding is refused.
+/// every count there is none; a fit on them runs and learns; the late encoding has them from the
+/// mover's side.
 #[test]
 fn search_targets_label_the_positions_after_the_root_moves() {
     use engine::game::Game;
+    use engine::games::dots_and_boxes::late::late_features;
     use engine::games::DotsAndBoxes;
     use engine::record::{replay, Dataset};
     use train::config::{Encoding, ValueTargets};
@@ -743,10 +745,65 @@ fn search_targets_label_the_positions_after_the_root_moves() {
         card.contains("mean result through it; streamed, the rows not counted |"),
         "{card}"
     );
-    let mut late = options(&data, &root.join("late"), 1, false);
+    // The late encoding: the same rows, each seen from its player to move and labelled with
+    // that player's odds; a fit on them runs and says so on its card.
+    let late_encoder = Encoder::with_encoding(spec, Encoding::Late)
+        .unwrap()
+        .with_search_targets(20)
+        .unwrap()
+        .with_free_edges(Some([8, 20]))
+        .unwrap();
+    let late_width = late_encoder.feature_len();
+    let mut late_rows = 0;
+    for game in dataset.games() {
+        let game = game.unwrap();
+        let (mut features, mut labels) = (Vec::new(), Vec::new());
+        late_encoder
+            .encode(&game, &mut features, &mut labels)
+            .unwrap();
+        let (mut want, mut want_features) = (Vec::new(), Vec::new());
+        replay(&game, board, |state, _, m| {
+            for r in m.root.iter().filter(|r| r.visits >= 20) {
+                let mut child = *state;
+                child.apply(r.action);
+                let free = child.geometry().all_edges.count_ones() - child.edges().count_ones();
+                if child.is_terminal() || !(8..=20).contains(&free) {
+                    continue;
+                }
+                let mover = child.to_move();
+                let mut row = vec![0f32; late_width];
+                late_features(
+                    child.geometry(),
+                    child.edges(),
+                    child.box_owners(),
+                    mover,
+                    &mut row,
+                );
+                want_features.extend(row);
+                want.push(soft_label((1.0 + r.value_for(mover)) / 2.0));
+            }
+        })
+        .unwrap();
+        assert_eq!(labels, want, "game {}", game.index);
+        assert_eq!(features, want_features, "game {}", game.index);
+        late_rows += labels.len();
+    }
+    assert!(
+        late_rows > 50 && late_rows < rows,
+        "{late_rows} of {rows} rows"
+    );
+    let mut late = options(&data, &root.join("late"), 2, false);
     late.config.value_targets = ValueTargets::Search;
+    late.config.min_visits = 20;
     late.config.encoding = Encoding::Late;
-    assert!(train(&late).unwrap_err().contains("grid encoding"));
+    late.config.free_edges = Some([8, 20]);
+    let s = train(&late).unwrap();
+    assert_eq!(s.train_positions + s.valid_positions, late_rows as u64);
+    let card = std::fs::read_to_string(root.join("late").join("MODEL.md")).unwrap();
+    assert!(
+        card.contains("mean result through it for its player to move;"),
+        "{card}"
+    );
     let mut unvisited = options(&data, &root.join("unvisited"), 1, false);
     unvisited.config.value_targets = ValueTargets::Search;
     unvisited.config.min_visits = u32::MAX;
