@@ -403,7 +403,8 @@ impl LateUse {
 }
 
 /// A late net (`late=`, `horizon=`, `late_use=`): trained on perfect-play outcomes of positions
-/// at most `horizon` free edges from the end (`engine label`, encoding `dab-late-v1`), it
+/// at most `horizon` free edges from the end (`engine label`, encoding `dab-late-v1`), or on
+/// recorded searches' values there (`train run --encoding late --value-targets search`), it
 /// either scores a chain rollout at the first turn there that still has a safe edge, by an
 /// outcome drawn with its chances, or plays the rollout's free moves there ([`LateUse`]).
 /// Where it stands in, the rollouts' random safe edges name the perfect-play winner little
