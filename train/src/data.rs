@@ -8,7 +8,7 @@ use engine::game::Game;
 use engine::games::dots_and_boxes::labels::free_edges;
 use engine::games::dots_and_boxes::late::{late_feature_len, late_features, LATE_ENCODING};
 use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
-use engine::record::{outcome_class, replay, Dataset, GameRecord, RecordReader};
+use engine::record::{outcome_class, replay, Dataset, GameRecord, RecordReader, RootStat};
 use engine::rng::{derive_seed, Rng};
 
 /// Where one game lives.
@@ -258,15 +258,13 @@ struct SearchRows<'a> {
 }
 
 impl SearchRows<'_> {
-    /// A row for the position after each root move with `min_visits` visits or more of each
-    /// searched move of the game (those `keep` accepts and that are not over), labelled with the
-    /// mean result of the search through that move. Errors name a root move that is not legal.
-    fn encode<G: Game>(
+    /// Calls `row` with the position after each root move with `min_visits` visits or more of
+    /// each searched move of the game (those that are not over) and that root move's
+    /// statistics. Errors name a root move that is not legal.
+    fn each_child<G: Game>(
         &self,
         initial: G,
-        keep: impl Fn(&G) -> bool,
-        features: &mut Vec<f32>,
-        labels: &mut Vec<u8>,
+        mut row: impl FnMut(&G, &RootStat),
     ) -> Result<(), String> {
         let mut bad = None;
         replay(self.game, initial, |state, ply, m| {
@@ -282,26 +280,42 @@ impl SearchRows<'_> {
                 }
                 let mut child = state.clone();
                 child.apply(r.action);
-                if child.is_terminal() || !keep(&child) {
-                    continue;
+                if !child.is_terminal() {
+                    row(&child, r);
                 }
-                let start = features.len();
-                features.resize(start + self.width, 0.0);
-                let n = self.width - usize::from(self.to_move);
-                child.encode_features(&mut features[start..start + n]);
-                if self.to_move && child.to_move() == engine::Player::P1 {
-                    features[start + n] = 1.0;
-                }
-                let p1 = (1.0 + r.value_for(engine::Player::P1)) / 2.0;
-                labels.push(soft_label(p1));
             }
         })?;
         bad.map_or(Ok(()), Err)
     }
 
-    /// As [`SearchRows::encode`], in the late encoding: the position after each root move seen
-    /// from its player to move ([`late_features`]), labelled with that player's odds by the
-    /// search (a soft label whose first class is "the mover wins").
+    /// A row for each position of [`each_child`](Self::each_child) that `keep` accepts,
+    /// labelled with the mean result of the search through that move.
+    fn encode<G: Game>(
+        &self,
+        initial: G,
+        keep: impl Fn(&G) -> bool,
+        features: &mut Vec<f32>,
+        labels: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        self.each_child(initial, |child, r| {
+            if !keep(child) {
+                return;
+            }
+            let start = features.len();
+            features.resize(start + self.width, 0.0);
+            let n = self.width - usize::from(self.to_move);
+            child.encode_features(&mut features[start..start + n]);
+            if self.to_move && child.to_move() == engine::Player::P1 {
+                features[start + n] = 1.0;
+            }
+            let p1 = (1.0 + r.value_for(engine::Player::P1)) / 2.0;
+            labels.push(soft_label(p1));
+        })
+    }
+
+    /// As [`SearchRows::encode`], in the late encoding: each position with `free` free edges
+    /// seen from its player to move ([`late_features`]), labelled with that player's odds by
+    /// the search (a soft label whose first class is "the mover wins").
     fn encode_late(
         &self,
         initial: DotsAndBoxes,
@@ -309,37 +323,22 @@ impl SearchRows<'_> {
         features: &mut Vec<f32>,
         labels: &mut Vec<u8>,
     ) -> Result<(), String> {
-        let mut bad = None;
-        replay(self.game, initial, |state, ply, m| {
-            for r in m.root.iter().filter(|r| r.visits >= self.min_visits) {
-                if !state.is_legal(r.action) {
-                    bad.get_or_insert(format!(
-                        "game {}: root move {} of move {} is not legal",
-                        self.game.index,
-                        r.action,
-                        ply + 1
-                    ));
-                    continue;
-                }
-                let mut child = *state;
-                child.apply(r.action);
-                if child.is_terminal() || !free.contains(&free_edges(&child)) {
-                    continue;
-                }
-                let mover = child.to_move();
-                let start = features.len();
-                features.resize(start + self.width, 0.0);
-                late_features(
-                    child.geometry(),
-                    child.edges(),
-                    child.box_owners(),
-                    mover,
-                    &mut features[start..],
-                );
-                labels.push(soft_label((1.0 + r.value_for(mover)) / 2.0));
+        self.each_child(initial, |child, r| {
+            if !free.contains(&free_edges(child)) {
+                return;
             }
-        })?;
-        bad.map_or(Ok(()), Err)
+            let mover = child.to_move();
+            let start = features.len();
+            features.resize(start + self.width, 0.0);
+            late_features(
+                child.geometry(),
+                child.edges(),
+                child.box_owners(),
+                mover,
+                &mut features[start..],
+            );
+            labels.push(soft_label((1.0 + r.value_for(mover)) / 2.0));
+        })
     }
 }
 
