@@ -202,18 +202,15 @@ impl Encoder {
                 to_move,
                 min_visits,
             };
-            if self.late {
-                let Board::DotsAndBoxes(g) = self.board else {
-                    unreachable!("the late encoding is refused for other games")
-                };
-                let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
-                return rows.encode_late(g, min..=max, features, labels);
-            }
             return match self.board {
                 Board::DotsAndBoxes(g) => {
                     let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
                     let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
-                    rows.encode(g, keep, features, labels)
+                    if self.late {
+                        rows.encode_late(g, keep, features, labels)
+                    } else {
+                        rows.encode(g, keep, features, labels)
+                    }
                 }
                 Board::TicTacToe(g) => rows.encode(g, |_| true, features, labels),
             };
@@ -313,31 +310,24 @@ impl SearchRows<'_> {
         })
     }
 
-    /// As [`SearchRows::encode`], in the late encoding: each position with `free` free edges
-    /// seen from its player to move ([`late_features`]), labelled with that player's odds by
-    /// the search (a soft label whose first class is "the mover wins").
+    /// As [`SearchRows::encode`], in the late encoding: each position seen from its player to
+    /// move ([`late_features_of`]), labelled with that player's odds by the search (a soft
+    /// label whose first class is "the mover wins").
     fn encode_late(
         &self,
         initial: DotsAndBoxes,
-        free: std::ops::RangeInclusive<u32>,
+        keep: impl Fn(&DotsAndBoxes) -> bool,
         features: &mut Vec<f32>,
         labels: &mut Vec<u8>,
     ) -> Result<(), String> {
         self.each_child(initial, |child, r| {
-            if !free.contains(&free_edges(child)) {
+            if !keep(child) {
                 return;
             }
-            let mover = child.to_move();
             let start = features.len();
             features.resize(start + self.width, 0.0);
-            late_features(
-                child.geometry(),
-                child.edges(),
-                child.box_owners(),
-                mover,
-                &mut features[start..],
-            );
-            labels.push(soft_label((1.0 + r.value_for(mover)) / 2.0));
+            late_features_of(child, &mut features[start..]);
+            labels.push(soft_label((1.0 + r.value_for(child.to_move())) / 2.0));
         })
     }
 }
@@ -346,20 +336,24 @@ impl SearchRows<'_> {
 /// and the outcome from the side of the player to move (0 wins, 1 loses, 2 draw).
 fn late_row(outcome: engine::Outcome) -> impl Fn(&DotsAndBoxes, &mut [f32]) -> u8 {
     move |state, out| {
-        let mover = state.to_move();
-        late_features(
-            state.geometry(),
-            state.edges(),
-            state.box_owners(),
-            mover,
-            out,
-        );
+        late_features_of(state, out);
         match outcome.winner() {
-            Some(p) if p == mover => 0,
+            Some(p) if p == state.to_move() => 0,
             Some(_) => 1,
             None => 2,
         }
     }
+}
+
+/// [`late_features`] of `state`, seen from its player to move.
+fn late_features_of(state: &DotsAndBoxes, out: &mut [f32]) {
+    late_features(
+        state.geometry(),
+        state.edges(),
+        state.box_owners(),
+        state.to_move(),
+        out,
+    );
 }
 
 /// The games of one or more datasets (of one game), indexed once and split by game.

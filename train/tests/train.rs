@@ -666,6 +666,7 @@ fn soft_labels_hold_a_searchs_odds() {
 #[test]
 fn search_targets_label_the_positions_after_the_root_moves() {
     use engine::game::Game;
+    use engine::games::dots_and_boxes::labels::free_edges;
     use engine::games::dots_and_boxes::late::late_features;
     use engine::games::DotsAndBoxes;
     use engine::record::{replay, Dataset};
@@ -766,8 +767,7 @@ fn search_targets_label_the_positions_after_the_root_moves() {
             for r in m.root.iter().filter(|r| r.visits >= 20) {
                 let mut child = *state;
                 child.apply(r.action);
-                let free = child.geometry().all_edges.count_ones() - child.edges().count_ones();
-                if child.is_terminal() || !(8..=20).contains(&free) {
+                if child.is_terminal() || !(8..=20).contains(&free_edges(&child)) {
                     continue;
                 }
                 let mover = child.to_move();
