@@ -195,6 +195,9 @@ impl Encoder {
             }
         }
         let (width, to_move) = (self.feature_len, self.to_move);
+        // Dots and Boxes: the positions with the free edges asked for (all by default).
+        let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
+        let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
         if let Some(min_visits) = self.search_targets {
             let rows = SearchRows {
                 game,
@@ -204,22 +207,22 @@ impl Encoder {
             };
             return match self.board {
                 Board::DotsAndBoxes(g) => {
-                    let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
-                    let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
                     if self.late {
-                        rows.encode_late(g, keep, features, labels)
+                        rows.encode(g, keep, late_search_row, features, labels)
                     } else {
-                        rows.encode(g, keep, features, labels)
+                        let grid = |c: &_, r: &_, out: &mut _| rows.grid_row(c, r, out);
+                        rows.encode(g, keep, grid, features, labels)
                     }
                 }
-                Board::TicTacToe(g) => rows.encode(g, |_| true, features, labels),
+                Board::TicTacToe(g) => {
+                    let grid = |c: &_, r: &_, out: &mut _| rows.grid_row(c, r, out);
+                    rows.encode(g, |_| true, grid, features, labels)
+                }
             };
         }
         let outcome = outcome_class(game.outcome);
         match self.board {
             Board::DotsAndBoxes(g) => {
-                let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
-                let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
                 if self.late {
                     let late = late_row(game.outcome);
                     return rows(
@@ -285,51 +288,43 @@ impl SearchRows<'_> {
         bad.map_or(Ok(()), Err)
     }
 
-    /// A row for each position of [`each_child`](Self::each_child) that `keep` accepts,
-    /// labelled with the mean result of the search through that move.
+    /// A row for each position of [`each_child`](Self::each_child) that `keep` accepts: `row`
+    /// writes its features into the row's `width` floats and returns its label.
     fn encode<G: Game>(
         &self,
         initial: G,
         keep: impl Fn(&G) -> bool,
+        row: impl Fn(&G, &RootStat, &mut [f32]) -> u8,
         features: &mut Vec<f32>,
         labels: &mut Vec<u8>,
     ) -> Result<(), String> {
         self.each_child(initial, |child, r| {
-            if !keep(child) {
-                return;
+            if keep(child) {
+                let start = features.len();
+                features.resize(start + self.width, 0.0);
+                labels.push(row(child, r, &mut features[start..]));
             }
-            let start = features.len();
-            features.resize(start + self.width, 0.0);
-            let n = self.width - usize::from(self.to_move);
-            child.encode_features(&mut features[start..start + n]);
-            if self.to_move && child.to_move() == engine::Player::P1 {
-                features[start + n] = 1.0;
-            }
-            let p1 = (1.0 + r.value_for(engine::Player::P1)) / 2.0;
-            labels.push(soft_label(p1));
         })
     }
 
-    /// As [`SearchRows::encode`], in the late encoding: each position seen from its player to
-    /// move ([`late_features_of`]), labelled with that player's odds by the search (a soft
-    /// label whose first class is "the mover wins").
-    fn encode_late(
-        &self,
-        initial: DotsAndBoxes,
-        keep: impl Fn(&DotsAndBoxes) -> bool,
-        features: &mut Vec<f32>,
-        labels: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        self.each_child(initial, |child, r| {
-            if !keep(child) {
-                return;
-            }
-            let start = features.len();
-            features.resize(start + self.width, 0.0);
-            late_features_of(child, &mut features[start..]);
-            labels.push(soft_label((1.0 + r.value_for(child.to_move())) / 2.0));
-        })
+    /// A grid encoding's row (who is to move last, if asked), labelled with the search's mean
+    /// result through the move as P(P1 wins).
+    fn grid_row<G: Game>(&self, child: &G, r: &RootStat, out: &mut [f32]) -> u8 {
+        let n = self.width - usize::from(self.to_move);
+        child.encode_features(&mut out[..n]);
+        if self.to_move && child.to_move() == engine::Player::P1 {
+            out[n] = 1.0;
+        }
+        soft_label((1.0 + r.value_for(engine::Player::P1)) / 2.0)
     }
+}
+
+/// The late encoding's row of the position after a searched root move: seen from its player to
+/// move ([`late_features_of`]), labelled with that player's odds by the search (a soft label
+/// whose first class is "the mover wins").
+fn late_search_row(child: &DotsAndBoxes, r: &RootStat, out: &mut [f32]) -> u8 {
+    late_features_of(child, out);
+    soft_label((1.0 + r.value_for(child.to_move())) / 2.0)
 }
 
 /// The late encoding's row of a position of a game that ended in `outcome`: [`late_features`],
