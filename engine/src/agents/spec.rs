@@ -148,7 +148,7 @@ const SOLVER_KEYS: [&str; 5] = [
 ];
 /// Dots-and-Boxes knowledge for `mcts` and `nn`.
 const KNOWLEDGE_KEYS: [&str; 1] = ["safe_first"];
-const NET_KEYS: [&str; 14] = [
+const NET_KEYS: [&str; 15] = [
     "model",
     "policy",
     "policy_weight",
@@ -159,6 +159,7 @@ const NET_KEYS: [&str; 14] = [
     "blend",
     "ask",
     "prior",
+    "prior_visits",
     "late",
     "horizon",
     "late_use",
@@ -365,6 +366,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                     "mix" => guide.mix = number(key, value).map_err(err)?,
                     "blend" => guide.blend = number(key, value).map_err(err)?,
                     "prior" => guide.prior = number(key, value).map_err(err)?,
+                    "prior_visits" => guide.prior_visits = number(key, value).map_err(err)?,
                     "ask" => {
                         guide.every_turn = match value.as_str() {
                             "leaf" => false,
@@ -606,8 +608,10 @@ impl AgentSpec {
                     let net = load_policy_net(&policy.path, board).map_err(|e| e.to_string())?;
                     rollout = rollout.with_policy(net, policy.weight, policy.rollout);
                 }
-                // The net's prior fades with visits (progressive bias).
-                let ucb = Ucb::new(config.cp).with_progressive_bias(true);
+                // The net's prior fades with visits (progressive bias), or counts as visits.
+                let ucb = Ucb::new(config.cp)
+                    .with_progressive_bias(true)
+                    .with_prior_visits(guide.prior_visits);
                 let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout);
                 Ok(with_knowledge(agent, *safe_first, *endgame))
             }

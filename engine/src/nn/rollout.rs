@@ -55,6 +55,10 @@ pub struct NetGuide {
     /// (progressive bias: `prior * (P(mover wins) - P(mover loses))` of the child, fading as
     /// `1 / (visits + 1)`), so that the tree tries first the moves the net likes (0: none).
     pub prior: f64,
+    /// When positive, the prior is instead the child's value worth this many visits (Gelly and
+    /// Silver's equivalent experience, [`Ucb::with_prior_visits`](crate::mcts::Ucb)), fading
+    /// only as the child's own visits outweigh it (0: the progressive bias).
+    pub prior_visits: f64,
 }
 
 impl NetGuide {
@@ -80,6 +84,15 @@ impl NetGuide {
                 self.prior
             ));
         }
+        if !(self.prior_visits.is_finite() && self.prior_visits >= 0.0) {
+            return Err(format!(
+                "prior_visits must be a non-negative number, got {}",
+                self.prior_visits
+            ));
+        }
+        if self.prior_visits > 0.0 && self.prior <= 0.0 {
+            return Err("prior_visits weighs the net's prior: it needs prior above 0".into());
+        }
         Ok(())
     }
 
@@ -102,6 +115,7 @@ impl Default for NetGuide {
             every_turn: false,
             blend: 0.0,
             prior: 0.0,
+            prior_visits: 0.0,
         }
     }
 }
