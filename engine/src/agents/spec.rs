@@ -14,10 +14,12 @@
 //!   from N free edges on), `solver_nodes` (4000000), `solver_table` (20: the solver's table,
 //!   2^N entries of 32 bytes, kept between moves) and `safe_first` (0; 1: with no box to
 //!   take and a safe edge left, only the safe edges are searched at the root).
-//! * `nn` — net-guided MCTS (Dots and Boxes). The `mcts` keys and `model` (default
-//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0); `solver_edges`
-//!   is 34, `prove_edges` 40, `rollout` `sacrifices` and `tree` `canonical` by default
-//!   (`solver_edges=0,rollout=random` is the paper's engine, with no game knowledge).
+//! * `nn` — net-guided MCTS (Dots and Boxes). The `mcts` keys and `model` (default the
+//!   product's `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
+//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0), `prior` (1),
+//!   `prior_visits` (0: a progressive bias); `solver_edges` is 34, `prove_edges` 40, `rollout`
+//!   `sacrifices`, `tree` `canonical` and `cp` 0.35 by default (`solver_edges=0,rollout=random`
+//!   is the paper's engine, with no game knowledge and `cp` sqrt(2)).
 //! * On Amazons, `mcts` also reads `turn` (`split`: Move Groups, the default; `whole`: one node
 //!   a turn), `depth` (random whole turns before the evaluation, 2), `backup`, `scale`,
 //!   `expand`, `reuse`, `eval`, `tempo`, `arrow`, `weights` and `pe` (docs/amazons.md); other
@@ -49,7 +51,7 @@ use crate::games::{DotsAndBoxes, GameSpec};
 use crate::mcts::{Budget, CounterMode, RolloutPolicy, SearchConfig, Ucb};
 use crate::nn::{
     load_dab_net, load_late_net, load_policy_net, LateNet, LateUse, NetGuide, NetRollout,
-    PAPER_MODEL, PRODUCT_MODEL, PRODUCT_PRIOR,
+    PAPER_MODEL, PRODUCT_CP, PRODUCT_MODEL, PRODUCT_PRIOR,
 };
 
 /// The weight of a policy net's biases when `policy_weight` is not given.
@@ -421,6 +423,10 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 if !given("prior") {
                     guide.prior = PRODUCT_PRIOR;
                 }
+            }
+            // The product's search explores less than the paper's (any net, chain rollouts).
+            if net && !random && !given("cp") {
+                config.cp = PRODUCT_CP;
             }
             guide.check().map_err(err)?;
             if let Some(key) = ["horizon", "late_use", "late_weight"]
@@ -897,12 +903,47 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match parse_spec("nn:threshold=0.8,iterations=5000").unwrap() {
-            AgentSpec::Nn { model, guide, .. } => {
+            AgentSpec::Nn {
+                model,
+                guide,
+                config,
+                ..
+            } => {
                 assert_eq!(model, PathBuf::from(PRODUCT_MODEL));
                 assert_eq!(guide.threshold, 0.8);
                 assert_eq!(guide.prior, PRODUCT_PRIOR);
+                assert_eq!(guide.prior_visits, 0.0);
+                assert_eq!(config.cp, PRODUCT_CP);
             }
             other => panic!("{other:?}"),
+        }
+        // The product's constant unless one is given; the paper's engine keeps the paper's.
+        for (spec, want_cp) in [
+            ("nn:cp=1", 1.0),
+            ("nn:model=a.safetensors", PRODUCT_CP),
+            ("nn:rollout=random", Ucb::DEFAULT_CP),
+            ("mcts:rollout=sacrifices", Ucb::DEFAULT_CP),
+        ] {
+            match parse_spec(spec).unwrap() {
+                AgentSpec::Nn { config, .. } | AgentSpec::Mcts { config, .. } => {
+                    assert_eq!(config.cp, want_cp, "{spec}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        match parse_spec("nn:prior_visits=30").unwrap() {
+            AgentSpec::Nn { guide, .. } => assert_eq!(guide.prior_visits, 30.0),
+            other => panic!("{other:?}"),
+        }
+        for (spec, want) in [
+            (
+                "nn:prior_visits=-1",
+                "prior_visits must be a non-negative number",
+            ),
+            ("nn:prior=0,prior_visits=5", "it needs prior above 0"),
+        ] {
+            let e = parse_spec(spec).unwrap_err();
+            assert!(e.contains(want), "{spec}: {e}");
         }
         // The paper's rollouts keep the paper's net; a named model or prior is taken as given.
         for (spec, want_model, want_prior) in [

@@ -8,7 +8,7 @@ use crate::bench::{BenchOptions, Figure};
 use crate::game::Game;
 use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
 use crate::mcts::{RandomRollout, Search, SearchConfig, Ucb};
-use crate::nn::NetRollout;
+use crate::nn::{NetRollout, PRODUCT_CP};
 use crate::protocol::settings::Settings;
 use crate::Player;
 
@@ -102,16 +102,23 @@ impl RegisteredGame for DotsAndBoxes {
         if let Some(time) = config.budget.time {
             config.budget.time = Some(time_after_knowledge(time, start.elapsed()));
         }
-        let cp = config.cp;
         let chains = settings.dots_search.chain_rollout();
+        // The generic default constant means the product's with chain rollouts (as `nn`).
+        let cp = if config.cp == Ucb::DEFAULT_CP && chains.is_some() {
+            PRODUCT_CP
+        } else {
+            config.cp
+        };
         let result = match (settings.dots_net(self)?, chains) {
             (Some(net), chains) => {
                 let mut rollout = NetRollout::new(net, settings.guide)?;
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
                 }
-                // The net's prior fades with visits (progressive bias), as `nn`'s.
-                let ucb = Ucb::new(cp).with_progressive_bias(true);
+                // The net's prior fades with visits (progressive bias), or counts as visits.
+                let ucb = Ucb::new(cp)
+                    .with_progressive_bias(true)
+                    .with_prior_visits(settings.guide.prior_visits);
                 Search::new(config, ucb, rollout).run_among(self, &root_moves)
             }
             (None, Some(chains)) => {
