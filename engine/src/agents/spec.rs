@@ -614,10 +614,7 @@ impl AgentSpec {
                     let net = load_policy_net(&policy.path, board).map_err(|e| e.to_string())?;
                     rollout = rollout.with_policy(net, policy.weight, policy.rollout);
                 }
-                // The net's prior fades with visits (progressive bias), or counts as visits.
-                let ucb = Ucb::new(config.cp)
-                    .with_progressive_bias(true)
-                    .with_prior_visits(guide.prior_visits);
+                let ucb = guide.tree_policy(config.cp);
                 let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout);
                 Ok(with_knowledge(agent, *safe_first, *endgame))
             }

@@ -316,12 +316,8 @@ fn select_with_prior_visits(
     let value = |i: usize| {
         let n = children.nodes[i].visits as f32;
         let total = n + prior_visits;
-        let mean = if n > 0.0 {
-            sign * children.mean_p1[i]
-        } else {
-            0.0
-        };
-        (n * mean + prior_visits * children.bias[i]) / total + explore / total.sqrt()
+        (n * sign * children.mean_p1[i] + prior_visits * children.bias[i]) / total
+            + explore / total.sqrt()
     };
     best_of(children.mean_p1.len(), value, rng)
 }

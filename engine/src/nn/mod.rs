@@ -37,9 +37,9 @@ pub const PRODUCT_PRIOR: f64 = 1.0;
 
 /// UCB's constant of the product's search (`nn` with chain rollouts, and the protocol's engine
 /// when its `cp` is left at the generic default): the paper's `sqrt(2)` explores far more than
-/// chain rollouts and exact endgames need. Measured at 300 ms a move against the same search at
-/// the next larger constant: 0.7 beat `sqrt(2)` 64-36, 0.35 beat 0.7 67-33, and 0.15 lost to
-/// 0.35 43-57 (docs/players.md).
+/// chain rollouts and exact endgames need. Measured at 300 ms a move, the search against itself
+/// at a neighbouring constant: 0.7 beat `sqrt(2)` 64-36, 0.35 beat 0.7 67-33, and 0.15 and 0.5
+/// lost to 0.35 43-57 and 42-58 (docs/players.md).
 pub const PRODUCT_CP: f64 = 0.35;
 
 /// The product's net laid out for `board`, or `None` when it was made for another board size

@@ -27,7 +27,7 @@ use crate::games::dots_and_boxes::{
     FEATURE_EDGE_FREE, MAX_EDGES,
 };
 use crate::games::{DotsAndBoxes, GameSpec};
-use crate::mcts::{Reward, RolloutPolicy, RolloutStats};
+use crate::mcts::{Reward, RolloutPolicy, RolloutStats, Ucb};
 use crate::rng::{HalfDraws, Rng};
 
 /// How the net guides rollouts.
@@ -56,7 +56,7 @@ pub struct NetGuide {
     /// `1 / (visits + 1)`), so that the tree tries first the moves the net likes (0: none).
     pub prior: f64,
     /// When positive, the prior is instead the child's value worth this many visits (Gelly and
-    /// Silver's equivalent experience, [`Ucb::with_prior_visits`](crate::mcts::Ucb)), fading
+    /// Silver's equivalent experience, [`Ucb::with_prior_visits`]), fading
     /// only as the child's own visits outweigh it (0: the progressive bias).
     pub prior_visits: f64,
 }
@@ -94,6 +94,14 @@ impl NetGuide {
             return Err("prior_visits weighs the net's prior: it needs prior above 0".into());
         }
         Ok(())
+    }
+
+    /// The tree policy of a search the net guides, with UCB's constant `cp`: the net's prior
+    /// fades with visits (progressive bias), or counts as `prior_visits` visits.
+    pub fn tree_policy(&self, cp: f64) -> Ucb {
+        Ucb::new(cp)
+            .with_progressive_bias(true)
+            .with_prior_visits(self.prior_visits)
     }
 
     /// The logit the largest output logit must reach: `ln(t / (1 - t))`, +inf at 1.

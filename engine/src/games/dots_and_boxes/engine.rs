@@ -115,10 +115,7 @@ impl RegisteredGame for DotsAndBoxes {
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
                 }
-                // The net's prior fades with visits (progressive bias), or counts as visits.
-                let ucb = Ucb::new(cp)
-                    .with_progressive_bias(true)
-                    .with_prior_visits(settings.guide.prior_visits);
+                let ucb = settings.guide.tree_policy(cp);
                 Search::new(config, ucb, rollout).run_among(self, &root_moves)
             }
             (None, Some(chains)) => {
