@@ -615,7 +615,8 @@ impl AgentSpec {
                     rollout = rollout.with_policy(net, policy.weight, policy.rollout);
                 }
                 let ucb = guide.tree_policy(config.cp);
-                let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout);
+                let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout)
+                    .with_reuse(search.reuse);
                 Ok(with_knowledge(agent, *safe_first, *endgame))
             }
             AgentSpec::Mcts {
@@ -628,7 +629,8 @@ impl AgentSpec {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PAPER)?;
                 let agent: Box<dyn Agent<DotsAndBoxes>> = match search.chain_rollout() {
                     None => {
-                        let agent = MctsAgent::plain(text.clone(), config.clone());
+                        let agent =
+                            MctsAgent::plain(text.clone(), config.clone()).with_reuse(search.reuse);
                         with_knowledge(agent, *safe_first, *endgame)
                     }
                     Some(chains) => {
@@ -637,7 +639,8 @@ impl AgentSpec {
                             config.clone(),
                             Ucb::new(config.cp),
                             chains,
-                        );
+                        )
+                        .with_reuse(search.reuse);
                         with_knowledge(agent, *safe_first, *endgame)
                     }
                 };
