@@ -65,6 +65,13 @@ pub struct RunConfig {
     /// Force records to disk after this many games (records are written at once; this bounds
     /// what a power cut, not a kill, can lose).
     pub sync_every: u32,
+    /// Instead of the built-in plain search, this player (any spec `engine match` takes, such
+    /// as `nn:iterations=30000`) plays both sides, its root statistics kept with each searched
+    /// move: the data `train run --value-targets search` learns from. The built-in search's
+    /// own settings (`iterations`, `cp`, `counter`, `search_threads`, `sample_moves`,
+    /// `solver_edges`) are then the spec's to give.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<String>,
 }
 
 impl Default for RunConfig {
@@ -88,6 +95,7 @@ impl Default for RunConfig {
             root_stats: true,
             shards: None,
             sync_every: 16,
+            player: None,
         }
     }
 }
@@ -151,7 +159,35 @@ impl RunConfig {
                 self.solver_edges
             ));
         }
+        if let Some(player) = &self.player {
+            self.validate_player(player)?;
+        }
         Ok(())
+    }
+
+    /// With `player`, the built-in search's settings must be left at their defaults: the
+    /// player's spec says how it searches, and a setting that would be ignored is refused.
+    fn validate_player(&self, player: &str) -> Result<(), String> {
+        engine::agents::parse_spec(player)?;
+        let default = RunConfig::default();
+        let unused = [
+            ("iterations", self.iterations != default.iterations),
+            ("cp", self.cp != default.cp),
+            ("counter", self.counter != default.counter),
+            (
+                "search_threads",
+                self.search_threads != default.search_threads,
+            ),
+            ("sample_moves", self.sample_moves != default.sample_moves),
+            ("solver_edges", self.solver_edges != default.solver_edges),
+        ];
+        match unused.iter().find(|(_, set)| *set) {
+            Some((key, _)) => Err(format!(
+                "{key} is the built-in search's setting; with player {player:?} the player's \
+                 spec says how it searches (for example nn:iterations=30000,solver_edges=34)"
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Games played at once: `threads`, or one per core when it is 0.
@@ -168,6 +204,16 @@ impl RunConfig {
     /// (`games`, `threads`, `out` and the sync interval change how many games and how fast,
     /// not which.)
     pub fn identity(&self) -> serde_json::Value {
+        if let Some(player) = &self.player {
+            // The player's spec replaces the built-in search's settings.
+            return serde_json::json!({
+                "game": self.spec().ok(),
+                "player": player,
+                "seed": self.seed,
+                "random_opening_moves": self.random_opening_moves,
+                "root_stats": self.root_stats,
+            });
+        }
         let mut identity = serde_json::json!({
             "game": self.spec().ok(),
             "iterations": self.iterations,
@@ -269,5 +315,40 @@ mod tests {
         };
         let diff = identity_differences(&a.identity(), &c.identity());
         assert_eq!(diff, vec!["iterations: 100000 vs 5".to_string()]);
+    }
+
+    #[test]
+    fn a_player_replaces_the_built_in_search_and_its_settings() {
+        let config = RunConfig::from_toml("player = \"nn:iterations=2000\"\ngames = 4\n").unwrap();
+        config.validate().unwrap();
+        let identity = config.identity();
+        assert_eq!(identity["player"], "nn:iterations=2000");
+        assert!(identity.get("iterations").is_none(), "{identity}");
+        let other = RunConfig {
+            player: Some("mcts:iterations=2000".into()),
+            ..config.clone()
+        };
+        let diff = identity_differences(&identity, &other.identity());
+        assert_eq!(diff.len(), 1, "{diff:?}");
+        assert!(diff[0].starts_with("player:"), "{diff:?}");
+        // A setting of the built-in search is refused by name, not ignored.
+        for text in [
+            "iterations = 500",
+            "cp = 0.5",
+            "solver_edges = 30",
+            "sample_moves = 2",
+        ] {
+            let key = text.split(' ').next().unwrap();
+            let err = RunConfig::from_toml(&format!("player = \"nn\"\n{text}\n"))
+                .unwrap()
+                .validate()
+                .unwrap_err();
+            assert!(err.starts_with(key), "{text}: {err}");
+        }
+        let err = RunConfig::from_toml("player = \"nn:nonsense=1\"\n")
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert!(err.contains("nonsense"), "{err}");
     }
 }

@@ -13,7 +13,7 @@ use selfplay::shard::{resolve_shard, ShardSource};
 #[command(
     name = "selfplay",
     version,
-    about = "Self-play datasets from plain MCTS"
+    about = "Self-play datasets from plain MCTS or any player"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -91,6 +91,12 @@ struct RunArgs {
     /// Do not keep root statistics with each move (smaller files).
     #[arg(long)]
     no_root_stats: bool,
+    /// A player for both sides instead of the built-in plain search: any spec `engine match`
+    /// takes (for example nn:iterations=30000), its root statistics kept with each move (the
+    /// data of `train run --value-targets search`). The spec then sets iterations, cp and the
+    /// rest of the search.
+    #[arg(long, value_name = "SPEC")]
+    player: Option<String>,
     /// Force records to disk after this many games.
     #[arg(long)]
     sync_every: Option<u32>,
@@ -177,6 +183,9 @@ fn run(args: RunArgs) -> Result<(), String> {
     }
     if args.no_root_stats {
         config.root_stats = false;
+    }
+    if args.player.is_some() {
+        config.player = args.player.clone();
     }
     config.validate().map_err(|e| match &args.config {
         Some(path) => format!("config {}: {e}", path.display()),

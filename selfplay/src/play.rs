@@ -1,6 +1,8 @@
 //! One self-play game: every move chosen by MCTS with the game's own rollout (plain random
-//! playouts for Dots and Boxes, as the paper generated its data).
+//! playouts for Dots and Boxes, as the paper generated its data), or by a named player (any
+//! spec `engine match` takes) on both sides.
 
+use engine::agents::Agent;
 use engine::game::Action;
 use engine::games::RegisteredGame;
 use engine::mcts::{Budget, Search, SearchConfig, SearchResult, Ucb};
@@ -109,6 +111,46 @@ pub fn play_game<G: RegisteredGame>(
         scores: recorded_scores(&state, outcome),
         moves,
     }
+}
+
+/// Plays game `index` from `initial` with `players` (P1's and P2's, built from one spec) and
+/// returns its record: the first `settings.random_opening_moves` moves uniformly at random
+/// (given), then every move the players', with their searches' root statistics (when
+/// `settings.root_stats`). The players are reseeded from the game's seed, so a player whose
+/// budget is iterations plays the same game for the same index. A player that fails is an
+/// error naming the game.
+pub fn play_agent_game<G: RegisteredGame>(
+    initial: &G,
+    settings: &PlaySettings,
+    index: u64,
+    mut players: [&mut dyn Agent<G>; 2],
+) -> Result<GameRecord, String> {
+    let seed = game_seed(settings.seed, index);
+    let mut variety = Rng::new(derive_seed(seed, u64::MAX));
+    let mut state = initial.clone();
+    let mut legal: Vec<Action> = Vec::with_capacity(state.max_actions());
+    let mut opening = Vec::new();
+    while (opening.len() as u32) < settings.random_opening_moves && !state.is_terminal() {
+        state.legal_actions(&mut legal);
+        let action = legal[variety.below(legal.len() as u32) as usize];
+        state.apply(action);
+        opening.push(action);
+    }
+    for (seat, player) in players.iter_mut().enumerate() {
+        player.reseed(derive_seed(seed, seat as u64));
+    }
+    let report = engine::agents::play_game(initial, &opening, players)?;
+    let mut record = match (&report.forfeit, report.to_record(initial, index, seed)) {
+        (None, Some(record)) => record,
+        (forfeit, _) => {
+            let reason = forfeit.as_ref().map_or("", |f| f.reason.as_str());
+            return Err(format!("game {index}: the player failed: {reason}"));
+        }
+    };
+    if !settings.root_stats {
+        record.moves.iter_mut().for_each(|m| m.root.clear());
+    }
+    Ok(record)
 }
 
 /// A root move drawn with probability proportional to its visits.

@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::config::{identity_differences, RunConfig};
-use crate::play::{play_game, PlaySettings};
+use crate::play::{play_agent_game, play_game, PlaySettings};
 use crate::shard::{shard_games, shard_len, Shard};
 
 /// The record file of a dataset written by `run`.
@@ -240,6 +240,16 @@ fn run_game<G: RegisteredGame>(
 ) -> Result<RunSummary, String> {
     let config = &options.config;
     let shard = options.shard;
+    // A player that cannot be built (a key for another game, a missing net) is refused before
+    // the dataset folder is touched.
+    let player = match &config.player {
+        Some(text) => {
+            let parsed = engine::agents::parse_spec(text)?;
+            G::build_player(&parsed, &initial).map_err(|e| format!("player {text:?}: {e}"))?;
+            Some(parsed)
+        }
+        None => None,
+    };
     let dir = dataset_dir(&config.out, shard);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let identity = config.identity();
@@ -308,26 +318,37 @@ fn run_game<G: RegisteredGame>(
     let mut games_this_run = 0u64;
     let mut positions_this_run = 0u64;
     let mut iterations_this_run = 0u64;
+    let mut searched_this_run = 0u64;
     let mut last_sync = Instant::now();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::sync_channel::<GameRecord>(parallel * 2);
+    let (tx, rx) = mpsc::sync_channel::<Result<GameRecord, String>>(parallel * 2);
+    // The first failure (a player's, or writing): the run stops after the games in flight.
     let mut write_error: Option<String> = None;
     std::thread::scope(|scope| {
         for _ in 0..parallel {
             let tx = tx.clone();
-            let (next, stop, pending, settings, initial) =
-                (&next, &stop, &pending, &settings, &initial);
+            let (next, stop, pending, settings, initial, player) =
+                (&next, &stop, &pending, &settings, &initial, &player);
             let solver_edges = config.solver_edges;
             scope.spawn(move || {
                 // One solver a thread: its table carries over between a game's moves.
                 let mut oracle = initial.endgame_oracle(solver_edges);
+                // With a player: one for each side a thread (built above once already).
+                let mut players = player.as_ref().map(|spec| {
+                    [(); 2].map(|_| G::build_player(spec, initial).expect("built before"))
+                });
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= pending.len() || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let game = play_game(initial, settings, pending[i], oracle.as_mut());
+                    let game = match &mut players {
+                        Some([p1, p2]) => {
+                            play_agent_game(initial, settings, pending[i], [&mut **p1, &mut **p2])
+                        }
+                        None => Ok(play_game(initial, settings, pending[i], oracle.as_mut())),
+                    };
                     if tx.send(game).is_err() {
                         break;
                     }
@@ -336,8 +357,16 @@ fn run_game<G: RegisteredGame>(
         }
         drop(tx);
         for game in rx.iter() {
+            let game = match game {
+                Ok(game) => game,
+                Err(e) => {
+                    write_error = Some(e);
+                    stop.store(true, Ordering::Relaxed);
+                    break;
+                }
+            };
             if let Err(e) = writer.append(&game) {
-                write_error = Some(e.to_string());
+                write_error = Some(format!("writing the dataset {} failed: {e}", dir.display()));
                 stop.store(true, Ordering::Relaxed);
                 break;
             }
@@ -347,12 +376,14 @@ fn run_game<G: RegisteredGame>(
             positions_this_run += game.moves.len() as u64;
             positions_total += game.moves.len() as u64;
             iterations_this_run += game.moves.iter().map(|m| m.iterations as u64).sum::<u64>();
+            searched_this_run += game.moves.iter().filter(|m| m.iterations > 0).count() as u64;
             if writer.unsynced() >= config.sync_every as usize
                 || last_sync.elapsed() >= SYNC_INTERVAL
             {
                 set_counts(&mut manifest, done.len() as u64, positions_total);
                 if let Err(e) = writer.sync().and_then(|_| manifest.write(&dir)) {
-                    write_error = Some(e.to_string());
+                    write_error =
+                        Some(format!("writing the dataset {} failed: {e}", dir.display()));
                     stop.store(true, Ordering::Relaxed);
                     break;
                 }
@@ -364,7 +395,7 @@ fn run_game<G: RegisteredGame>(
     });
     reporter.finish();
     if let Some(e) = write_error {
-        return Err(format!("writing the dataset failed: {e}"));
+        return Err(e);
     }
     let elapsed = start.elapsed().as_secs_f64();
     let remaining = shard_games(shard, config.games)
@@ -390,7 +421,11 @@ fn run_game<G: RegisteredGame>(
         cores_used,
         games_per_hour: games_this_run as f64 / hours,
         games_per_hour_per_core: games_this_run as f64 / hours / cores_used as f64,
-        iterations_per_move: config.iterations,
+        // A player's budget may be its clock: the mean over its searched moves.
+        iterations_per_move: match player {
+            Some(_) => iterations_this_run / searched_this_run.max(1),
+            None => config.iterations,
+        },
         iterations_per_second: iterations_this_run as f64 / elapsed.max(1e-9),
         outcomes_this_run: this_run,
         dropped_torn_record_at: torn_at,

@@ -353,3 +353,62 @@ fn command_line_errors_name_what_is_wrong() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("manifest.json"));
     std::fs::remove_dir_all(root).unwrap();
 }
+
+/// `player`: a named player plays both sides, its root statistics kept with each searched move,
+/// and game k is the same game however the run is split (reseeded from the game's seed).
+#[test]
+fn a_named_player_makes_reproducible_resumable_games_with_root_statistics() {
+    let root = temp_dir("player");
+    let config = |out: PathBuf, games: u64| RunConfig {
+        player: Some("mcts:iterations=300,solver_edges=8".into()),
+        random_opening_moves: 2,
+        ..RunConfig {
+            iterations: RunConfig::default().iterations,
+            ..small_config(&out, games, 1)
+        }
+    };
+    let whole = root.join("whole");
+    let summary = run_quiet(config(whole.clone(), 6), ONE, false).unwrap();
+    assert!(summary.complete);
+    assert_eq!(summary.iterations_per_move, 300);
+    let split = root.join("split");
+    run_quiet(config(split.clone(), 3), ONE, false).unwrap();
+    let err = run_quiet(config(split.clone(), 6), ONE, false).unwrap_err();
+    assert!(err.contains("--resume"), "{err}");
+    run_quiet(config(split.clone(), 6), ONE, true).unwrap();
+    let games = games_by_index(&whole);
+    assert_eq!(games, games_by_index(&split));
+    assert_eq!(games.len(), 6);
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    for game in &games {
+        engine::record::replay(game, board, |_, _, _| {}).unwrap();
+        let kinds: Vec<_> = game.moves.iter().map(|m| m.kind).collect();
+        assert_eq!(&kinds[..2], &[engine::record::MoveKind::Given; 2]);
+        // Searched moves until the solver's 8 free edges, whose moves need no search.
+        for (i, m) in game.moves.iter().enumerate().skip(2) {
+            let visits: u64 = m.root.iter().map(|r| r.visits as u64).sum();
+            if i < 24 - 8 && m.iterations > 0 {
+                assert_eq!(m.iterations, 300, "move {i}");
+                assert!(visits > 0 && visits < 300, "move {i}: {visits}");
+                assert!(m.root.iter().any(|r| r.action == m.action), "move {i}");
+            }
+            if i >= 24 - 8 {
+                assert!(m.iterations == 0 && m.root.is_empty(), "move {i}");
+            }
+        }
+    }
+    // Another player is another dataset.
+    let other = RunConfig {
+        player: Some("mcts:iterations=200".into()),
+        ..config(whole.clone(), 6)
+    };
+    let err = run_quiet(other, ONE, true).unwrap_err();
+    assert!(err.contains("player"), "{err}");
+    // A key the game does not have is refused before the folder is made.
+    let bad = RunConfig {
+        player: Some("mcts:threshold=0.5".into()),
+        ..config(root.join("bad"), 2)
+    };
+    assert!(run_quiet(bad, ONE, false).is_err());
+    assert!(!root.join("bad").exists());
+}

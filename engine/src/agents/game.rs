@@ -5,7 +5,7 @@ use std::time::Instant;
 use super::Agent;
 use crate::game::{Action, Game, Outcome, Player};
 use crate::mcts::RolloutStats;
-use crate::record::RootStat;
+use crate::record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RootStat};
 
 /// A player lost without finishing: who, and why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -46,6 +46,44 @@ pub struct MoveSearch {
     pub iterations: u64,
     /// Every root move of the tree search that chose the move; empty when none did.
     pub root: Vec<RootStat>,
+}
+
+impl GameReport {
+    /// The game as a dataset record (what `engine match --records` and `selfplay run --player`
+    /// write): the start position's moves as given, every later move with its search's
+    /// iterations and root moves. `None` for a game lost by forfeit, which ends before the end
+    /// of the game.
+    pub fn to_record<G: Game>(&self, initial: &G, index: u64, seed: u64) -> Option<GameRecord> {
+        if self.forfeit.is_some() {
+            return None;
+        }
+        let mut state = initial.clone();
+        let mut moves = Vec::with_capacity(self.moves.len());
+        for (i, &a) in self.moves.iter().enumerate() {
+            let search = i
+                .checked_sub(self.start_moves)
+                .and_then(|k| self.searches.get(k));
+            moves.push(MoveRecord {
+                action: a,
+                player: state.to_move(),
+                kind: if i < self.start_moves {
+                    MoveKind::Given
+                } else {
+                    MoveKind::Searched
+                },
+                iterations: search.map_or(0, |s| s.iterations.min(u32::MAX as u64) as u32),
+                root: search.map_or_else(Vec::new, |s| s.root.clone()),
+            });
+            state.apply(a);
+        }
+        Some(GameRecord {
+            index,
+            seed,
+            outcome: self.outcome,
+            scores: recorded_scores(&state, self.outcome),
+            moves,
+        })
+    }
 }
 
 /// The win probability at which a player's game counts as won (the MG-PEO paper's 90%).

@@ -16,7 +16,7 @@ use crate::agents::{play_game, Agent, GameReport};
 use crate::game::{Game, Outcome, Player};
 use crate::games::GameSpec;
 use crate::mcts::RolloutStats;
-use crate::record::{GameRecord, Manifest, MoveKind, MoveRecord, RecordWriter};
+use crate::record::{Manifest, RecordWriter};
 use crate::rng::derive_seed;
 use positions::StartPosition;
 use stats::{PairStats, Sprt, SprtState, Tally};
@@ -446,35 +446,9 @@ impl Records {
         game: &MatchGame,
         config: &MatchConfig,
     ) -> Result<(), String> {
-        if game.report.forfeit.is_some() {
+        let seed = derive_seed(config.seed, game.index as u64);
+        let Some(record) = game.report.to_record(initial, game.index as u64, seed) else {
             return Ok(());
-        }
-        let mut state = initial.clone();
-        let mut moves = Vec::with_capacity(game.report.moves.len());
-        let start_moves = game.report.start_moves;
-        for (i, &a) in game.report.moves.iter().enumerate() {
-            let search = i
-                .checked_sub(start_moves)
-                .and_then(|k| game.report.searches.get(k));
-            moves.push(MoveRecord {
-                action: a,
-                player: state.to_move(),
-                kind: if i < start_moves {
-                    MoveKind::Given
-                } else {
-                    MoveKind::Searched
-                },
-                iterations: search.map_or(0, |s| s.iterations.min(u32::MAX as u64) as u32),
-                root: search.map_or_else(Vec::new, |s| s.root.clone()),
-            });
-            state.apply(a);
-        }
-        let record = GameRecord {
-            index: game.index as u64,
-            seed: derive_seed(config.seed, game.index as u64),
-            outcome: game.report.outcome,
-            scores: crate::record::recorded_scores(&state, game.report.outcome),
-            moves,
         };
         self.writer.append(&record).map_err(|e| e.to_string())?;
         self.writer.sync().map_err(|e| e.to_string())?;
