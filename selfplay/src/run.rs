@@ -324,7 +324,7 @@ fn run_game<G: RegisteredGame>(
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::sync_channel::<Result<GameRecord, String>>(parallel * 2);
     // The first failure (a player's, or writing): the run stops after the games in flight.
-    let mut write_error: Option<String> = None;
+    let mut failure: Option<String> = None;
     std::thread::scope(|scope| {
         for _ in 0..parallel {
             let tx = tx.clone();
@@ -334,10 +334,21 @@ fn run_game<G: RegisteredGame>(
             scope.spawn(move || {
                 // One solver a thread: its table carries over between a game's moves.
                 let mut oracle = initial.endgame_oracle(solver_edges);
-                // With a player: one for each side a thread (built above once already).
-                let mut players = player.as_ref().map(|spec| {
-                    [(); 2].map(|_| G::build_player(spec, initial).expect("built before"))
-                });
+                // With a player: one for each side a thread.
+                let mut players = match player {
+                    Some(spec) => match (
+                        G::build_player(spec, initial),
+                        G::build_player(spec, initial),
+                    ) {
+                        (Ok(p1), Ok(p2)) => Some([p1, p2]),
+                        (Err(e), _) | (_, Err(e)) => {
+                            let text = config.player.as_deref().unwrap_or_default();
+                            let _ = tx.send(Err(format!("player {text:?}: {e}")));
+                            return;
+                        }
+                    },
+                    None => None,
+                };
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= pending.len() || stop.load(Ordering::Relaxed) {
@@ -360,13 +371,13 @@ fn run_game<G: RegisteredGame>(
             let game = match game {
                 Ok(game) => game,
                 Err(e) => {
-                    write_error = Some(e);
+                    failure = Some(e);
                     stop.store(true, Ordering::Relaxed);
                     break;
                 }
             };
             if let Err(e) = writer.append(&game) {
-                write_error = Some(format!("writing the dataset {} failed: {e}", dir.display()));
+                failure = Some(format!("writing the dataset {} failed: {e}", dir.display()));
                 stop.store(true, Ordering::Relaxed);
                 break;
             }
@@ -382,8 +393,7 @@ fn run_game<G: RegisteredGame>(
             {
                 set_counts(&mut manifest, done.len() as u64, positions_total);
                 if let Err(e) = writer.sync().and_then(|_| manifest.write(&dir)) {
-                    write_error =
-                        Some(format!("writing the dataset {} failed: {e}", dir.display()));
+                    failure = Some(format!("writing the dataset {} failed: {e}", dir.display()));
                     stop.store(true, Ordering::Relaxed);
                     break;
                 }
@@ -394,7 +404,7 @@ fn run_game<G: RegisteredGame>(
         // Leaving the loop early drops the receiver: workers stop after their current game.
     });
     reporter.finish();
-    if let Some(e) = write_error {
+    if let Some(e) = failure {
         return Err(e);
     }
     let elapsed = start.elapsed().as_secs_f64();
