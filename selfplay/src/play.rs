@@ -140,12 +140,10 @@ pub fn play_agent_game<G: RegisteredGame>(
         player.reseed(derive_seed(seed, seat as u64));
     }
     let report = engine::agents::play_game(initial, &opening, players)?;
-    let mut record = match (&report.forfeit, report.to_record(initial, index, seed)) {
-        (None, Some(record)) => record,
-        (forfeit, _) => {
-            let reason = forfeit.as_ref().map_or("", |f| f.reason.as_str());
-            return Err(format!("game {index}: the player failed: {reason}"));
-        }
+    // Only a forfeit has no record.
+    let Some(mut record) = report.to_record(initial, index, seed) else {
+        let reason = report.forfeit.as_ref().map_or("", |f| f.reason.as_str());
+        return Err(format!("game {index}: the player failed: {reason}"));
     };
     if !settings.root_stats {
         record.moves.iter_mut().for_each(|m| m.root.clear());

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use engine::agents::{Agent, AgentSpec};
 use engine::games::{GameSpec, GameVisitor, RegisteredGame};
 use engine::record::{
     FileEntry, GameRecord, Manifest, RecordWriter, FORMAT_VERSION, MANIFEST_FILE,
@@ -244,8 +245,11 @@ fn run_game<G: RegisteredGame>(
     // the dataset folder is touched.
     let player = match &config.player {
         Some(text) => {
-            let parsed = engine::agents::parse_spec(text)?;
-            G::build_player(&parsed, &initial).map_err(|e| format!("player {text:?}: {e}"))?;
+            let parsed = PlayerSpec {
+                text,
+                spec: engine::agents::parse_spec(text)?,
+            };
+            build_players(&parsed, &initial)?;
             Some(parsed)
         }
         None => None,
@@ -335,19 +339,13 @@ fn run_game<G: RegisteredGame>(
                 // One solver a thread: its table carries over between a game's moves.
                 let mut oracle = initial.endgame_oracle(solver_edges);
                 // With a player: one for each side a thread.
-                let mut players = match player {
-                    Some(spec) => match (
-                        G::build_player(spec, initial),
-                        G::build_player(spec, initial),
-                    ) {
-                        (Ok(p1), Ok(p2)) => Some([p1, p2]),
-                        (Err(e), _) | (_, Err(e)) => {
-                            let text = config.player.as_deref().unwrap_or_default();
-                            let _ = tx.send(Err(format!("player {text:?}: {e}")));
-                            return;
-                        }
-                    },
-                    None => None,
+                let built = player.as_ref().map(|spec| build_players(spec, initial));
+                let mut players = match built.transpose() {
+                    Ok(players) => players,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
                 };
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -446,6 +444,23 @@ fn run_game<G: RegisteredGame>(
     std::fs::write(&summary_path, json)
         .map_err(|e| format!("cannot write {}: {e}", summary_path.display()))?;
     Ok(summary)
+}
+
+/// The run's `player`: its spec as written (for errors) and as parsed.
+struct PlayerSpec<'a> {
+    text: &'a str,
+    spec: AgentSpec,
+}
+
+/// P1's and P2's player, built from the run's `player`; an error names the spec.
+fn build_players<G: RegisteredGame>(
+    player: &PlayerSpec,
+    initial: &G,
+) -> Result<[Box<dyn Agent<G>>; 2], String> {
+    let build = || {
+        G::build_player(&player.spec, initial).map_err(|e| format!("player {:?}: {e}", player.text))
+    };
+    Ok([build()?, build()?])
 }
 
 /// Records the games and positions now in the run's one record file.
