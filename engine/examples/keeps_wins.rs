@@ -9,8 +9,10 @@ use std::path::Path;
 use engine::agents::parse_spec;
 use engine::game::{Game, Outcome};
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
+use engine::games::dots_and_boxes::spec::BuildDots;
 use engine::games::DotsAndBoxes;
 use engine::record::{Dataset, MoveKind};
+use engine::registry::Lookup;
 
 /// Positions the solver may search to check one position (far more than 36 free edges need).
 const NODES: u64 = 50_000_000;

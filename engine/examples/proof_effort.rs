@@ -21,10 +21,10 @@ use std::time::Instant;
 use engine::game::Game;
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::dots_and_boxes::labels::free_edges;
+use engine::games::dots_and_boxes::net::{load_late_net, LateNet};
 use engine::games::DotsAndBoxes;
-use engine::nn::load_late_net;
-use engine::nn::rollout::LateNet;
 use engine::record::Dataset;
+use engine::registry::Lookup;
 
 /// Where the warm runs stop: `nn`'s solver plays from 34 free edges.
 const WARM_DOWN_TO: u32 = 35;

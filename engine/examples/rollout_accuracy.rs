@@ -19,10 +19,11 @@ use engine::game::{Game, Outcome};
 use engine::games::dots_and_boxes::analysis::random_edge;
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::dots_and_boxes::labels::free_edges;
+use engine::games::dots_and_boxes::net::{load_late_net, load_policy_net, LateNet, LateUse};
 use engine::games::dots_and_boxes::rollout::{ChainRollout, Turn};
 use engine::games::DotsAndBoxes;
-use engine::nn::{load_late_net, load_policy_net, LateNet, LateUse};
 use engine::record::Dataset;
+use engine::registry::Lookup;
 use engine::rng::Rng;
 
 const ROLLOUTS: u32 = 64;

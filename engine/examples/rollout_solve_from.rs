@@ -16,6 +16,7 @@ use engine::games::dots_and_boxes::labels::first_with_free;
 use engine::games::dots_and_boxes::rollout::ChainRollout;
 use engine::games::DotsAndBoxes;
 use engine::record::Dataset;
+use engine::registry::Lookup;
 use engine::rng::Rng;
 
 fn main() -> Result<(), String> {

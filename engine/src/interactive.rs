@@ -56,20 +56,39 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> EngineSide<G> for Search<G, T,
 /// rest of a turn of several plies that the search saw is played without searching again.
 pub struct RegistryEngine<G: RegisteredGame> {
     settings: Settings,
+    options: G::Options,
     memory: G::Memory,
     queued: Vec<Action>,
     searches: u64,
 }
 
 impl<G: RegisteredGame> RegistryEngine<G> {
-    pub fn new(settings: Settings) -> RegistryEngine<G> {
+    /// The engine with the shared `settings` and the game's own `options` (see
+    /// [`game_options`]).
+    pub fn new(settings: Settings, options: G::Options) -> RegistryEngine<G> {
         RegistryEngine {
             settings,
+            options,
             memory: G::Memory::default(),
             queued: Vec::new(),
             searches: 0,
         }
     }
+}
+
+/// The game's own options from `(name, value)` pairs, as the protocol's `set_option NAME VALUE`
+/// reads them (`start` is the game they must fit).
+pub fn game_options<G: RegisteredGame>(
+    start: &G,
+    pairs: &[(&str, String)],
+) -> Result<G::Options, String> {
+    let mut options = G::Options::default();
+    for (name, value) in pairs {
+        if !start.set_option(&mut options, name, value)? {
+            return Err(format!("{} has no option '{name}'", G::NAME));
+        }
+    }
+    Ok(options)
 }
 
 impl<G: RegisteredGame> EngineSide<G> for RegistryEngine<G> {
@@ -86,7 +105,7 @@ impl<G: RegisteredGame> EngineSide<G> for RegistryEngine<G> {
             .expect("the budget was checked");
         self.searches += 1;
         let searched = state
-            .engine_search(&self.settings, config, &mut self.memory)
+            .engine_search(&self.options, config, &mut self.memory)
             .expect("the position is not over and the settings fit the game");
         let mut plies = searched.plies;
         self.queued = plies.split_off(1);
@@ -244,12 +263,14 @@ mod tests {
         let mut out = Vec::new();
         let settings = Settings {
             iterations: Some(200),
-            solver_edges: 12,
-            safe_first: true,
             ..Settings::default()
         };
-        let engine = RegistryEngine::<DotsAndBoxes>::new(settings);
         let start = DotsAndBoxes::new(2, 2).unwrap();
+        let options = [
+            ("solver_edges", "12".to_string()),
+            ("safe_first", "1".into()),
+        ];
+        let engine = RegistryEngine::new(settings, game_options(&start, &options).unwrap());
         let end = play(start, Player::P1, engine, &mut script.as_bytes(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(end.is_terminal(), "{text}");

@@ -7,16 +7,19 @@
 
 pub mod agents;
 pub mod arena;
-pub mod bench;
 pub mod cli;
 pub mod game;
+pub mod game_record;
+pub mod game_spec;
 pub mod games;
 pub mod interactive;
 pub mod key_hash;
+pub mod line_reader;
 pub mod mcts;
 pub mod nn;
 pub mod protocol;
 pub mod record;
+pub mod registry;
 pub mod rng;
 pub mod serve;
 pub mod tuning;

@@ -1,7 +1,8 @@
 //! What the `tune` stage needs of a game: a named weight vector, its starting values and range,
 //! and a fast game between two weight vectors (the fitness game). The tuner knows nothing else
-//! of any game; each game that can be tuned implements [`Tunable`] in its own folder and adds
-//! one line to [`tunable`].
+//! of any game; each game that can be tuned implements [`Tunable`] in its own folder and names
+//! its weight sets in its registry entry (`RegisteredGame::tunable`; `registry::tunable` finds
+//! them by the game's name).
 //!
 //! Weights travel in a [`WeightsFile`] (JSON): the game, the weight set's name, the weights by
 //! name. The engine's players load one with `weights=FILE`, and the tuner writes one.
@@ -44,32 +45,6 @@ pub trait Tunable: Send + Sync {
     /// the same opening; different numbers give varied ones).
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String>;
 }
-
-/// A weight set of a game that can be tuned, by the game's name and the set's (`None`: the
-/// game's first set).
-pub fn tunable(game: &str, set: Option<&str>) -> Result<Box<dyn Tunable>, String> {
-    use crate::games::amazons::tuning::AmazonsWeights;
-    match game {
-        "amazons" => Ok(Box::new(AmazonsWeights::for_set(
-            set.unwrap_or(AmazonsWeights::SETS[0]),
-        )?)),
-        "surakarta" => match set.unwrap_or("energy") {
-            "energy" => Ok(Box::new(crate::games::surakarta::tuning::SurakartaEnergy)),
-            other => Err(format!("surakarta has no weight set '{other}' (energy)")),
-        },
-        "gomoku" => match set.unwrap_or("patterns") {
-            "patterns" => Ok(Box::new(crate::games::gomoku::tuning::GomokuPatterns)),
-            other => Err(format!("gomoku has no weight set '{other}' (patterns)")),
-        },
-        other => Err(format!(
-            "no weight set to tune for game '{other}' (tunable: {})",
-            TUNABLE_GAMES.join(", ")
-        )),
-    }
-}
-
-/// The names [`tunable`] knows.
-pub const TUNABLE_GAMES: [&str; 3] = ["amazons", "gomoku", "surakarta"];
 
 /// Weights on disk: which game and set they are for, and each weight by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -161,6 +136,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::tunable;
 
     #[test]
     fn a_weights_file_round_trips_and_is_checked() {

@@ -9,6 +9,7 @@ use engine::games::dots_and_boxes::analysis::{
     capture_edges, free_capture, safe_edges, safe_first_moves,
 };
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
+use engine::games::dots_and_boxes::spec::BuildDots;
 use engine::games::dots_and_boxes::{EndgameAgent, EndgameConfig, ExactEndgame};
 use engine::games::DotsAndBoxes;
 use engine::{Game, Player, Rng};

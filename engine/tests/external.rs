@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 use engine::agents::{
     parse_spec, play_game, Agent, AgentSpec, ExternalAgent, ExternalConfig, MctsAgent,
 };
+use engine::games::dots_and_boxes::spec::BuildDots;
 use engine::games::{DotsAndBoxes, GameSpec};
 use engine::mcts::{Budget, SearchConfig};
 use engine::{Game, Outcome, Player};
 
 fn spec() -> GameSpec {
-    GameSpec::dots_and_boxes(3, 3).unwrap()
+    engine::games::DotsAndBoxes::spec_for(3, 3).unwrap()
 }
 
 fn our_engine(name: &str, seed: u64) -> ExternalAgent {
@@ -188,7 +189,7 @@ fn specs_build_players_that_play() {
         .unwrap();
     let report = play_game(&board, &[], [a.as_mut(), b.as_mut()]).unwrap();
     assert_eq!(report.forfeit, None);
-    assert!(matches!(parse_spec("nn").unwrap(), AgentSpec::Nn { .. }));
+    assert!(matches!(parse_spec("nn").unwrap(), AgentSpec::Game { .. }));
     // The shipped net is for 5x5.
     let nn = format!(
         "nn:model={}/../models/dab-5x5/model.safetensors",

@@ -5,6 +5,7 @@ use engine::agents::{parse_spec, play_game, Agent};
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::dots_and_boxes::qdab::canonical::{canonical, forced_capture, Board};
 use engine::games::dots_and_boxes::qdab::search::{Pos, Schedule, Stop, Worker};
+use engine::games::dots_and_boxes::spec::BuildDots;
 use engine::games::dots_and_boxes::{GreedyAgent, QdabAgent, QdabConfig, QdabReason};
 use engine::games::DotsAndBoxes;
 use engine::mcts::Budget;

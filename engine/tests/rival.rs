@@ -2,6 +2,7 @@
 
 use engine::agents::{parse_spec, play_game, Agent, MctsAgent};
 use engine::games::dots_and_boxes::analysis::{capture_edges, safe_edges, valence};
+use engine::games::dots_and_boxes::spec::BuildDots;
 use engine::games::dots_and_boxes::{
     EndgameConfig, GreedyAgent, RivalAgent, RivalConfig, RivalReason,
 };

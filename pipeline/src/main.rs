@@ -17,7 +17,8 @@ use engine::agents::parse_spec;
 use engine::arena::positions::read_positions;
 use engine::arena::positions::StartPosition;
 use engine::arena::{report_table, run_match, MatchConfig, MatchReport};
-use engine::games::{DotsAndBoxes, GameSpec};
+use engine::games::dots_and_boxes::spec::BuildDots;
+use engine::games::DotsAndBoxes;
 use selfplay::config::RunConfig;
 use selfplay::run::{Progress, RunOptions};
 use selfplay::shard::Shard;
@@ -247,7 +248,7 @@ fn play_match(
 ) -> Result<MatchReport, String> {
     let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
     let config = MatchConfig {
-        game: GameSpec::dots_and_boxes(5, 5)?,
+        game: engine::games::DotsAndBoxes::spec_for(5, 5)?,
         players: players.map(str::to_string),
         games,
         positions,

@@ -58,8 +58,15 @@ fn the_pipeline_runs_every_stage() {
     }
     // Each generation's net reads who is to move and was trained on its games and (after the
     // first) the previous generation's, here on their searches' values.
-    let gen2 = engine::nn::ValueNet::load(&out.join("gen-2/model/model.safetensors")).unwrap();
-    assert_eq!(gen2.meta.encoding, engine::nn::DAB_ENCODING_TO_MOVE);
+    let gen2 = engine::nn::ValueNet::load(
+        &out.join("gen-2/model/model.safetensors"),
+        engine::registry::GAMES,
+    )
+    .unwrap();
+    assert_eq!(
+        gen2.meta.encoding,
+        engine::games::dots_and_boxes::net::DAB_ENCODING_TO_MOVE
+    );
     assert_eq!(gen2.meta.extra["dataset_games"], "12");
     // Trained on the searches' values, as asked: the card names the rows.
     let card = std::fs::read_to_string(out.join("gen-2/model/MODEL.md")).unwrap();

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use engine::games::GameSpec;
 use engine::mcts::CounterMode;
+use engine::registry::Lookup;
 use serde::{Deserialize, Serialize};
 
 /// How the search reads its win counters (the paper's Table 3).
@@ -168,7 +169,16 @@ impl RunConfig {
     /// With `player`, the built-in search's settings must be left at their defaults: the
     /// player's spec says how it searches, and a setting that would be ignored is refused.
     fn validate_player(&self, player: &str) -> Result<(), String> {
-        engine::agents::parse_spec(player)?;
+        // The game reads its own kinds and keys: build the player once to check them.
+        struct Build(engine::agents::AgentSpec);
+        impl engine::registry::GameVisitor for Build {
+            type Output = Result<(), String>;
+            fn visit<G: engine::games::RegisteredGame>(self, start: G) -> Result<(), String> {
+                G::build_player(&self.0, &start).map(|_| ())
+            }
+        }
+        let parsed = engine::agents::parse_spec(player)?;
+        self.spec()?.visit(Build(parsed))??;
         let default = RunConfig::default();
         let unused = [
             ("iterations", self.iterations != default.iterations),

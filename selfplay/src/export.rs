@@ -9,8 +9,10 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use engine::game::Game;
-use engine::games::{GameVisitor, RegisteredGame};
+use engine::games::RegisteredGame;
 use engine::record::{outcome_class, Dataset};
+use engine::registry::GameVisitor;
+use engine::registry::Lookup;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]

@@ -9,10 +9,12 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use engine::agents::{Agent, AgentSpec};
-use engine::games::{GameSpec, GameVisitor, RegisteredGame};
+use engine::games::{GameSpec, RegisteredGame};
 use engine::record::{
     FileEntry, GameRecord, Manifest, RecordWriter, FORMAT_VERSION, MANIFEST_FILE,
 };
+use engine::registry::GameVisitor;
+use engine::registry::Lookup;
 use engine::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;

@@ -6,8 +6,10 @@ use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use engine::game::Game;
-use engine::games::{GameVisitor, RegisteredGame};
+use engine::games::RegisteredGame;
 use engine::record::{replay, Dataset, MoveKind};
+use engine::registry::GameVisitor;
+use engine::registry::Lookup;
 use serde::Serialize;
 
 use crate::run::OutcomeCounts;

@@ -9,6 +9,7 @@ use engine::games::dots_and_boxes::labels::free_edges;
 use engine::games::dots_and_boxes::late::{late_feature_len, late_features, LATE_ENCODING};
 use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
 use engine::record::{outcome_class, replay, Dataset, GameRecord, RecordReader, RootStat};
+use engine::registry::Lookup;
 use engine::rng::{derive_seed, Rng};
 
 /// Where one game lives.
@@ -143,8 +144,10 @@ impl Encoder {
     pub fn encoding_name(&self) -> &'static str {
         match self.board {
             Board::DotsAndBoxes(_) if self.late => LATE_ENCODING,
-            Board::DotsAndBoxes(_) if self.to_move => engine::nn::DAB_ENCODING_TO_MOVE,
-            Board::DotsAndBoxes(_) => engine::nn::DAB_ENCODING,
+            Board::DotsAndBoxes(_) if self.to_move => {
+                engine::games::dots_and_boxes::net::DAB_ENCODING_TO_MOVE
+            }
+            Board::DotsAndBoxes(_) => engine::games::dots_and_boxes::net::DAB_ENCODING,
             Board::TicTacToe(_) => "tictactoe-v1",
         }
     }

@@ -19,9 +19,11 @@ use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor};
 use engine::game::Game;
+use engine::games::dots_and_boxes::net::DAB_ENCODING_TO_MOVE;
 use engine::games::DotsAndBoxes;
-use engine::nn::{ModelMeta, DAB_ENCODING_TO_MOVE};
+use engine::nn::ModelMeta;
 use engine::record::{replay, GameRecord, MoveKind};
+use engine::registry::Lookup;
 use engine::rng::{derive_seed, Rng};
 use engine::Player;
 

@@ -5,8 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use burn::tensor::Device;
+use engine::games::dots_and_boxes::net::DAB_ENCODING;
 use engine::games::GameSpec;
-use engine::nn::{ModelMeta, ValueNet, DAB_ENCODING};
+use engine::nn::{ModelMeta, ValueNet};
+use engine::registry::Lookup;
 use engine::rng::Rng;
 use train::config::TrainConfig;
 use train::metrics::{EpochMetrics, Tally};
@@ -83,9 +85,14 @@ fn trains_exports_and_resumes_to_the_same_net() {
     }
     let csv = std::fs::read_to_string(straight.join(METRICS_FILE)).unwrap();
     assert_eq!(csv.lines().count(), 5);
-    let net = ValueNet::load(&straight.join(MODEL_FILE)).unwrap();
-    net.check_fits(GameSpec::dots_and_boxes(3, 3).unwrap(), 33)
-        .unwrap();
+    let net = ValueNet::load(&straight.join(MODEL_FILE), engine::registry::GAMES).unwrap();
+    net.check_fits(
+        engine::games::DotsAndBoxes::spec_for(3, 3).unwrap(),
+        &engine::games::dots_and_boxes::net::value_encodings(
+            &engine::games::DotsAndBoxes::new(3, 3).unwrap(),
+        ),
+    )
+    .unwrap();
     assert_eq!(net.meta.extra["dataset_games"], "80");
     assert!(net.meta.extra.contains_key("metrics"));
 
@@ -128,7 +135,7 @@ fn trains_on_several_datasets_of_one_game() {
     assert_eq!(both.train_positions + both.valid_positions, 100 * 24);
     assert_eq!(both.train_games + both.valid_games, 100);
     assert!(both.valid_games > alone.valid_games && both.train_games > alone.train_games);
-    let net = ValueNet::load(&root.join("both").join(MODEL_FILE)).unwrap();
+    let net = ValueNet::load(&root.join("both").join(MODEL_FILE), engine::registry::GAMES).unwrap();
     assert_eq!(net.meta.extra["dataset_games"], "100");
     let named = format!("{} + {}", a.display(), b.display());
     assert_eq!(net.meta.extra["dataset"], named);
@@ -162,7 +169,7 @@ fn engine_forward_pass_matches_burn() {
         .try_to_vec()
         .unwrap();
     let meta = ModelMeta {
-        game: GameSpec::dots_and_boxes(5, 5).unwrap(),
+        game: engine::games::DotsAndBoxes::spec_for(5, 5).unwrap(),
         encoding: DAB_ENCODING.into(),
         inputs: 85,
         hidden: 100,
@@ -171,7 +178,7 @@ fn engine_forward_pass_matches_burn() {
     let root = temp_dir("forward");
     let path = root.join("net.safetensors");
     net.to_value_net(meta).save(&path).unwrap();
-    let engine_net = ValueNet::load(&path).unwrap();
+    let engine_net = ValueNet::load(&path, engine::registry::GAMES).unwrap();
     let mut worst = 0f32;
     for r in 0..rows {
         let out = engine_net.forward(&inputs[r * 85..(r + 1) * 85]);
@@ -282,8 +289,10 @@ fn gpu_training_matches_cpu() {
             "cpu {c:?} vs gpu {g:?}"
         );
     }
-    let cpu_net = ValueNet::load(&root.join("cpu").join(MODEL_FILE)).unwrap();
-    let gpu_net = ValueNet::load(&root.join("gpu").join(MODEL_FILE)).unwrap();
+    let cpu_net =
+        ValueNet::load(&root.join("cpu").join(MODEL_FILE), engine::registry::GAMES).unwrap();
+    let gpu_net =
+        ValueNet::load(&root.join("gpu").join(MODEL_FILE), engine::registry::GAMES).unwrap();
     let mut rng = Rng::new(9);
     let mut worst = 0f32;
     for _ in 0..100 {
@@ -304,12 +313,15 @@ fn the_to_move_encoding_trains_and_loads() {
     let dir = temp_dir("to-move");
     let data = dir.join("data");
     dataset(&data, 12);
-    let spec = GameSpec::dots_and_boxes(3, 3).unwrap();
+    let spec = engine::games::DotsAndBoxes::spec_for(3, 3).unwrap();
     let encoder =
         train::data::Encoder::with_encoding(spec, train::config::Encoding::Table2ToMove).unwrap();
     // 24 edges and 9 boxes, and the mover.
     assert_eq!(encoder.feature_len(), 34);
-    assert_eq!(encoder.encoding_name(), engine::nn::DAB_ENCODING_TO_MOVE);
+    assert_eq!(
+        encoder.encoding_name(),
+        engine::games::dots_and_boxes::net::DAB_ENCODING_TO_MOVE
+    );
     let dataset = engine::record::Dataset::open(&data).unwrap();
     let game = dataset.games().next().unwrap().unwrap();
     let (mut features, mut labels) = (Vec::new(), Vec::new());
@@ -323,11 +335,14 @@ fn the_to_move_encoding_trains_and_loads() {
     let mut opts = options(&data, &dir.join("model"), 1, false);
     opts.config.encoding = train::config::Encoding::Table2ToMove;
     let summary = train(&opts).unwrap();
-    let net = ValueNet::load(&summary.model).unwrap();
-    assert_eq!(net.meta.encoding, engine::nn::DAB_ENCODING_TO_MOVE);
+    let net = ValueNet::load(&summary.model, engine::registry::GAMES).unwrap();
+    assert_eq!(
+        net.meta.encoding,
+        engine::games::dots_and_boxes::net::DAB_ENCODING_TO_MOVE
+    );
     assert_eq!(net.inputs(), 34);
     let board = engine::games::DotsAndBoxes::new(3, 3).unwrap();
-    assert!(engine::nn::DabNet::new(&net, &board).is_ok());
+    assert!(engine::games::dots_and_boxes::net::DabNet::new(&net, &board).is_ok());
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -339,7 +354,7 @@ fn the_late_encoding_keeps_a_free_edge_range_and_loads_as_a_late_net() {
     let dir = temp_dir("late");
     let data = dir.join("data");
     dataset(&data, 12);
-    let spec = GameSpec::dots_and_boxes(3, 3).unwrap();
+    let spec = engine::games::DotsAndBoxes::spec_for(3, 3).unwrap();
     let encoder = train::data::Encoder::with_encoding(spec, train::config::Encoding::Late)
         .unwrap()
         .with_free_edges(Some([10, 14]))
@@ -394,14 +409,15 @@ fn the_late_encoding_keeps_a_free_edge_range_and_loads_as_a_late_net() {
     let summary = train(&opts).unwrap();
     assert_eq!(summary.train_positions + summary.valid_positions, 12 * 9);
     let board = engine::games::DotsAndBoxes::new(3, 3).unwrap();
-    assert!(engine::nn::load_late_net(&summary.model, &board).is_ok());
-    let err = engine::nn::load_dab_net(&summary.model, &board).unwrap_err();
+    assert!(engine::games::dots_and_boxes::net::load_late_net(&summary.model, &board).is_ok());
+    let err = engine::games::dots_and_boxes::net::load_dab_net(&summary.model, &board).unwrap_err();
     assert!(err.to_string().contains("dab-late-v1"), "{err}");
     let other = dir.join("other");
     let mut opts = options(&data, &other, 1, false);
     opts.config.encoding = train::config::Encoding::Table2ToMove;
     let summary = train(&opts).unwrap();
-    let err = engine::nn::load_late_net(&summary.model, &board).unwrap_err();
+    let err =
+        engine::games::dots_and_boxes::net::load_late_net(&summary.model, &board).unwrap_err();
     assert!(err.to_string().contains("--encoding late"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -440,10 +456,14 @@ fn a_policy_net_learns_the_searches_choices_and_loads_in_the_engine() {
         "{summary:?}"
     );
     let path = out.join(MODEL_FILE);
-    engine::nn::load_policy_net(&path, &DotsAndBoxes::new(3, 3).unwrap()).unwrap();
-    let err = engine::nn::load_policy_net(&path, &DotsAndBoxes::new(5, 5).unwrap())
-        .unwrap_err()
-        .to_string();
+    engine::games::dots_and_boxes::net::load_policy_net(&path, &DotsAndBoxes::new(3, 3).unwrap())
+        .unwrap();
+    let err = engine::games::dots_and_boxes::net::load_policy_net(
+        &path,
+        &DotsAndBoxes::new(5, 5).unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("trained for"), "{err}");
     assert!(std::fs::read_to_string(out.join("metrics.csv"))
         .unwrap()
@@ -574,7 +594,7 @@ fn chosen_move_dataset(dir: &Path, games: u64) {
         recorded_scores, FileEntry, GameRecord, Manifest, MoveKind, MoveRecord, RecordWriter,
     };
     std::fs::create_dir_all(dir).unwrap();
-    let spec = GameSpec::dots_and_boxes(3, 3).unwrap();
+    let spec = engine::games::DotsAndBoxes::spec_for(3, 3).unwrap();
     let mut writer = RecordWriter::create(&dir.join("games.rec"), &spec).unwrap();
     let mut rng = Rng::new(7);
     let (mut positions, mut legal) = (0, Vec::new());

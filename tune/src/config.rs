@@ -148,7 +148,7 @@ impl TuneConfig {
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        let tunable = engine::tuning::tunable(&self.game, Some(&self.set))?;
+        let tunable = engine::registry::tunable(&self.game, Some(&self.set))?;
         if !tunable.players().contains(&self.player.as_str()) {
             return Err(format!(
                 "player '{}' is not a fitness player of {} ({})",

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use engine::agents::parse_spec;
 use engine::arena::{report_table, run_match, MatchConfig, MatchReport};
-use engine::games::{GameSpec, GameVisitor, RegisteredGame};
+use engine::games::{GameSpec, RegisteredGame};
+use engine::registry::GameVisitor;
+use engine::registry::Lookup;
 
 use crate::config::TuneConfig;
 

@@ -147,7 +147,7 @@ fn config_of(args: &RunArgs) -> Result<TuneConfig, String> {
     );
     // Another game than the base's: its own first weight set and fitness player, unless given.
     if config.game != base_game {
-        let tunable = engine::tuning::tunable(&config.game, None)?;
+        let tunable = engine::registry::tunable(&config.game, None)?;
         if args.set.is_none() {
             config.set = tunable.set().to_string();
         }

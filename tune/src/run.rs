@@ -13,7 +13,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use engine::game::Outcome;
-use engine::tuning::{tunable, write_atomically, Tunable, WeightsFile};
+use engine::registry::tunable;
+use engine::tuning::{write_atomically, Tunable, WeightsFile};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
@@ -411,7 +412,7 @@ fn wait_for_migrants(
             let genomes: Vec<Genome> = serde_json::from_str(&text)
                 .map_err(|e| format!("migrant file {} is damaged ({e})", path.display()))?;
             let coding = Coding::of(config);
-            let len = engine::tuning::tunable(&config.game, Some(&config.set))?
+            let len = engine::registry::tunable(&config.game, Some(&config.set))?
                 .names()
                 .len();
             let fits = genomes.iter().all(|g| match g {

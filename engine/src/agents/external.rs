@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use super::{Agent, AgentError, Choice};
 use crate::game::{Action, Game};
-use crate::games::GameSpec;
-use crate::protocol::canonical_name;
-use crate::protocol::reader::{read_line, Line};
+use crate::game_spec::GameSpec;
+
+use crate::line_reader::{read_line, Line};
 
 /// How to run and treat an external engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -281,7 +281,7 @@ impl<G: Game> Agent<G> for ExternalAgent {
             let name = self.request("name", short)?;
             self.engine_name = Some(name);
         }
-        self.request(&format!("game {}", canonical_name(self.spec)), short)?;
+        self.request(&format!("game {}", self.spec.canonical()), short)?;
         let mut options = self.config.options.clone();
         if let Some(t) = self.config.time_ms {
             options.insert(0, ("time_ms".into(), t.to_string()));

@@ -4,8 +4,8 @@ use std::time::Instant;
 
 use super::Agent;
 use crate::game::{Action, Game, Outcome, Player};
+use crate::game_record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RootStat};
 use crate::mcts::RolloutStats;
-use crate::record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RootStat};
 
 /// A player lost without finishing: who, and why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

@@ -1,20 +1,20 @@
 //! Players of a game, behind one trait: the engine's own searches and external programs that
 //! speak the text protocol. A player is named by a spec string (`mcts:iterations=20000`,
 //! `external:cmd=./engine protocol`), so match runners and command lines can build any of them.
-//! Players that know one game live with that game (`games/dots_and_boxes/players.rs`,
-//! `games/amazons/players.rs`); the game's registry entry builds them from a spec.
+//! Players that know one game live with that game's folder under `games/`; the game's
+//! registry entry builds them from a spec.
 
 mod external;
 mod game;
 mod mcts;
 mod random;
-mod spec;
+pub mod spec;
 
 pub use external::{ExternalAgent, ExternalConfig};
 pub use game::{play_game, Forfeit, GameReport, MoveSearch, MATCH_POINT};
 pub use mcts::MctsAgent;
 pub use random::RandomAgent;
-pub use spec::{parse_spec, AgentSpec, PolicyUse};
+pub use spec::{parse_spec, AgentSpec};
 
 use crate::game::{Action, Game};
 use crate::mcts::{RolloutStats, SearchResult};

@@ -284,7 +284,7 @@ impl TicTacToeSolver {
     }
 }
 
-impl crate::games::registry::RegisteredGame for TicTacToe {
+impl crate::games::RegisteredGame for TicTacToe {
     const NAME: &'static str = "tictactoe";
     const ALIASES: &'static [&'static str] = &["tic_tac_toe"];
     const ABOUT: &'static str = "Tic-tac-toe, solved exactly: the search's test bench.";
@@ -315,6 +315,8 @@ impl crate::games::registry::RegisteredGame for TicTacToe {
     }
 
     type Memory = ();
+
+    type Options = ();
 }
 
 #[cfg(test)]

@@ -104,7 +104,7 @@ pub struct Children<'a> {
     /// Per child, `1 / sqrt(visits)`.
     pub inv_sqrt_visits: &'a [f32],
     /// Per child, a constant the tree policy adds to its value for the player choosing at the
-    /// parent (a heuristic's term, as the Surakarta paper adds its energy to UCT); empty when
+    /// parent (a heuristic's term added to UCT); empty when
     /// the search has none.
     pub bias: &'a [f32],
 }

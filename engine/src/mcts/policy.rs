@@ -68,8 +68,8 @@ pub trait RolloutPolicy<G: Game>: Clone + Send {
     }
 
     /// Narrows the moves a node being expanded gets (`actions`, every legal move of `state`):
-    /// a game's knowledge of which moves are worth searching (Gomoku's candidates near the
-    /// stones, its forced replies). It must leave at least one. By default all stay.
+    /// a game's knowledge of which moves are worth searching (candidates near the
+    /// pieces, forced replies). It must leave at least one. By default all stay.
     #[inline]
     fn restrict(&mut self, _state: &G, _actions: &mut Vec<Action>) {}
 
@@ -82,7 +82,7 @@ pub trait RolloutPolicy<G: Game>: Clone + Send {
 
     /// Selection biases for the children of a node being expanded (`actions`, the moves from
     /// `state`), into `out` in the same order: a constant the tree policy adds to each child's
-    /// value for the player to move at `state` (the Surakarta paper's energy). Called only
+    /// value for the player to move at `state` (a heuristic's term). Called only
     /// when [`gives_bias`](Self::gives_bias).
     #[inline]
     fn child_bias(&mut self, _state: &G, _actions: &[Action], _out: &mut Vec<f32>) {}

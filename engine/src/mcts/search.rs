@@ -368,8 +368,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
         Ok(result)
     }
 
-    /// When the player to move at the root moves again after `best` (an Amazons arrow after
-    /// its queen move), the most visited of `best`'s children over all trees: the rest of the
+    /// When the player to move at the root moves again after `best` (a second ply of the
+    /// same turn), the most visited of `best`'s children over all trees: the rest of the
     /// turn as the search sees it.
     fn reply(&self, root: &G, best: Action) -> Option<Action> {
         let mut after = root.clone();

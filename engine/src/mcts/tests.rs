@@ -270,7 +270,7 @@ fn play_game<G: Game>(start: &G, p1: &mut Search<G>, p2: &mut Search<G>) -> Outc
 /// test was written; 20 games must give it at least 16.
 #[test]
 fn double_counter_beats_single_counter() {
-    let start = crate::bench::edges40_position();
+    let start = crate::games::dots_and_boxes::bench::edges40_position();
     let mut double_points = 0.0;
     let games = 20;
     for g in 0..games {

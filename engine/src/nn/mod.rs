@@ -1,6 +1,8 @@
-//! The value net as the engine runs it: the paper's 85-100-3 network (sigmoid hidden layer,
-//! three sigmoid outputs: P1 wins, P2 wins, draw), its file format, and a forward pass
-//! without any framework.
+//! Value nets as the engine runs them, for any game: two dense layers (inputs, a sigmoid hidden
+//! layer, three sigmoid outputs: P1 wins, P2 wins, draw; the Dots-and-Boxes paper's 85-100-3
+//! net is one), their file format, and a forward pass without any framework ([`inference`]:
+//! SIMD dense layers and a first layer a caller updates in place). A game's own nets (their
+//! encodings, layouts and net-guided rollouts) live in the game's folder.
 //!
 //! The file is safetensors (readable by PyTorch's `safetensors.torch.load_file`), with the
 //! tensors `hidden.weight` (hidden x inputs), `hidden.bias`, `output.weight` (3 x hidden) and
@@ -9,129 +11,17 @@
 
 pub mod inference;
 pub mod policy;
-pub mod rollout;
 mod safetensors;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::games::{DotsAndBoxes, GameSpec};
+use crate::game_spec::{GameInfo, GameSpec};
 
 pub use inference::FastNet;
-pub use policy::{load_policy_net, DabPolicy, PolicyNet};
-pub use rollout::{DabNet, LateNet, LateUse, NetGuide, NetRollout};
+pub use policy::{draw_by_softmax, softmax_in_place, PolicyNet};
 pub use safetensors::{parse_safetensors, write_safetensors, TensorEntry};
 
-/// The paper's net (`models/dab-5x5`): the model of `nn` with the paper's random rollouts and of
-/// `engine paper`.
-pub const PAPER_MODEL: &str = "models/dab-5x5/model.safetensors";
-/// The product's net (`models/dab-5x5-sv`, trained on the values of the product's own searches):
-/// the model of `nn` with chain rollouts and of the protocol, asked as a prior. Measured at
-/// 300 ms a move: 121-79 against `nn` with generation 1's net (`models/dab-5x5-gen1`), 101-99
-/// against the same search without a net (docs/players.md).
-pub const PRODUCT_MODEL: &str = "models/dab-5x5-sv/model.safetensors";
-
-/// The weight of the product net's prior (`nn`'s `prior` and the protocol's): each child of a
-/// tree node starts with a bias of this times the net's P(mover wins) - P(mover loses).
-pub const PRODUCT_PRIOR: f64 = 1.0;
-
-/// UCB's constant of the product's search (`nn` with chain rollouts, and the protocol's engine
-/// when its `cp` is left at the generic default): the paper's `sqrt(2)` explores far more than
-/// chain rollouts and exact endgames need. Measured at 300 ms a move, the search against itself
-/// at a neighbouring constant: 0.7 beat `sqrt(2)` 64-36, 0.35 beat 0.7 67-33, and 0.15 and 0.5
-/// lost to 0.35 43-57 and 42-58 (docs/players.md).
-pub const PRODUCT_CP: f64 = 0.35;
-
-/// The product's net laid out for `board`, or `None` when it was made for another board size
-/// (it is the 5x5 net). The file is read once a process.
-pub fn product_net(board: &DotsAndBoxes) -> Result<Option<DabNet>, String> {
-    static NET: std::sync::OnceLock<Result<ValueNet, String>> = std::sync::OnceLock::new();
-    let net = NET
-        .get_or_init(|| ValueNet::load(Path::new(PRODUCT_MODEL)).map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(Clone::clone)?;
-    if net.meta.game != GameSpec::dots_and_boxes(board.rows(), board.cols())? {
-        return Ok(None);
-    }
-    DabNet::new(net, board).map(Some)
-}
-
-/// The shipped nets, compiled in: a shipped net's path (as written above, relative to the
-/// repository) loads from any working directory, from the file when it is there (so a net
-/// retrained in place is the one used) and from the binary's copy when it is not.
-const SHIPPED: [(&str, &[u8]); 2] = [
-    (
-        PAPER_MODEL,
-        include_bytes!("../../../models/dab-5x5/model.safetensors"),
-    ),
-    (
-        PRODUCT_MODEL,
-        include_bytes!("../../../models/dab-5x5-sv/model.safetensors"),
-    ),
-];
-
-/// The binary's copy of the shipped net at `path`, if `path` names one.
-fn shipped(path: &Path) -> Option<&'static [u8]> {
-    SHIPPED
-        .iter()
-        .find(|(name, _)| Path::new(name) == path)
-        .map(|&(_, bytes)| bytes)
-}
-
-/// Loads the model at `path` for net-guided rollouts on `board`'s size. A file that cannot be
-/// read, is damaged, or was made for another game, board size, encoding or layer layout is
-/// refused with the path and the reason.
-pub fn load_dab_net(path: &Path, board: &DotsAndBoxes) -> Result<DabNet, ModelError> {
-    let net = ValueNet::load(path)?;
-    DabNet::new(&net, board).map_err(|detail| ModelError {
-        path: path.to_path_buf(),
-        detail,
-    })
-}
-
-/// Loads a late net (encoding `dab-late-v1`, made by `train run --encoding late`) for `board`'s
-/// size, refusing any other net with the path and the reason.
-pub fn load_late_net(path: &Path, board: &DotsAndBoxes) -> Result<FastNet, ModelError> {
-    use crate::games::dots_and_boxes::late::{late_feature_len, LATE_ENCODING};
-    let net = ValueNet::load(path)?;
-    let refuse = |detail: String| ModelError {
-        path: path.to_path_buf(),
-        detail,
-    };
-    let spec = GameSpec::dots_and_boxes(board.rows(), board.cols()).map_err(refuse)?;
-    if net.meta.game != spec {
-        return Err(refuse(format!(
-            "the net was trained for {}, not {spec}",
-            net.meta.game
-        )));
-    }
-    if net.meta.encoding != LATE_ENCODING {
-        return Err(refuse(format!(
-            "a late net reads encoding '{LATE_ENCODING}', this one '{}' (train it with --encoding late)",
-            net.meta.encoding
-        )));
-    }
-    let want = late_feature_len(board.geometry());
-    if net.inputs() != want {
-        return Err(refuse(format!(
-            "the net has {} inputs, {spec} late inputs are {want}",
-            net.inputs()
-        )));
-    }
-    Ok(FastNet::new(&net))
-}
-
-/// The input encoding of Dots and Boxes nets: the paper's Table 2 grid (see
-/// `games::dots_and_boxes`). Bumped if the encoding ever changes.
-pub const DAB_ENCODING: &str = "dab-table2-v1";
-/// The Table 2 grid plus one input saying who is to move (1.0 for P1, 0.0 for P2): 86 floats on
-/// 5x5. Not in the paper; its input cannot tell who must move, which decides loony endgames.
-pub const DAB_ENCODING_TO_MOVE: &str = "dab-table2-tomove-v1";
-
-/// Whether a Dots-and-Boxes net with this encoding reads the player to move as its last input.
-pub fn reads_to_move(encoding: &str) -> bool {
-    encoding == DAB_ENCODING_TO_MOVE
-}
 /// What every model file says it is.
 pub const MODEL_FORMAT: &str = "selfplay-mcts value net";
 /// The number of outputs: P1 wins, P2 wins, draw.
@@ -226,10 +116,21 @@ impl ValueNet {
     }
 
     /// Reads a net written by [`save`](Self::save), checking every tensor's shape and the
-    /// metadata. It does not check that the net fits a game: see [`check_fits`](Self::check_fits).
-    pub fn load(path: &Path) -> Result<ValueNet, ModelError> {
+    /// metadata; `games` are the games a net may be for. It does not check that the net fits a game: see [`check_fits`](Self::check_fits).
+    /// `games` are the games a net may be for (a file naming another is refused).
+    pub fn load(path: &Path, games: &[&'static GameInfo]) -> Result<ValueNet, ModelError> {
+        ValueNet::load_or(path, games, None)
+    }
+
+    /// [`load`](Self::load), reading `shipped` (a copy compiled into the binary) instead when
+    /// no file is at `path`: how a shipped net loads from any working directory.
+    pub fn load_or(
+        path: &Path,
+        games: &[&'static GameInfo],
+        shipped: Option<&'static [u8]>,
+    ) -> Result<ValueNet, ModelError> {
         let (meta, outputs, [hidden_weight, hidden_bias, output_weight, output_bias]) =
-            FileLayout::VALUE.read(path)?;
+            FileLayout::VALUE.read(path, games, shipped)?;
         if outputs != OUTPUTS {
             return Err(ModelError {
                 path: path.to_path_buf(),
@@ -248,31 +149,29 @@ impl ValueNet {
         })
     }
 
-    /// Checks that the net was made for `game` with this engine's encoding and input size.
-    pub fn check_fits(&self, game: GameSpec, feature_len: usize) -> Result<(), String> {
+    /// Checks that the net was made for `game`, in one of the encodings the game reads, each
+    /// given with its number of inputs.
+    pub fn check_fits(&self, game: GameSpec, encodings: &[(&str, usize)]) -> Result<(), String> {
         if self.meta.game != game {
             return Err(format!(
                 "the net was trained for {}, not {game}",
                 self.meta.game
             ));
         }
-        let known: &[&str] = match game.name() {
-            "dots_and_boxes" => &[DAB_ENCODING, DAB_ENCODING_TO_MOVE],
-            "tictactoe" => &["tictactoe-v1"],
-            _ => &[],
-        };
-        if !known.contains(&self.meta.encoding.as_str()) {
+        let Some(&(_, want)) = encodings
+            .iter()
+            .find(|(name, _)| *name == self.meta.encoding)
+        else {
             return Err(format!(
                 "the net reads encoding '{}', this engine writes {}",
                 self.meta.encoding,
-                known
+                encodings
                     .iter()
-                    .map(|e| format!("'{e}'"))
+                    .map(|(e, _)| format!("'{e}'"))
                     .collect::<Vec<_>>()
                     .join(" or ")
             ));
-        }
-        let want = feature_len + usize::from(reads_to_move(&self.meta.encoding));
+        };
         if self.inputs() != want {
             return Err(format!(
                 "the net has {} inputs, {game} positions in encoding '{}' have {want}",
@@ -342,15 +241,21 @@ impl FileLayout {
     }
 
     /// Reads a file written by [`write`](Self::write): the metadata, the number of outputs and
-    /// the four tensors, each shape checked against the layers the metadata names.
-    fn read(&self, path: &Path) -> Result<(ModelMeta, usize, [Vec<f32>; 4]), ModelError> {
+    /// the four tensors, each shape checked against the layers the metadata names. `shipped`
+    /// is read instead when there is no file at `path`.
+    fn read(
+        &self,
+        path: &Path,
+        games: &[&'static GameInfo],
+        shipped: Option<&'static [u8]>,
+    ) -> Result<(ModelMeta, usize, [Vec<f32>; 4]), ModelError> {
         let err = |detail: String| ModelError {
             path: path.to_path_buf(),
             detail,
         };
         let file = match std::fs::read(path) {
             Ok(bytes) => std::borrow::Cow::Owned(bytes),
-            Err(e) => match shipped(path) {
+            Err(e) => match shipped {
                 Some(bytes) if e.kind() == std::io::ErrorKind::NotFound => bytes.into(),
                 _ => return Err(err(format!("cannot read: {e}"))),
             },
@@ -368,7 +273,9 @@ impl FileLayout {
                 self.format
             )));
         }
-        let game: GameSpec = serde_json::from_str(&get("game_spec")?)
+        let game_json: serde_json::Value = serde_json::from_str(&get("game_spec")?)
+            .map_err(|e| err(format!("metadata game_spec: {e}")))?;
+        let game = GameSpec::from_json_in(games, &game_json)
             .map_err(|e| err(format!("metadata game_spec: {e}")))?;
         let layers = get("layers")?;
         let sizes: Vec<usize> = layers
@@ -444,8 +351,4 @@ impl FileLayout {
 }
 
 #[cfg(test)]
-mod guided_tests;
-#[cfg(test)]
-mod policy_tests;
-#[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,9 +1,11 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::games::dots_and_boxes::net::{value_encodings, DAB_ENCODING};
+use crate::games::DotsAndBoxes;
 use crate::rng::Rng;
 
-pub(super) fn random_net(inputs: usize, hidden: usize, seed: u64) -> ValueNet {
+pub(crate) fn random_net(inputs: usize, hidden: usize, seed: u64) -> ValueNet {
     let mut rng = Rng::new(seed);
     let mut values = |n: usize| -> Vec<f32> {
         (0..n)
@@ -14,7 +16,7 @@ pub(super) fn random_net(inputs: usize, hidden: usize, seed: u64) -> ValueNet {
     extra.insert("dataset".to_string(), "data/test".to_string());
     ValueNet {
         meta: ModelMeta {
-            game: GameSpec::dots_and_boxes(5, 5).unwrap(),
+            game: crate::games::DotsAndBoxes::spec_for(5, 5).unwrap(),
             encoding: DAB_ENCODING.into(),
             inputs,
             hidden,
@@ -27,7 +29,7 @@ pub(super) fn random_net(inputs: usize, hidden: usize, seed: u64) -> ValueNet {
     }
 }
 
-pub(super) fn temp_file(name: &str) -> std::path::PathBuf {
+pub(crate) fn temp_file(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("nn-test-{}-{name}.safetensors", std::process::id()))
 }
 
@@ -36,7 +38,7 @@ fn save_load_round_trip() {
     let net = random_net(85, 100, 1);
     let path = temp_file("round-trip");
     net.save(&path).unwrap();
-    let loaded = ValueNet::load(&path).unwrap();
+    let loaded = ValueNet::load(&path, crate::registry::GAMES).unwrap();
     assert_eq!(loaded, net);
     // The header is 8-byte aligned JSON with the PyTorch layout names.
     let bytes = std::fs::read(&path).unwrap();
@@ -88,7 +90,9 @@ fn damaged_or_foreign_files_are_refused_with_a_reason() {
     let good = std::fs::read(&path).unwrap();
     let load_err = |bytes: &[u8]| {
         std::fs::write(&path, bytes).unwrap();
-        ValueNet::load(&path).unwrap_err().to_string()
+        ValueNet::load(&path, crate::registry::GAMES)
+            .unwrap_err()
+            .to_string()
     };
     assert!(load_err(&good[..good.len() - 10]).contains("truncated"));
     assert!(load_err(&good[..5]).contains("too short"));
@@ -100,16 +104,24 @@ fn damaged_or_foreign_files_are_refused_with_a_reason() {
     other.hidden_bias.truncate(50);
     other.output_weight.truncate(150);
     other.save(&path).unwrap();
-    let loaded = ValueNet::load(&path).unwrap();
+    let loaded = ValueNet::load(&path, crate::registry::GAMES).unwrap();
     assert_eq!(loaded.hidden(), 50);
     // Fitting: game, size and encoding are checked.
-    let five = GameSpec::dots_and_boxes(5, 5).unwrap();
-    let four = GameSpec::dots_and_boxes(4, 4).unwrap();
-    assert!(net.check_fits(five, 85).is_ok());
-    assert!(net.check_fits(four, 60).unwrap_err().contains("5x5"));
+    let five = crate::games::DotsAndBoxes::spec_for(5, 5).unwrap();
+    let four = crate::games::DotsAndBoxes::spec_for(4, 4).unwrap();
+    let encodings = value_encodings(&DotsAndBoxes::new(5, 5).unwrap());
+    assert!(net.check_fits(five, &encodings).is_ok());
+    let four_encodings = value_encodings(&DotsAndBoxes::new(4, 4).unwrap());
+    assert!(net
+        .check_fits(four, &four_encodings)
+        .unwrap_err()
+        .contains("5x5"));
     let mut old = net.clone();
     old.meta.encoding = "dab-table2-v0".into();
-    assert!(old.check_fits(five, 85).unwrap_err().contains("encoding"));
+    assert!(old
+        .check_fits(five, &encodings)
+        .unwrap_err()
+        .contains("encoding"));
     std::fs::remove_file(path).unwrap();
 }
 
@@ -117,9 +129,12 @@ fn damaged_or_foreign_files_are_refused_with_a_reason() {
 fn the_shipped_model_loads_and_fits_5x5() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../models/dab-5x5/model.safetensors");
-    let net = ValueNet::load(&path).unwrap();
-    net.check_fits(GameSpec::dots_and_boxes(5, 5).unwrap(), 85)
-        .unwrap();
+    let net = ValueNet::load(&path, crate::registry::GAMES).unwrap();
+    net.check_fits(
+        crate::games::DotsAndBoxes::spec_for(5, 5).unwrap(),
+        &value_encodings(&DotsAndBoxes::new(5, 5).unwrap()),
+    )
+    .unwrap();
     assert_eq!((net.inputs(), net.hidden()), (85, 100));
     let board = crate::games::DotsAndBoxes::new(5, 5).unwrap();
     let mut x = vec![0f32; 85];

@@ -6,16 +6,16 @@
 //! can crash the session: lines are bounded ([`reader::MAX_LINE`]), any bytes are read, and
 //! every command checks its arguments and the state before changing anything.
 
-pub mod botzone;
-pub mod reader;
 pub mod settings;
 pub mod table;
 
 use std::io::{self, BufRead, Write};
 
-use crate::games::{game_names, DotsAndBoxes, GameSpec, GameVisitor, RegisteredGame};
+use crate::games::{GameSpec, RegisteredGame};
+pub use crate::line_reader as reader;
+use crate::registry::{game_names, GameVisitor, Lookup};
 use reader::{read_line, Line, MAX_LINE};
-use settings::{Settings, OPTION_NAMES};
+use settings::{OptionLog, Settings, OPTION_NAMES};
 use table::{GameTable, Table};
 
 /// The protocol's version (GTP's is 2; this follows its shape).
@@ -89,6 +89,8 @@ impl Reply {
 /// The state of one protocol session: the game on the table and the search settings.
 pub struct Session {
     settings: Settings,
+    /// Every option set, replayed on a new game.
+    options: OptionLog,
     table: Box<dyn GameTable + Send>,
 }
 
@@ -109,14 +111,38 @@ pub enum Answer {
 }
 
 impl Session {
-    /// A session at the empty 5x5 Dots-and-Boxes board with the default settings.
+    /// A session at the start of the first registered game with the
+    /// default settings.
     pub fn new() -> Session {
+        let first = GameSpec::named(game_names()[0]).expect("a registered game");
         Session {
             settings: Settings::default(),
-            table: Box::new(Table::new(
-                DotsAndBoxes::new(5, 5).expect("5x5 is a valid size"),
-            )),
+            options: OptionLog::default(),
+            table: first.visit(NewTable).expect("the default game builds"),
         }
+    }
+
+    /// Every option's name: the shared ones, then the game's own.
+    fn option_names(&self) -> Vec<&'static str> {
+        let mut names = OPTION_NAMES.to_vec();
+        names.extend(self.table.option_names());
+        names
+    }
+
+    fn unknown_option(&self, name: &str) -> String {
+        format!(
+            "unknown option '{name}' for {} (known: {})",
+            self.table.spec(),
+            self.option_names().join(", ")
+        )
+    }
+
+    /// The value of an option, shared or the game's.
+    fn get_option(&self, name: &str) -> Result<String, String> {
+        self.settings
+            .get(name)
+            .or_else(|| self.table.get_option(name))
+            .ok_or_else(|| self.unknown_option(name))
     }
 
     /// Answers one line (as read: it is preprocessed here too).
@@ -236,17 +262,22 @@ impl Session {
                     }
                     _ => return Err("expected set_option NAME VALUE".into()),
                 };
-                let spec = self.table.spec();
-                self.settings.set(name, value, spec).map(|_| String::new())
+                let known =
+                    self.settings.set(name, value)? || self.table.set_option(name, value)?;
+                if !known {
+                    return Err(self.unknown_option(name));
+                }
+                self.options.record(name, value);
+                Ok(String::new())
             }
             "get_option" => match args {
-                [name] => self.settings.get(name),
+                [name] => self.get_option(name),
                 _ => Err("expected get_option NAME".into()),
             },
             "list_options" => none(args).map(|_| {
-                OPTION_NAMES
+                self.option_names()
                     .iter()
-                    .map(|n| format!("{n} {}", self.settings.get(n).unwrap_or_default()))
+                    .map(|n| format!("{n} {}", self.get_option(n).unwrap_or_default()))
                     .collect::<Vec<_>>()
                     .join("\n")
             }),
@@ -266,21 +297,32 @@ impl Session {
             ));
         };
         let spec = GameSpec::parse(name, params)?;
-        self.settings.fit(spec)?;
-        struct NewTable;
-        impl GameVisitor for NewTable {
-            type Output = Box<dyn GameTable + Send>;
-            fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
-                Box::new(Table::new(start))
+        let mut table = spec.visit(NewTable)?;
+        // The game's own options set so far carry over to the new game where it has them.
+        let names = table.option_names();
+        for (name, value) in self.options.entries() {
+            if names.contains(&name.as_str()) {
+                table
+                    .set_option(name, value)
+                    .map_err(|e| format!("{e}; set_option {name} none first"))?;
             }
         }
-        self.table = spec.visit(NewTable)?;
+        self.table = table;
         Ok(canonical_name(spec))
     }
 }
 
-/// How `game` names a game in its answer: `dots_and_boxes rows=5 cols=5`, `tictactoe`,
-/// `amazons size=10 turn=split`.
+/// A new table at a game's start.
+struct NewTable;
+
+impl GameVisitor for NewTable {
+    type Output = Box<dyn GameTable + Send>;
+    fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+        Box::new(Table::new(start))
+    }
+}
+
+/// How `game` names a game in its answer: its name and every parameter (`NAME key=value ...`).
 pub fn canonical_name(spec: GameSpec) -> String {
     spec.canonical()
 }

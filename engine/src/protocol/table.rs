@@ -22,6 +22,12 @@ pub trait GameTable {
     fn showboard(&self) -> String;
     fn undo(&mut self) -> Result<(), String>;
     fn position(&self) -> String;
+    /// Sets one of the game's own options; `Ok(false)`: the game has none of that name.
+    fn set_option(&mut self, name: &str, value: &str) -> Result<bool, String>;
+    /// The value of one of the game's own options.
+    fn get_option(&self, name: &str) -> Option<String>;
+    /// The names of the game's own options.
+    fn option_names(&self) -> Vec<&'static str>;
 }
 
 /// A game's start position, current position and history.
@@ -32,6 +38,7 @@ pub struct Table<G: RegisteredGame> {
     /// (a whole turn of several plies is one entry).
     history: Vec<G>,
     memory: G::Memory,
+    options: G::Options,
 }
 
 impl<G: RegisteredGame> Table<G> {
@@ -41,6 +48,7 @@ impl<G: RegisteredGame> Table<G> {
             start,
             history: Vec::new(),
             memory: G::Memory::default(),
+            options: G::Options::default(),
         }
     }
 
@@ -91,7 +99,7 @@ impl<G: RegisteredGame> GameTable for Table<G> {
         // (unless plies are asked for).
         loop {
             let config = settings.search_config((self.history.len() + played.len()) as u64)?;
-            let searched = state.engine_search(settings, config, &mut self.memory)?;
+            let searched = state.engine_search(&self.options, config, &mut self.memory)?;
             for a in searched.plies {
                 if state.is_terminal() || !state.is_legal(a) {
                     break;
@@ -169,5 +177,17 @@ impl<G: RegisteredGame> GameTable for Table<G> {
 
     fn position(&self) -> String {
         self.state.position_text()
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<bool, String> {
+        self.start.set_option(&mut self.options, name, value)
+    }
+
+    fn get_option(&self, name: &str) -> Option<String> {
+        G::get_option(&self.options, name)
+    }
+
+    fn option_names(&self) -> Vec<&'static str> {
+        G::OPTIONS.iter().map(|o| o.name).collect()
     }
 }

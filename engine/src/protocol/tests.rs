@@ -1,4 +1,5 @@
 use super::*;
+use crate::games::DotsAndBoxes;
 
 /// Runs a script through `serve` and returns the answers, one string each (without the final
 /// empty line).
@@ -142,12 +143,17 @@ fn positions_games_and_options_are_checked() {
         "{}",
         answers[11]
     );
+    // A game's own options are its own: tictactoe has no net.
     assert!(
-        answers[12].contains("Dots and Boxes only"),
+        answers[12].contains("unknown option 'model' for tictactoe"),
         "{}",
         answers[12]
     );
-    assert_eq!(answers[13], "= product");
+    assert!(
+        answers[13].starts_with("? unknown option 'model'"),
+        "{}",
+        answers[13]
+    );
     assert!(
         answers[14].contains("unknown option 'colour'"),
         "{}",
@@ -159,7 +165,7 @@ fn positions_games_and_options_are_checked() {
         answers[15]
     );
     assert!(
-        answers[16].contains("threshold must be above 0"),
+        answers[16].contains("unknown option 'threshold' for tictactoe"),
         "{}",
         answers[16]
     );
@@ -173,7 +179,34 @@ fn positions_games_and_options_are_checked() {
         "{}",
         answers[18]
     );
-    assert_eq!(answers[19], "= 0.9");
+    assert!(
+        answers[18].ends_with("notation text\ngenmove_plies 0"),
+        "{}",
+        answers[18]
+    );
+    assert!(
+        answers[19].starts_with("? unknown option"),
+        "{}",
+        answers[19]
+    );
+    // Dots and Boxes lists its own after the shared ones, and checks their values.
+    let answers = session(
+        "set_option threshold 2
+get_option threshold
+list_options
+",
+    );
+    assert!(
+        answers[0].contains("threshold must be above 0"),
+        "{}",
+        answers[0]
+    );
+    assert_eq!(answers[1], "= 0.9");
+    assert!(
+        answers[2].contains("genmove_plies 0\nmodel product\nthreshold 0.9\n"),
+        "{}",
+        answers[2]
+    );
 }
 
 #[test]
@@ -191,7 +224,8 @@ fn a_model_is_loaded_checked_and_kept_only_for_games_it_fits() {
     assert_eq!(answers[0], "=");
     assert_eq!(answers[1], format!("= {model}"));
     assert!(
-        answers[2].contains("does not fit dots_and_boxes 4x4"),
+        answers[2].contains("not dots_and_boxes 4x4")
+            && answers[2].contains("set_option model none first"),
         "{}",
         answers[2]
     );
@@ -274,8 +308,8 @@ fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
     }
     assert!(unsafe_without > 0);
 
-    // The knowledge is on by default (the product's engine) and other games ignore it: a game
-    // change is never refused for it, but other games refuse turning it on.
+    // The knowledge is on by default (the product's engine) and other games have none: a game
+    // change is never refused for it, and other games know no such option.
     let answers = session(
         "set_option solver_edges 30\ngame tictactoe\nset_option solver_edges 0\n\
          game tictactoe\nset_option safe_first 1\nset_option solver_edges 5\n\
@@ -286,24 +320,49 @@ fn the_dots_and_boxes_knowledge_plays_proven_and_safe_moves_and_only_there() {
     assert_eq!(answers[1], "= tictactoe");
     assert_eq!(answers[3], "= tictactoe");
     assert!(
-        answers[4].contains("safe_first is for Dots and Boxes only"),
+        answers[2].contains("unknown option 'solver_edges' for tictactoe"),
+        "{}",
+        answers[2]
+    );
+    assert!(
+        answers[4].contains("unknown option 'safe_first' for tictactoe"),
         "{}",
         answers[4]
     );
     assert!(
-        answers[5].contains("solver_edges is for Dots and Boxes only"),
+        answers[5].contains("unknown option 'solver_edges' for tictactoe"),
         "{}",
         answers[5]
     );
-    assert_eq!(answers[6], "=");
+    assert!(answers[6].contains("unknown option"), "{}", answers[6]);
+    assert!(answers[7].contains("unknown option"), "{}", answers[7]);
+    assert!(answers[8].contains("unknown option 'rollout' for tictactoe"));
     assert!(
-        answers[7].contains("safe_first is 0 or 1"),
+        answers[9].contains("unknown option 'engine'"),
         "{}",
-        answers[7]
+        answers[9]
     );
-    assert!(answers[8].contains("rollout is for Dots and Boxes only"));
-    assert_eq!(answers[9], "=");
-    assert_eq!(answers[10], "= paper");
+    assert!(
+        answers[10].contains("unknown option 'engine'"),
+        "{}",
+        answers[10]
+    );
+    // Set on Dots and Boxes, the knowledge outlives a game of another kind.
+    let answers = session(
+        "set_option safe_first 1
+set_option safe_first yes
+game tictactoe
+         game dots_and_boxes
+get_option safe_first
+",
+    );
+    assert_eq!(answers[0], "=");
+    assert!(
+        answers[1].contains("safe_first is 0 or 1"),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(answers[4], "= 1");
 }
 
 /// A session that sends only `genmove` gets the product's engine; `engine paper` gives the
@@ -414,24 +473,23 @@ get_option model
 /// sizes or with the paper's random rollouts; `model none` and the paper's engine guide nothing.
 #[test]
 fn the_product_model_guides_the_boards_it_was_made_for() {
-    use crate::protocol::settings::Settings;
+    use crate::games::dots_and_boxes::options::DotsOptions;
     let five = DotsAndBoxes::new(5, 5).unwrap();
     let four = DotsAndBoxes::new(4, 4).unwrap();
-    let spec = GameSpec::dots_and_boxes(5, 5).unwrap();
-    let mut settings = Settings::default();
+    let mut settings = DotsOptions::default();
     let net = settings
-        .dots_net(&five)
+        .net(&five)
         .unwrap()
         .expect("the product net on 5x5");
     assert!(format!("{net:?}").contains("86-100-3"), "{net:?}");
-    assert!(settings.dots_net(&four).unwrap().is_none());
-    settings.set("rollout", "random", spec).unwrap();
-    assert!(settings.dots_net(&five).unwrap().is_none());
-    settings.set("engine", "product", spec).unwrap();
-    settings.set("model", "none", spec).unwrap();
-    assert!(settings.dots_net(&five).unwrap().is_none());
-    settings.set("engine", "paper", spec).unwrap();
-    assert!(settings.dots_net(&five).unwrap().is_none());
+    assert!(settings.net(&four).unwrap().is_none());
+    settings.set("rollout", "random", &five).unwrap();
+    assert!(settings.net(&five).unwrap().is_none());
+    settings.set("engine", "product", &five).unwrap();
+    settings.set("model", "none", &five).unwrap();
+    assert!(settings.net(&five).unwrap().is_none());
+    settings.set("engine", "paper", &five).unwrap();
+    assert!(settings.net(&five).unwrap().is_none());
 }
 
 #[test]
@@ -721,7 +779,8 @@ fn an_amazons_game_through_the_protocol() {
 /// changed to one the weights do not fit while they are set.
 #[test]
 fn weights_option_loads_tuned_weights_for_amazons() {
-    use crate::tuning::{tunable, WeightsFile};
+    use crate::registry::tunable;
+    use crate::tuning::WeightsFile;
     let dir = std::env::temp_dir().join(format!("protocol-weights-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let t = tunable("amazons", Some("w-segments")).unwrap();
@@ -737,8 +796,9 @@ fn weights_option_loads_tuned_weights_for_amazons() {
     .unwrap();
     let script = format!(
         "game amazons size=6\nset_option weights {}\nget_option weights\n\
-         set_option iterations 200\ngenmove\ngame dots_and_boxes\nset_option weights {}\n\
-         set_option weights none\ngame dots_and_boxes\nset_option weights {}\n",
+         set_option iterations 200\ngenmove\ngame gomoku\nset_option weights {}\n\
+         set_option weights none\ngame gomoku\nset_option weights {}\ngame dots_and_boxes\n\
+         set_option weights none\n",
         good.display(),
         bad.display(),
         good.display()
@@ -758,11 +818,18 @@ fn weights_option_loads_tuned_weights_for_amazons() {
         answers[6]
     );
     assert_eq!(answers[7], "=");
-    assert!(answers[8].starts_with("= dots"), "{}", answers[8]);
+    assert!(answers[8].starts_with("= gomoku"), "{}", answers[8]);
     assert!(
-        answers[9].contains("tuned.json") && answers[9].contains("amazons"),
+        answers[9].contains("tuned.json") && answers[9].contains("no weight set 'w-segments'"),
         "{}",
         answers[9]
+    );
+    // Dots and Boxes has no weights: the game is not refused for them, and has no such option.
+    assert!(answers[10].starts_with("= dots"), "{}", answers[10]);
+    assert!(
+        answers[11].contains("unknown option 'weights'"),
+        "{}",
+        answers[11]
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -788,9 +855,9 @@ fn proofs_of_wins_are_an_option_of_the_product() {
     );
     assert_eq!(answers[8], "= tictactoe");
     assert!(
-        answers[9].contains("prove_edges is for Dots and Boxes only"),
+        answers[9].contains("unknown option 'prove_edges' for tictactoe"),
         "{}",
         answers[9]
     );
-    assert_eq!(answers[10], "=");
+    assert!(answers[10].contains("unknown option"), "{}", answers[10]);
 }

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::codec::{GameRecord, MoveKind, MoveRecord};
 use super::file::{RecordReader, FORMAT_VERSION};
 use super::RecordError;
 use crate::game::{Game, Outcome, Player};
-use crate::games::GameSpec;
+use crate::game_record::{GameRecord, MoveKind, MoveRecord};
+// A manifest names its game: reading one reads the game by name among the registered ones.
+use crate::registry::GameSpec;
 
 /// The manifest's file name inside a dataset folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -158,8 +159,8 @@ impl Dataset {
         }
     }
 
-    /// Every position of every game, for a game type `G` built from the dataset's spec by
-    /// `initial` (for Dots and Boxes: `dataset.spec().dots_and_boxes()?`).
+    /// Every position of every game, for a game type `G` whose start position `initial` is
+    /// built from the dataset's spec (`dataset.spec().start()?`).
     pub fn positions<G: Game>(&self, initial: G) -> Positions<G> {
         Positions {
             games: self.games(),
@@ -289,7 +290,7 @@ pub fn replay<G: Game>(
             record.outcome
         )),
         Some(_) => {
-            let scores = super::codec::recorded_scores(&state, record.outcome);
+            let scores = crate::game_record::recorded_scores(&state, record.outcome);
             if scores != record.scores {
                 return Err(format!(
                     "the moves end {}-{}, the record says {}-{}",

@@ -5,10 +5,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::codec::{decode_game, encode_game, GameRecord};
 use super::crc32::crc32;
 use super::RecordError;
-use crate::games::GameSpec;
+use crate::game_record::{decode_game, encode_game, GameRecord};
+use crate::registry::{GameSpec, Lookup};
 
 /// The first eight bytes of every record file.
 pub const MAGIC: [u8; 8] = *b"MCTSGAME";
@@ -68,8 +68,9 @@ fn read_header(path: &Path, r: &mut impl Read) -> Result<(GameSpec, u64), Record
     if crc32(meta) != stored {
         return Err(bad("header checksum mismatch".into()));
     }
-    let spec: GameSpec =
+    let value: serde_json::Value =
         serde_json::from_slice(meta).map_err(|e| bad(format!("header meta: {e}")))?;
+    let spec = GameSpec::from_json(&value).map_err(|e| bad(format!("header meta: {e}")))?;
     Ok((spec, 16 + meta_len as u64 + 4))
 }
 

@@ -1,4 +1,6 @@
-//! Game records: the dataset format `selfplay` writes and `train` reads (`data/FORMAT.md`).
+//! Record files and datasets: the format `selfplay` writes and `train` reads (`data/FORMAT.md`).
+//! The records themselves (a game's moves and result, how they are coded) are
+//! [`crate::game_record`]'s, which the players and the games use without knowing of files.
 //!
 //! A dataset is a folder: `manifest.json` (what was generated, how, and which files hold it)
 //! and record files (`*.rec`). A record file is a header (magic, format version, the game as
@@ -6,12 +8,11 @@
 //! games, and positions with their value-net features and labels, so the trainer never depends
 //! on the generator.
 
-mod codec;
 mod crc32;
 mod dataset;
 mod file;
 
-pub use codec::{
+pub use crate::game_record::{
     decode_game, encode_game, outcome_class, recorded_scores, GameRecord, MoveKind, MoveRecord,
     RootStat,
 };

@@ -6,7 +6,7 @@ use crate::games::{DotsAndBoxes, GameSpec};
 use crate::rng::Rng;
 
 fn spec() -> GameSpec {
-    GameSpec::dots_and_boxes(3, 3).unwrap()
+    crate::games::DotsAndBoxes::spec_for(3, 3).unwrap()
 }
 
 /// A random legal 3x3 game with made-up root statistics, as a record.
@@ -254,7 +254,7 @@ fn resume_refuses_another_game() {
     let dir = temp_dir("other-game");
     let path = dir.join("games.rec");
     write_file(&path, &[]);
-    let other = GameSpec::dots_and_boxes(5, 5).unwrap();
+    let other = crate::games::DotsAndBoxes::spec_for(5, 5).unwrap();
     let err = RecordWriter::resume(&path, &other)
         .err()
         .unwrap()

@@ -25,8 +25,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Value};
 
-use crate::games::registry::{ParamKind, ENTRIES};
-use crate::games::GameSpec;
+use crate::registry::{GameSpec, Lookup, ParamKind, GAMES};
 use table::{
     base64_decode, budget_of, new_table, read_dataset_record, read_record, NewGame, Refusal, Table,
 };
@@ -242,7 +241,7 @@ impl App {
 
 /// The games and their parameters, for the page's menus.
 fn games() -> Value {
-    let list: Vec<Value> = ENTRIES
+    let list: Vec<Value> = GAMES
         .iter()
         .map(|e| {
             let params: Vec<Value> = e

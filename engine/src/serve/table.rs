@@ -10,12 +10,15 @@ use serde_json::{json, Value};
 
 use crate::agents::{parse_spec, Agent, AgentSpec, Choice};
 use crate::game::{Action, Game, Player};
-use crate::games::{DotsAndBoxes, GameSpec, GameVisitor, RegisteredGame};
+use crate::games::dots_and_boxes::net::reads_to_move;
+use crate::games::dots_and_boxes::spec::{parse_dots, DotsSpec};
+use crate::games::{DotsAndBoxes, GameSpec, RegisteredGame};
 use crate::mcts::SearchResult;
 use crate::nn::ValueNet;
 use crate::record::{
     recorded_scores, GameRecord, MoveKind, MoveRecord, RecordReader, RecordWriter, RootStat,
 };
+use crate::registry::{GameVisitor, Lookup};
 
 /// Root moves listed in an analysis at most (the most visited first).
 const MAX_LISTED: usize = 600;
@@ -59,15 +62,15 @@ pub struct NewGame {
 /// The time and iteration budget of a player spec, for the page's progress bar.
 pub fn budget_of(spec: &str) -> (Option<u64>, Option<u64>) {
     match parse_spec(spec) {
-        Ok(AgentSpec::Mcts { config, .. }) | Ok(AgentSpec::Nn { config, .. }) => (
+        Ok(AgentSpec::Mcts { config, .. }) => (
             config.budget.time.map(|t| t.as_millis() as u64),
             config.budget.iterations,
         ),
-        Ok(AgentSpec::Rival { config, .. }) => (
-            config.search.budget.time.map(|t| t.as_millis() as u64),
-            config.search.budget.iterations,
+        // A game's own kind: the budget its keys name (its defaults are the game's).
+        Ok(game @ AgentSpec::Game { .. }) => (
+            game.key("time_ms").and_then(|v| v.parse().ok()),
+            game.key("iterations").and_then(|v| v.parse().ok()),
         ),
-        Ok(AgentSpec::AlphaBeta { time_ms, .. }) => (Some(time_ms), None),
         _ => (None, None),
     }
 }
@@ -143,8 +146,11 @@ fn build_seat<G: RegisteredGame>(
 ) -> Result<Seat<G>, Refusal> {
     let spec = parse_spec(text).map_err(Refusal::bad)?;
     let threads = match &spec {
-        AgentSpec::Mcts { config, .. } | AgentSpec::Nn { config, .. } => config.threads,
-        AgentSpec::Rival { config, .. } => config.search.threads,
+        AgentSpec::Mcts { config, .. } => config.threads,
+        AgentSpec::Game { .. } => spec
+            .key("threads")
+            .map_or(Ok(1), |v| v.parse::<usize>())
+            .map_err(|_| Refusal::bad(format!("player '{text}': threads must be a number")))?,
         _ => 1,
     };
     if threads > MAX_THREADS {
@@ -224,16 +230,23 @@ impl<G: RegisteredGame> GameTable<G> {
     /// player of Dots and Boxes.
     fn net_prediction(&mut self, spec: &str, state: &G) -> Option<[f32; 3]> {
         let board = (state as &dyn Any).downcast_ref::<DotsAndBoxes>()?;
-        let Ok(AgentSpec::Nn { model, .. }) = parse_spec(spec) else {
+        let Ok(Some(DotsSpec::Nn { model, .. })) = parse_dots(spec) else {
             return None;
         };
         if self.net.as_ref().map(|(p, _)| p) != Some(&model) {
-            let net = crate::nn::load_dab_net(&model, board).ok()?;
+            let net = crate::games::dots_and_boxes::net::load_dab_net(&model, board).ok()?;
             self.net = Some((model, net.value_net().clone()));
         }
         let (_, net) = self.net.as_ref()?;
         let mut input = vec![0f32; board.feature_len()];
         board.encode_features(&mut input);
+        if reads_to_move(&net.meta.encoding) {
+            input.push(if board.to_move() == Player::P1 {
+                1.0
+            } else {
+                0.0
+            });
+        }
         Some(net.forward(&input))
     }
 

@@ -9,7 +9,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use engine::games::{GameSpec, GameVisitor, RegisteredGame};
+use engine::games::{GameSpec, RegisteredGame};
+use engine::registry::{GameVisitor, Lookup};
 use serde_json::Value;
 
 /// `engine serve --port 0` as a child process, killed when dropped.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use engine::protocol::botzone::{serve, BotzoneConfig};
+use engine::games::amazons::botzone::{serve, BotzoneConfig};
 
 #[derive(Args)]
 pub struct BotzoneArgs {

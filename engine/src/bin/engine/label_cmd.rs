@@ -12,6 +12,7 @@ use clap::Args;
 use engine::games::dots_and_boxes::labels::{Horizon, Labeller};
 use engine::games::{DotsAndBoxes, GameSpec};
 use engine::record::{Dataset, FileEntry, GameRecord, Manifest, RecordWriter, FORMAT_VERSION};
+use engine::registry::Lookup;
 use engine::rng::{derive_seed, Rng};
 
 #[derive(Args)]

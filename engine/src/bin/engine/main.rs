@@ -3,18 +3,17 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use engine::bench::{self, BenchOptions};
-use engine::games::dots_and_boxes::DotsSearch;
-use engine::games::{describe_games, DotsAndBoxes, GameSpec, GameVisitor, RegisteredGame};
+use engine::games::dots_and_boxes::net::NetGuide;
+use engine::games::{GameSpec, RegisteredGame};
 use engine::interactive::{self, RegistryEngine};
+use engine::mcts::bench::BenchOptions;
 use engine::mcts::{Budget, CounterMode, SearchConfig, SearchResult, Ucb, BYTES_PER_NODE};
-use engine::nn::{load_dab_net, DabNet, NetGuide};
-use engine::protocol::settings::{ModelChoice, Settings};
+use engine::protocol::settings::Settings;
+use engine::registry::{describe_games, GameVisitor, Lookup};
 use engine::{Game, Player};
 
 mod botzone_cmd;
@@ -192,23 +191,6 @@ struct NetArgs {
     weights: Option<PathBuf>,
 }
 
-impl NetArgs {
-    /// The net laid out for `board`, checked before any search; none without --model.
-    fn load(&self, board: &DotsAndBoxes) -> Result<Option<(Arc<DabNet>, NetGuide)>, String> {
-        let Some(path) = &self.model else {
-            return Ok(None);
-        };
-        let guide = NetGuide {
-            threshold: self.threshold,
-            from_move: self.net_from_move,
-            ..NetGuide::default()
-        };
-        guide.check().map_err(|e| format!("--threshold: {e}"))?;
-        let net = load_dab_net(path, board).map_err(|e| e.to_string())?;
-        Ok(Some((Arc::new(net), guide)))
-    }
-}
-
 #[derive(Args)]
 struct PlayArgs {
     #[command(flatten)]
@@ -321,67 +303,91 @@ fn main() -> ExitCode {
     engine::cli::finish("engine", result)
 }
 
-/// The protocol's settings from the command line's search, net and knowledge flags.
+/// The game's own options a command line's flags ask for, as the protocol's `set_option` reads
+/// them: each with its flag and whether the flag was given (a flag left at its default is
+/// skipped for a game without that option; a given one is refused).
+struct GameFlags(Vec<(&'static str, &'static str, String, bool)>);
+
+impl GameFlags {
+    /// The options of `G` the flags set, on `start`'s game; errors name the flag.
+    fn options<G: RegisteredGame>(&self, start: &G) -> Result<G::Options, String> {
+        let mut options = G::Options::default();
+        for (flag, name, value, given) in &self.0 {
+            if G::OPTIONS.iter().any(|o| o.name == *name) {
+                start
+                    .set_option(&mut options, name, value)
+                    .map_err(|e| format!("--{flag}: {e}"))?;
+            } else if *given {
+                return Err(format!("--{flag}: {} has no option '{name}'", G::NAME));
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// The protocol's settings from the command line's search flags, and the game's own options
+/// from its net and knowledge flags.
 fn settings(
     search: &SearchArgs,
     net: &NetArgs,
     solver_edges: u32,
     safe_first: bool,
-    spec: GameSpec,
-) -> Result<Settings, String> {
+) -> Result<(Settings, GameFlags), String> {
     let config = search.config()?;
-    let mut settings = Settings {
+    let settings = Settings {
         iterations: config.budget.iterations,
         time_ms: search.time_ms,
         threads: config.threads,
         seed: config.seed,
         cp: config.cp,
         counter: config.counter,
-        // The command line's flags describe the paper's search and the knowledge they turn on;
-        // the product's chain rollouts are the protocol's default and `nn`'s (docs/players.md).
-        dots_search: DotsSearch::PAPER,
-        model: ModelChoice::Off,
-        guide: NetGuide::default(),
         ..Settings::default()
     };
-    let flag = |name: &str, e: String| format!("--{name}: {e}");
+    // The command line's flags describe the paper's search and the knowledge they turn on;
+    // the product's chain rollouts are the protocol's default and `nn`'s (docs/players.md).
+    let mut flags = vec![("engine", "engine", "paper".to_string(), false)];
     if let Some(path) = &net.model {
-        settings
-            .set("model", &path.display().to_string(), spec)
-            .map_err(|e| flag("model", e))?;
+        flags.push(("model", "model", path.display().to_string(), true));
     }
-    settings
-        .set("threshold", &net.threshold.to_string(), spec)
-        .map_err(|e| flag("threshold", e))?;
-    settings.guide.from_move = net.net_from_move;
+    flags.push((
+        "threshold",
+        "threshold",
+        net.threshold.to_string(),
+        net.threshold != NetGuide::DEFAULT_THRESHOLD,
+    ));
+    flags.push((
+        "net-from-move",
+        "net_from_move",
+        net.net_from_move.to_string(),
+        net.net_from_move != 0,
+    ));
     if let Some(path) = &net.weights {
-        settings
-            .set("weights", &path.display().to_string(), spec)
-            .map_err(|e| flag("weights", e))?;
+        flags.push(("weights", "weights", path.display().to_string(), true));
     }
-    settings
-        .set("solver_edges", &solver_edges.to_string(), spec)
-        .map_err(|e| flag("solver-edges", e))?;
-    settings
-        .set("safe_first", if safe_first { "1" } else { "0" }, spec)
-        .map_err(|e| flag("safe-first", e))?;
-    Ok(settings)
+    flags.push((
+        "solver-edges",
+        "solver_edges",
+        solver_edges.to_string(),
+        solver_edges != 0,
+    ));
+    flags.push((
+        "safe-first",
+        "safe_first",
+        if safe_first { "1" } else { "0" }.to_string(),
+        safe_first,
+    ));
+    Ok((settings, GameFlags(flags)))
 }
 
 fn play(args: PlayArgs) -> Result<(), String> {
     let human = Player::parse(&args.human)
         .ok_or_else(|| format!("--human must be 1 or 2, got '{}'", args.human))?;
     let spec = args.board.spec()?;
-    let settings = settings(
-        &args.search,
-        &args.net,
-        args.solver_edges,
-        args.safe_first,
-        spec,
-    )?;
+    let (settings, flags) = settings(&args.search, &args.net, args.solver_edges, args.safe_first)?;
     struct PlayCmd {
         human: Player,
         settings: Settings,
+        flags: GameFlags,
     }
     impl GameVisitor for PlayCmd {
         type Output = Result<(), String>;
@@ -402,20 +408,26 @@ fn play(args: PlayArgs) -> Result<(), String> {
                 )
                 .map_err(io_err)?;
             }
-            let engine = RegistryEngine::<G>::new(self.settings);
+            let options = self.flags.options(&start)?;
+            let engine = RegistryEngine::new(self.settings, options);
             interactive::play(start, self.human, engine, &mut input, &mut out).map_err(io_err)?;
             Ok(())
         }
     }
-    spec.visit(PlayCmd { human, settings })?
+    spec.visit(PlayCmd {
+        human,
+        settings,
+        flags,
+    })?
 }
 
 fn analyse(args: AnalyseArgs) -> Result<(), String> {
     let spec = args.board.spec()?;
-    let settings = settings(&args.search, &args.net, 0, false, spec)?;
+    let (settings, flags) = settings(&args.search, &args.net, 0, false)?;
     struct AnalyseCmd<'a> {
         args: &'a AnalyseArgs,
         settings: Settings,
+        flags: GameFlags,
     }
     impl GameVisitor for AnalyseCmd<'_> {
         type Output = Result<(), String>;
@@ -466,7 +478,8 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
             }
             let config = self.settings.search_config(0)?;
             let mut memory = G::Memory::default();
-            let searched = state.engine_search(&self.settings, config, &mut memory)?;
+            let options = self.flags.options(&start)?;
+            let searched = state.engine_search(&options, config, &mut memory)?;
             match &searched.result {
                 Some(result) => analyse_report(&state, result, &searched.plies, args),
                 None => {
@@ -483,6 +496,7 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
     spec.visit(AnalyseCmd {
         args: &args,
         settings,
+        flags,
     })?
 }
 
@@ -628,126 +642,60 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
     if args.iterations == Some(0) || args.repeats == 0 {
         return Err("--iterations and --repeats must be positive".into());
     }
-    let defaults = BenchOptions::default();
-    if let Some(game) = &args.game {
-        let mut params = args.params.clone();
-        if let Some(size) = args.size {
-            params.push(format!("size={size}"));
-        }
-        let spec = GameSpec::parse(game, &params)?;
-        let opts = BenchOptions {
-            iterations: args.iterations.unwrap_or(20_000),
-            threads: args.threads.unwrap_or(defaults.threads).max(1),
-            repeats: args.repeats,
-            ..defaults
-        };
-        struct BenchCmd<'a>(&'a BenchOptions);
-        impl GameVisitor for BenchCmd<'_> {
-            type Output = Result<Vec<bench::Figure>, String>;
-            fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
-                G::bench(&start, self.0)
-            }
-        }
-        if !args.json {
-            eprintln!("measuring {spec} ...");
-        }
-        let figures = spec.visit(BenchCmd(&opts))??;
-        if args.json {
-            let report = serde_json::json!({ "game": spec, "figures": figures });
-            println!("{report}");
-            return Ok(());
-        }
-        println!(
-            "{spec}: {} searches of {} iterations a thread for each MCTS figure",
-            opts.repeats, opts.iterations
-        );
-        for f in figures {
-            println!("  {:<58} {:>14.1} {}", f.name, f.value, f.unit);
-        }
-        return Ok(());
+    // Without --game: 5x5 Dots and Boxes, the paper's benchmark, printed as its report.
+    let default_game = args.game.is_none();
+    let mut params = args.params.clone();
+    if let Some(size) = args.size {
+        params.push(format!("size={size}"));
     }
-    let five = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
+    let spec = GameSpec::parse(args.game.as_deref().unwrap_or("dots_and_boxes"), &params)?;
+    let defaults = BenchOptions::default();
     let opts = BenchOptions {
-        iterations: args.iterations.unwrap_or(100_000),
+        iterations: args.iterations.unwrap_or(0),
         threads: args.threads.unwrap_or(defaults.threads).max(1),
         repeats: args.repeats,
-        net: args.net.load(&five)?,
+        model: args.net.model.clone(),
+        threshold: args.net.threshold,
+        net_from_move: args.net.net_from_move,
+        quiet: args.json,
         ..defaults
     };
-    let quiet = args.json;
-    let report = bench::run(&opts, |name| {
-        if !quiet {
-            eprintln!("measuring {name} ...");
+    struct BenchCmd(BenchOptions);
+    impl GameVisitor for BenchCmd {
+        type Output = Result<(engine::mcts::bench::BenchOutput, u64), String>;
+        fn visit<G: RegisteredGame>(self, start: G) -> Self::Output {
+            let mut opts = self.0;
+            if opts.iterations == 0 {
+                opts.iterations = G::BENCH_ITERATIONS;
+            }
+            Ok((G::bench(&start, &opts)?, opts.iterations))
         }
-    });
+    }
+    if !args.json && !default_game {
+        eprintln!("measuring {spec} ...");
+    }
+    let (output, iterations) = spec.visit(BenchCmd(opts.clone()))??;
+    if default_game {
+        if let Some((text, json)) = &output.report {
+            if args.json {
+                println!("{json}");
+            } else {
+                print!("{text}");
+            }
+            return Ok(());
+        }
+    }
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&report).map_err(|e| e.to_string())?
-        );
+        let report = serde_json::json!({ "game": spec, "figures": output.figures });
+        println!("{report}");
         return Ok(());
     }
-    let m = |x: f64| format!("{:.2}M", x / 1e6);
     println!(
-        "5x5 Dots and Boxes, plain MCTS, iterations/s over {} searches of {} iterations a thread:",
-        opts.repeats, opts.iterations
+        "{spec}: {} searches of {iterations} iterations a thread for each MCTS figure",
+        opts.repeats
     );
-    println!("  empty board,   1 thread : {}", m(report.empty_1t));
-    println!("  40-edge state, 1 thread : {}", m(report.edges40_1t));
-    println!(
-        "  empty board,   {} threads: {}",
-        report.threads,
-        m(report.empty_nt)
-    );
-    println!(
-        "  40-edge state, {} threads: {}",
-        report.threads,
-        m(report.edges40_nt)
-    );
-    println!(
-        "  bare random playouts from the empty board, 1 thread: {}/s",
-        m(report.rollouts_empty_1t)
-    );
-    println!(
-        "  the product's search (chain rollouts with sacrifices, canonical tree), empty board, 1 thread: {:.0}",
-        report.chains_empty_1t
-    );
-    println!(
-        "  bare chain rollouts from the empty board, 1 thread: {:.0}/s",
-        report.chain_rollouts_empty_1t
-    );
-    println!(
-        "  tree: {} bytes a node; a 100,000-iteration search from the empty board uses {:.1} MB",
-        report.bytes_per_node,
-        report.tree_bytes_100k as f64 / 1e6
-    );
-    if let (Some(full), Some(inc), Some(reference), Some(rate), Some(r)) = (
-        report.nn_eval_full_ns,
-        report.nn_eval_incremental_ns,
-        report.nn_eval_reference_ns,
-        report.nn_edges40_1t,
-        report.nn_edges40_rollouts,
-    ) {
-        println!(
-            "value net {} (threshold {}, from move {}):",
-            args.net
-                .model
-                .as_ref()
-                .map_or(String::new(), |p| p.display().to_string()),
-            args.net.threshold,
-            args.net.net_from_move
-        );
-        println!(
-            "  full evaluation        : {full:.0} ns (reference forward pass {reference:.0} ns)"
-        );
-        println!("  incremental evaluation : {inc:.0} ns a rollout step");
-        println!(
-            "  40-edge state, 1 thread, net-guided: {} ({:.0} ms for 50,000 iterations); {:.2} net calls a rollout, {:.1}% of rollouts ended by the net",
-            m(rate),
-            50_000.0 / rate * 1000.0,
-            r.net_evaluations as f64 / r.rollouts.max(1) as f64,
-            100.0 * r.net_cutoffs as f64 / r.rollouts.max(1) as f64
-        );
+    for f in output.figures {
+        println!("  {:<58} {:>14.1} {}", f.name, f.value, f.unit);
     }
     Ok(())
 }

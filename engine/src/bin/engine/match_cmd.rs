@@ -8,10 +8,12 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use engine::agents::parse_spec;
-use engine::arena::positions::{positions_file, read_positions, state_s_like};
+use engine::arena::positions::read_positions;
 use engine::arena::stats::Sprt;
 use engine::arena::{report_table, run_match, MatchConfig, MatchGame, MatchReport, PlayerFactory};
-use engine::games::{GameVisitor, RegisteredGame};
+use engine::games::dots_and_boxes::positions::{positions_file, state_s_like};
+use engine::games::RegisteredGame;
+use engine::registry::{GameVisitor, Lookup};
 
 #[derive(Args)]
 pub struct MatchArgs {

@@ -11,7 +11,9 @@ use clap::Args;
 use engine::agents::parse_spec;
 use engine::arena::positions::{read_positions, StartPosition};
 use engine::arena::{format_ms, run_match, MatchConfig, MatchReport, PlayerStats};
+use engine::games::dots_and_boxes::spec::build_dots;
 use engine::games::{DotsAndBoxes, GameSpec};
+use engine::registry::Lookup;
 
 #[derive(Args)]
 pub struct PaperArgs {
@@ -170,7 +172,7 @@ fn play_pair(
 ) -> Result<MatchReport, String> {
     let players = [parse_spec(specs[0])?, parse_spec(specs[1])?];
     let config = MatchConfig {
-        game: GameSpec::dots_and_boxes(5, 5)?,
+        game: engine::games::DotsAndBoxes::spec_for(5, 5)?,
         players: [specs[0].to_string(), specs[1].to_string()],
         games,
         positions: positions.to_vec(),
@@ -180,7 +182,10 @@ fn play_pair(
         records: None,
     };
     let build = || -> Result<_, String> {
-        Ok([players[0].build_dots(board)?, players[1].build_dots(board)?])
+        Ok([
+            build_dots(&players[0], board)?,
+            build_dots(&players[1], board)?,
+        ])
     };
     run_match(board, &config, &build, |_, _| {})
 }
@@ -193,7 +198,7 @@ fn conversion(p: &PlayerStats) -> String {
 }
 
 pub fn run(args: PaperArgs) -> Result<(), String> {
-    match engine::games::GameSpec::named(&args.game)?.name() {
+    match GameSpec::named(&args.game)?.name() {
         "amazons" => return super::paper_amazons::run(args),
         "dots_and_boxes" => {}
         other => {

@@ -9,13 +9,18 @@ use super::players::{AlphaBeta, AmazonsMcts, AmazonsMctsConfig, Greedy};
 use super::rollout::{Backup, EvalRollout};
 use super::tuning::AmazonsWeights;
 use super::{Amazons, TurnShape};
+use crate::agents::spec::{AlphaBetaKeys, GreedyKeys};
 use crate::agents::{Agent, AgentSpec};
-use crate::bench::{BenchOptions, Figure};
 use crate::game::{Game, Player};
-use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
+use crate::game_spec::{ParamDecl, ParamKind};
+use crate::games::{
+    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
+    WEIGHTS_OPTION,
+};
+use crate::mcts::bench::{BenchOptions, BenchOutput, Figure};
 use crate::mcts::{Budget, Search, SearchConfig};
-use crate::protocol::settings::Settings;
 use crate::rng::Rng;
+use crate::tuning::Tunable;
 
 const SHAPES: [&str; 2] = ["split", "whole"];
 
@@ -53,6 +58,8 @@ impl RegisteredGame for Amazons {
             i64::from(self.shape() == TurnShape::Whole),
         ]
     }
+
+    const PLAYER_KINDS: &'static [&'static str] = &["greedy", "alphabeta"];
 
     const SEARCH_KEYS: &'static [&'static str] = &[
         "turn", "depth", "backup", "scale", "expand", "reuse", "eval", "tempo", "arrow", "weights",
@@ -97,16 +104,36 @@ impl RegisteredGame for Amazons {
 
     type Memory = ();
 
+    type Options = WeightsChoice;
+
+    const OPTIONS: &'static [OptionDecl] = &[WEIGHTS_OPTION];
+
+    fn set_option(
+        &self,
+        options: &mut WeightsChoice,
+        name: &str,
+        value: &str,
+    ) -> Result<bool, String> {
+        if name != WEIGHTS_OPTION.name {
+            return Ok(false);
+        }
+        set_weights_option::<Self>(options, value).map(|_| true)
+    }
+
+    fn get_option(options: &WeightsChoice, name: &str) -> Option<String> {
+        (name == WEIGHTS_OPTION.name).then(|| weights_option_text(options))
+    }
+
     /// MG search with shallow rollouts; in a split game the answer is the whole turn (the queen
     /// move and the arrow the search preferred under it).
     fn engine_search(
         &self,
-        settings: &Settings,
+        weights: &WeightsChoice,
         config: SearchConfig,
         _: &mut (),
     ) -> Result<Searched, String> {
         let mut mcts = AmazonsMctsConfig::new(config);
-        if let Some((_, file)) = &settings.weights {
+        if let Some((_, file)) = weights {
             mcts.weights.take_tuned(&AmazonsWeights::from_file(file)?);
         }
         if self.mid_turn() {
@@ -141,25 +168,30 @@ impl RegisteredGame for Amazons {
                 read_search_keys(text, game_keys, &mut mcts)?;
                 Ok(Box::new(AmazonsMcts::new(text.clone(), mcts)))
             }
-            AgentSpec::Greedy { seed, weights } => Ok(Box::new(
-                Greedy::new(*seed).with_weights(weights_or_paper(weights.as_deref())?),
-            )),
-            AgentSpec::AlphaBeta {
-                text,
-                time_ms,
-                max_depth,
-                seed,
-                weights,
-            } => Ok(Box::new(
-                AlphaBeta::new(
-                    text.clone(),
-                    Duration::from_millis(*time_ms),
-                    *max_depth,
-                    *seed,
-                )
-                .with_weights(weights_or_paper(weights.as_deref())?),
-            )),
-            other => other.build::<Amazons>(start.spec()),
+            AgentSpec::Game { kind, text, keys } if kind == "greedy" => {
+                let GreedyKeys { seed, weights } = GreedyKeys::read(text, keys, true)?;
+                Ok(Box::new(
+                    Greedy::new(seed).with_weights(weights_or_paper(weights.as_deref())?),
+                ))
+            }
+            AgentSpec::Game { kind, text, keys } if kind == "alphabeta" => {
+                let AlphaBetaKeys {
+                    time_ms,
+                    max_depth,
+                    seed,
+                    weights,
+                } = AlphaBetaKeys::read(text, keys)?;
+                Ok(Box::new(
+                    AlphaBeta::new(
+                        text.clone(),
+                        Duration::from_millis(time_ms),
+                        max_depth,
+                        seed,
+                    )
+                    .with_weights(weights_or_paper(weights.as_deref())?),
+                ))
+            }
+            other => other.build::<Amazons>(start.spec(), Self::PLAYER_KINDS),
         }
     }
 
@@ -171,8 +203,18 @@ impl RegisteredGame for Amazons {
         Amazons::perft(self, depth)
     }
 
-    fn bench(start: &Amazons, options: &BenchOptions) -> Result<Vec<Figure>, String> {
-        Ok(bench_figures(start, options))
+    fn bench(start: &Amazons, options: &BenchOptions) -> Result<BenchOutput, String> {
+        if options.model.is_some() {
+            return Err("amazons has no value net to measure".into());
+        }
+        Ok(BenchOutput::figures(bench_figures(start, options)))
+    }
+
+    fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
+        Some(
+            AmazonsWeights::for_set(set.unwrap_or(AmazonsWeights::SETS[0]))
+                .map(|w| Box::new(w) as Box<dyn Tunable>),
+        )
     }
 }
 

@@ -29,6 +29,7 @@
 //! asked for in a split game, `d1-d7` (the queen ply) or `g7` (the arrow) alone.
 
 pub mod board;
+pub mod botzone;
 mod engine;
 pub mod eval;
 mod game;

@@ -592,7 +592,7 @@ mod tests {
                 let want = plain.outcome(&state);
                 let got = fast.try_outcome(&state, u64::MAX).unwrap();
                 assert_eq!(got, want, "{rows}x{cols} {}", state.edge_string());
-                outcomes[crate::record::outcome_class(got) as usize] += 1;
+                outcomes[crate::game_record::outcome_class(got) as usize] += 1;
                 while !state.is_terminal() {
                     let a = fast.try_outcome_move(&state, want, u64::MAX).unwrap();
                     state.apply(a);

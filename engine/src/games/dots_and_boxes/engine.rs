@@ -2,14 +2,15 @@
 //! searches it (the value net and the game's knowledge when the settings ask for them).
 
 use super::knowledge::{time_after_knowledge, DotsKnowledge};
+use super::net::{NetRollout, PRODUCT_CP};
+use super::options::{DotsOptions, OPTIONS};
 use super::DotsAndBoxes;
 use crate::agents::{Agent, AgentSpec};
-use crate::bench::{BenchOptions, Figure};
 use crate::game::Game;
-use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
+use crate::game_spec::{ParamDecl, ParamKind};
+use crate::games::{OptionDecl, Oracle, RegisteredGame, Searched};
+use crate::mcts::bench::{generic_figures, BenchOptions, BenchOutput};
 use crate::mcts::{RandomRollout, Search, SearchConfig, Ucb};
-use crate::nn::{NetRollout, PRODUCT_CP};
-use crate::protocol::settings::Settings;
 use crate::Player;
 
 const SIZE: ParamKind = ParamKind::Int { min: 1, max: 7 };
@@ -33,7 +34,14 @@ impl RegisteredGame for DotsAndBoxes {
         },
     ];
 
+    const PLAYER_KINDS: &'static [&'static str] = &super::spec::KINDS;
+
     const SEARCH_KEYS: &'static [&'static str] = &super::DotsSearch::KEYS;
+
+    const SHORT: Option<fn(&[i64]) -> String> =
+        Some(|v| format!("dots_and_boxes {}x{}", v[0], v[1]));
+
+    const BENCH_ITERATIONS: u64 = 100_000;
 
     fn from_params(values: &[i64]) -> Result<DotsAndBoxes, String> {
         DotsAndBoxes::new(values[0] as usize, values[1] as usize).map_err(|e| e.to_string())
@@ -80,9 +88,26 @@ impl RegisteredGame for DotsAndBoxes {
 
     type Memory = DotsKnowledge;
 
+    type Options = DotsOptions;
+
+    const OPTIONS: &'static [OptionDecl] = &OPTIONS;
+
+    fn set_option(
+        &self,
+        options: &mut DotsOptions,
+        name: &str,
+        value: &str,
+    ) -> Result<bool, String> {
+        options.set(name, value, self)
+    }
+
+    fn get_option(options: &DotsOptions, name: &str) -> Option<String> {
+        options.get(name)
+    }
+
     fn engine_search(
         &self,
-        settings: &Settings,
+        settings: &DotsOptions,
         config: SearchConfig,
         knowledge: &mut DotsKnowledge,
     ) -> Result<Searched, String> {
@@ -102,14 +127,14 @@ impl RegisteredGame for DotsAndBoxes {
         if let Some(time) = config.budget.time {
             config.budget.time = Some(time_after_knowledge(time, start.elapsed()));
         }
-        let chains = settings.dots_search.chain_rollout();
+        let chains = settings.search.chain_rollout();
         // The generic default constant means the product's with chain rollouts (as `nn`).
         let cp = if config.cp == Ucb::DEFAULT_CP && chains.is_some() {
             PRODUCT_CP
         } else {
             config.cp
         };
-        let result = match (settings.dots_net(self)?, chains) {
+        let result = match (settings.net(self)?, chains) {
             (Some(net), chains) => {
                 let mut rollout = NetRollout::new(net, settings.guide)?;
                 if let Some(chains) = chains {
@@ -135,10 +160,10 @@ impl RegisteredGame for DotsAndBoxes {
         spec: &AgentSpec,
         start: &DotsAndBoxes,
     ) -> Result<Box<dyn Agent<DotsAndBoxes>>, String> {
-        spec.build_dots(start)
+        super::spec::build_dots(spec, start)
     }
 
-    fn endgame_oracle(&self, free_edges: u32) -> Box<crate::games::registry::Oracle<Self>> {
+    fn endgame_oracle(&self, free_edges: u32) -> Box<Oracle<Self>> {
         let mut solver = None;
         Box::new(move |state: &DotsAndBoxes| {
             let free = state.num_edges() as u32 - state.edges_drawn();
@@ -152,10 +177,24 @@ impl RegisteredGame for DotsAndBoxes {
         })
     }
 
-    fn bench(start: &DotsAndBoxes, options: &BenchOptions) -> Result<Vec<Figure>, String> {
+    /// On 5x5, the paper's figures and the product's (and a value net's with `--model`); on
+    /// other sizes, the generic figures.
+    fn bench(start: &DotsAndBoxes, options: &BenchOptions) -> Result<BenchOutput, String> {
         if (start.rows(), start.cols()) != (5, 5) {
-            return Ok(crate::bench::generic_figures(start, options));
+            if options.model.is_some() {
+                return Err("the value-net figures are measured on 5x5".into());
+            }
+            return Ok(BenchOutput::figures(generic_figures::<_, RandomRollout>(
+                start, options,
+            )));
         }
-        Ok(crate::bench::run(options, |_| {}).figures())
+        super::bench::output(options)
+    }
+}
+
+impl DotsAndBoxes {
+    /// The spec of Dots and Boxes of `rows` x `cols` boxes (checked).
+    pub fn spec_for(rows: usize, cols: usize) -> Result<crate::game_spec::GameSpec, String> {
+        crate::game_spec::GameSpec::with_values(Self::INFO, &[rows as i64, cols as i64])
     }
 }

@@ -16,7 +16,7 @@ use super::endgame::EndgameSolver;
 use super::qdab::canonical::{canonical, Board};
 use super::DotsAndBoxes;
 use crate::game::{Action, Game};
-use crate::record::{recorded_scores, GameRecord, MoveKind, MoveRecord};
+use crate::game_record::{recorded_scores, GameRecord, MoveKind, MoveRecord};
 use crate::rng::Rng;
 
 /// Where the exact part of a labelled game starts.
@@ -212,7 +212,7 @@ mod tests {
                 .unwrap()
                 .expect("3x3 is solved within any limit");
             assert_eq!(record.index, index);
-            outcomes[crate::record::outcome_class(record.outcome) as usize] += 1;
+            outcomes[crate::game_record::outcome_class(record.outcome) as usize] += 1;
             let mut exact = EndgameSolver::new(3, 3, 16);
             replay(&record, initial, |state, ply, m| {
                 let free = free_edges(state);

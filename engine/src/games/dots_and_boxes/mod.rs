@@ -11,6 +11,7 @@
 //!   when free, 0.5 when closed by P1 and 0.75 when closed by P2. 5x5 gives 85 floats.
 
 pub mod analysis;
+pub mod bench;
 pub mod chains;
 pub mod endgame;
 mod engine;
@@ -18,10 +19,14 @@ mod geometry;
 pub mod knowledge;
 pub mod labels;
 pub mod late;
+pub mod net;
+pub mod options;
 pub mod players;
+pub mod positions;
 pub mod qdab;
 pub mod rollout;
 pub mod solver;
+pub mod spec;
 
 pub use knowledge::{
     DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnowledgeAgent, KnownMove,

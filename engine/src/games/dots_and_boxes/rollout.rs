@@ -468,12 +468,7 @@ impl DotsSearch {
                         }
                     }
                 }
-                _ => {
-                    return Err(format!(
-                        "player '{text}': {key} is a key of the {} search, not of dots_and_boxes",
-                        crate::games::registry::search_key_owner(key).unwrap_or("another game's")
-                    ))
-                }
+                _ => return Err(format!("player '{text}': unknown key '{key}'")),
             }
         }
         if out.rollout == DotsRolloutKind::Random

@@ -4,8 +4,8 @@
 
 use super::search::GomokuKnowledge;
 use super::Gomoku;
-use crate::bench::{mcts_figures, random_games_figure, BenchOptions, Figure};
 use crate::game::Game;
+use crate::mcts::bench::{mcts_figures, random_games_figure, BenchOptions, Figure};
 
 /// Stones of the middle-game position (on any size from 15 up): the first 20 moves of a game of
 /// the rival against itself at 100 ms a move, black to move against white's three g12-i12, with

@@ -5,12 +5,17 @@ use super::rival::AlphaBeta;
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::GomokuPatterns;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
+use crate::agents::spec::{only_keys, AlphaBetaKeys};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
-use crate::bench::{BenchOptions, Figure};
 use crate::game::{Game, Player};
-use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
+use crate::game_spec::{ParamDecl, ParamKind};
+use crate::games::{
+    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
+    WEIGHTS_OPTION,
+};
+use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::{SearchConfig, Ucb};
-use crate::protocol::settings::Settings;
+use crate::tuning::Tunable;
 use std::time::Duration;
 
 impl RegisteredGame for Gomoku {
@@ -41,6 +46,8 @@ impl RegisteredGame for Gomoku {
     fn param_values(&self) -> Vec<i64> {
         vec![self.size() as i64, self.rule().index() as i64]
     }
+
+    const PLAYER_KINDS: &'static [&'static str] = &["alphabeta"];
 
     const SEARCH_KEYS: &'static [&'static str] = &[
         "heuristic",
@@ -77,16 +84,36 @@ impl RegisteredGame for Gomoku {
 
     type Memory = ();
 
+    type Options = WeightsChoice;
+
+    const OPTIONS: &'static [OptionDecl] = &[WEIGHTS_OPTION];
+
+    fn set_option(
+        &self,
+        options: &mut WeightsChoice,
+        name: &str,
+        value: &str,
+    ) -> Result<bool, String> {
+        if name != WEIGHTS_OPTION.name {
+            return Ok(false);
+        }
+        set_weights_option::<Self>(options, value).map(|_| true)
+    }
+
+    fn get_option(options: &WeightsChoice, name: &str) -> Option<String> {
+        (name == WEIGHTS_OPTION.name).then(|| weights_option_text(options))
+    }
+
     /// The engine's MCTS ([`GomokuKnowledge::ENGINE`]); with the `weights` option, the
     /// heuristic with those pattern weights.
     fn engine_search(
         &self,
-        settings: &Settings,
+        weights: &WeightsChoice,
         config: SearchConfig,
         _: &mut (),
     ) -> Result<Searched, String> {
         let mut knowledge = GomokuKnowledge::ENGINE;
-        if let Some((path, _)) = &settings.weights {
+        if let Some((path, _)) = weights {
             knowledge.weights = GomokuPatterns::load(path)?;
         }
         let result = knowledge
@@ -104,8 +131,8 @@ impl RegisteredGame for Gomoku {
                 text,
                 config,
                 game_keys,
-                ..
-            } if !spec.asks_dots_knowledge() => {
+            } => {
+                only_keys(text, game_keys, Self::SEARCH_KEYS)?;
                 let knowledge = GomokuKnowledge::from_keys(text, game_keys)?;
                 Ok(Box::new(MctsAgent::new(
                     text.clone(),
@@ -114,31 +141,41 @@ impl RegisteredGame for Gomoku {
                     GomokuRollout::new(knowledge),
                 )))
             }
-            AgentSpec::AlphaBeta {
-                text,
-                time_ms,
-                max_depth,
-                weights,
-                ..
-            } => {
+            AgentSpec::Game { kind, text, keys } if kind == "alphabeta" => {
+                let AlphaBetaKeys {
+                    time_ms,
+                    max_depth,
+                    weights,
+                    ..
+                } = AlphaBetaKeys::read(text, keys)?;
                 let weights = match weights {
                     Some(path) => {
-                        GomokuPatterns::load(path).map_err(|e| format!("player '{text}': {e}"))?
+                        GomokuPatterns::load(&path).map_err(|e| format!("player '{text}': {e}"))?
                     }
                     None => PatternWeights::DEFAULT,
                 };
                 Ok(Box::new(AlphaBeta::new(
                     text.clone(),
-                    Duration::from_millis(*time_ms),
-                    *max_depth,
+                    Duration::from_millis(time_ms),
+                    max_depth,
                     weights,
                 )))
             }
-            other => other.build::<Gomoku>(start.spec()),
+            other => other.build::<Gomoku>(start.spec(), Self::PLAYER_KINDS),
         }
     }
 
-    fn bench(start: &Gomoku, options: &BenchOptions) -> Result<Vec<Figure>, String> {
-        Ok(super::bench::figures(start, options))
+    fn bench(start: &Gomoku, options: &BenchOptions) -> Result<BenchOutput, String> {
+        if options.model.is_some() {
+            return Err(format!("{} has no value net to measure", Self::NAME));
+        }
+        Ok(BenchOutput::figures(super::bench::figures(start, options)))
+    }
+
+    fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
+        Some(match set.unwrap_or("patterns") {
+            "patterns" => Ok(Box::new(super::tuning::GomokuPatterns)),
+            other => Err(format!("gomoku has no weight set '{other}' (patterns)")),
+        })
     }
 }

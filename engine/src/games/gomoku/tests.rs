@@ -4,7 +4,8 @@
 use super::renju::{forbidden, shapes};
 use super::*;
 use crate::game::{Game, Outcome};
-use crate::games::registry::RegisteredGame;
+use crate::games::RegisteredGame;
+use crate::registry::Lookup;
 use crate::rng::Rng;
 
 /// A 15x15 position with these stones (no rule applied), `to_move` to move.

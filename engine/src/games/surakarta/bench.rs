@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use super::search::{Heuristics, SurakartaRollout};
 use super::{MoveList, Surakarta};
-use crate::bench::{mcts_figures, BenchOptions, Figure};
 use crate::game::Game;
+use crate::mcts::bench::{mcts_figures, BenchOptions, Figure};
 use crate::mcts::RolloutPolicy;
 use crate::rng::Rng;
 

@@ -6,12 +6,17 @@ use super::rival::AlphaBeta;
 use super::search::{Heuristics, SurakartaRollout};
 use super::tuning::SurakartaEnergy;
 use super::{Repetition, Rules, Surakarta, MAX_LIMIT};
+use crate::agents::spec::AlphaBetaKeys;
 use crate::agents::{Agent, AgentSpec, MctsAgent};
-use crate::bench::{BenchOptions, Figure};
 use crate::game::{Game, Player};
-use crate::games::registry::{ParamDecl, ParamKind, RegisteredGame, Searched};
+use crate::game_spec::{ParamDecl, ParamKind};
+use crate::games::{
+    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
+    WEIGHTS_OPTION,
+};
+use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::SearchConfig;
-use crate::protocol::settings::Settings;
+use crate::tuning::Tunable;
 
 impl RegisteredGame for Surakarta {
     const NAME: &'static str = "surakarta";
@@ -46,6 +51,8 @@ impl RegisteredGame for Surakarta {
         let rules = self.rules();
         vec![rules.repetition.index() as i64, i64::from(rules.limit)]
     }
+
+    const PLAYER_KINDS: &'static [&'static str] = &["alphabeta"];
 
     const SEARCH_KEYS: &'static [&'static str] = &Surakarta::SEARCH_KEY_LIST;
 
@@ -86,16 +93,36 @@ impl RegisteredGame for Surakarta {
 
     type Memory = ();
 
+    type Options = WeightsChoice;
+
+    const OPTIONS: &'static [OptionDecl] = &[WEIGHTS_OPTION];
+
+    fn set_option(
+        &self,
+        options: &mut WeightsChoice,
+        name: &str,
+        value: &str,
+    ) -> Result<bool, String> {
+        if name != WEIGHTS_OPTION.name {
+            return Ok(false);
+        }
+        set_weights_option::<Self>(options, value).map(|_| true)
+    }
+
+    fn get_option(options: &WeightsChoice, name: &str) -> Option<String> {
+        (name == WEIGHTS_OPTION.name).then(|| weights_option_text(options))
+    }
+
     /// Our heuristic MCTS ([`Heuristics::ENGINE`]); with the `weights` option, the energy on
     /// with those weights.
     fn engine_search(
         &self,
-        settings: &Settings,
+        weights: &WeightsChoice,
         config: SearchConfig,
         _: &mut (),
     ) -> Result<Searched, String> {
         let mut heuristics = Heuristics::ENGINE;
-        if let Some((path, _)) = &settings.weights {
+        if let Some((path, _)) = weights {
             heuristics.energy = Some(SurakartaEnergy::load(path)?);
         }
         let result = heuristics
@@ -116,13 +143,7 @@ impl RegisteredGame for Surakarta {
                 text,
                 config,
                 game_keys,
-                ..
             } => {
-                if spec.asks_dots_knowledge() {
-                    return Err(format!(
-                        "player '{text}': solver_edges, solver_nodes and safe_first are for Dots and Boxes only"
-                    ));
-                }
                 let heuristics = Heuristics::from_keys(text, game_keys)?;
                 let mut config = config.clone();
                 heuristics.fit_cp(&mut config);
@@ -134,13 +155,13 @@ impl RegisteredGame for Surakarta {
                     SurakartaRollout::new(heuristics),
                 )))
             }
-            AgentSpec::AlphaBeta {
-                text,
-                time_ms,
-                max_depth,
-                seed,
-                weights,
-            } => {
+            AgentSpec::Game { kind, text, keys } if kind == "alphabeta" => {
+                let AlphaBetaKeys {
+                    time_ms,
+                    max_depth,
+                    seed,
+                    weights,
+                } = AlphaBetaKeys::read(text, keys)?;
                 if weights.is_some() {
                     return Err(format!(
                         "player '{text}': the Surakarta alphabeta's evaluation (material and mobility) takes no weights"
@@ -148,16 +169,26 @@ impl RegisteredGame for Surakarta {
                 }
                 Ok(Box::new(AlphaBeta::new(
                     text.clone(),
-                    Duration::from_millis(*time_ms),
-                    *max_depth,
-                    *seed,
+                    Duration::from_millis(time_ms),
+                    max_depth,
+                    seed,
                 )))
             }
-            other => other.build::<Surakarta>(start.spec()),
+            other => other.build::<Surakarta>(start.spec(), Self::PLAYER_KINDS),
         }
     }
 
-    fn bench(start: &Surakarta, options: &BenchOptions) -> Result<Vec<Figure>, String> {
-        Ok(super::bench::figures(start, options))
+    fn bench(start: &Surakarta, options: &BenchOptions) -> Result<BenchOutput, String> {
+        if options.model.is_some() {
+            return Err(format!("{} has no value net to measure", Self::NAME));
+        }
+        Ok(BenchOutput::figures(super::bench::figures(start, options)))
+    }
+
+    fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
+        Some(match set.unwrap_or("energy") {
+            "energy" => Ok(Box::new(super::tuning::SurakartaEnergy)),
+            other => Err(format!("surakarta has no weight set '{other}' (energy)")),
+        })
     }
 }

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::game::{Action, Game, Outcome};
-use crate::games::registry::RegisteredGame;
+use crate::games::RegisteredGame;
 use crate::rng::Rng;
 
 fn rules(repetition: Repetition) -> Rules {

@@ -13,9 +13,7 @@
 
 use std::sync::Arc;
 
-use super::inference::{add_into, FastNet, Simd};
-use super::policy::{draw_by_softmax, DabPolicy};
-use super::{ValueNet, OUTPUTS};
+use super::policy::DabPolicy;
 use crate::game::{Game, Outcome, Player};
 use crate::games::dots_and_boxes::analysis::{capture_and_safe_edges, random_edge, take_all};
 use crate::games::dots_and_boxes::endgame::MoveOrder;
@@ -26,8 +24,10 @@ use crate::games::dots_and_boxes::{
     Geometry, FEATURE_BOX_FREE, FEATURE_BOX_P1, FEATURE_BOX_P2, FEATURE_EDGE_DRAWN,
     FEATURE_EDGE_FREE, MAX_EDGES,
 };
-use crate::games::{DotsAndBoxes, GameSpec};
+use crate::games::DotsAndBoxes;
 use crate::mcts::{Reward, RolloutPolicy, RolloutStats, Ucb};
+use crate::nn::inference::{add_into, FastNet, Simd};
+use crate::nn::{draw_by_softmax, ValueNet, OUTPUTS};
 use crate::rng::{HalfDraws, Rng};
 
 /// How the net guides rollouts.
@@ -165,8 +165,8 @@ impl DabNet {
 
     /// [`new`](Self::new) with the loops for `simd` (which the CPU must support).
     pub fn with_simd(net: &ValueNet, board: &DotsAndBoxes, simd: Simd) -> Result<DabNet, String> {
-        let spec = GameSpec::dots_and_boxes(board.rows(), board.cols())?;
-        net.check_fits(spec, board.feature_len())?;
+        let spec = crate::games::DotsAndBoxes::spec_for(board.rows(), board.cols())?;
+        net.check_fits(spec, &super::value_encodings(board))?;
         let fast = FastNet::with_simd(net, simd);
         let geo = board.geometry();
         let w = fast.width();
@@ -275,7 +275,7 @@ impl DabNet {
     pub fn change_mover(&self, acc: &mut [f32], from: Player, to: Player) {
         if let (Some(column), true) = (&self.to_move, from != to) {
             let sign = if to == Player::P1 { 1.0 } else { -1.0 };
-            super::inference::add_scaled_into(acc, column, sign);
+            crate::nn::inference::add_scaled_into(acc, column, sign);
         }
     }
 
@@ -332,7 +332,7 @@ pub fn net_call(logits: [f32; OUTPUTS], threshold_logit: f32) -> Option<Outcome>
 /// An outcome drawn with the chances the net's outputs give (each output's sigmoid, over their
 /// sum).
 fn draw_outcome(logits: [f32; OUTPUTS], rng: &mut Rng) -> Outcome {
-    let p = logits.map(super::sigmoid);
+    let p = logits.map(crate::nn::sigmoid);
     let r = rng.unit_f64() as f32 * (p[0] + p[1] + p[2]);
     if r < p[0] {
         Outcome::P1Win
@@ -346,7 +346,7 @@ fn draw_outcome(logits: [f32; OUTPUTS], rng: &mut Rng) -> Outcome {
 /// P1's expected result by the net's outputs (each output's sigmoid, over their sum): P(P1
 /// wins) - P(P2 wins).
 fn expectation(logits: [f32; OUTPUTS]) -> f32 {
-    let p = logits.map(super::sigmoid);
+    let p = logits.map(crate::nn::sigmoid);
     (p[0] - p[1]) / (p[0] + p[1] + p[2])
 }
 
@@ -940,7 +940,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
                 self.net
                     .change_mover(&mut self.child_acc, mover, mover.opponent());
             }
-            let p = self.net.logits(&self.child_acc).map(super::sigmoid);
+            let p = self.net.logits(&self.child_acc).map(crate::nn::sigmoid);
             self.stats.net_evaluations += 1;
             *bias += self.prior * (p[mine] - p[theirs]);
         }

@@ -2,25 +2,30 @@
 
 use std::sync::Arc;
 
-use super::inference::{fast_exp, fast_sigmoid_with, logit_error_bound, Simd, SIGMOID_ERROR_BOUND};
-use super::rollout::net_call;
-use super::tests::{random_net, temp_file};
+use std::path::Path;
+
+use super::guided::net_call;
 use super::*;
 use crate::game::{Game, Outcome};
 use crate::games::dots_and_boxes::rollout::Turn;
 use crate::mcts::{Budget, RolloutPolicy, Search, SearchConfig, Ucb};
+use crate::nn::inference::{
+    fast_exp, fast_sigmoid_with, logit_error_bound, FastNet, Simd, SIGMOID_ERROR_BOUND,
+};
+use crate::nn::tests::{random_net, temp_file};
+use crate::nn::{sigmoid, ValueNet, OUTPUTS};
 use crate::rng::Rng;
 
 fn shipped_model() -> ValueNet {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/dab-5x5/model.safetensors");
-    ValueNet::load(&path).unwrap()
+    ValueNet::load(&path, crate::registry::GAMES).unwrap()
 }
 
 /// A random net made for a `rows` x `cols` board.
 fn random_board_net(rows: usize, cols: usize, hidden: usize, seed: u64) -> ValueNet {
     let inputs = DotsAndBoxes::new(rows, cols).unwrap().feature_len();
     let mut net = random_net(inputs, hidden, seed);
-    net.meta.game = GameSpec::dots_and_boxes(rows, cols).unwrap();
+    net.meta.game = crate::games::DotsAndBoxes::spec_for(rows, cols).unwrap();
     net
 }
 
@@ -165,7 +170,7 @@ fn fast_forward_matches_the_reference() {
         .flat_map(|n| Simd::available().into_iter().map(move |s| (n, s)))
     {
         let fast = FastNet::with_simd(net, simd);
-        assert_eq!(fast.width() % inference::LANES, 0);
+        assert_eq!(fast.width() % crate::nn::inference::LANES, 0);
         let mut acc = vec![0f32; fast.width()];
         let mut rng = Rng::new(2);
         for _ in 0..500 {
@@ -201,7 +206,7 @@ fn incremental_evaluation_matches_full_evaluation_along_random_games() {
         let mut net = random_board_net(rows, cols, hidden, 11);
         if to_move {
             net = random_net(net.inputs() + 1, hidden, 11);
-            net.meta.game = GameSpec::dots_and_boxes(rows, cols).unwrap();
+            net.meta.game = crate::games::DotsAndBoxes::spec_for(rows, cols).unwrap();
             net.meta.encoding = DAB_ENCODING_TO_MOVE.into();
         }
         let board = DotsAndBoxes::new(rows, cols).unwrap();

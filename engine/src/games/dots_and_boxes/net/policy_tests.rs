@@ -1,9 +1,10 @@
 use std::collections::BTreeMap;
 
-use super::policy::{load_policy_net, DabPolicy, PolicyNet};
-use super::tests::{random_net, temp_file};
+use super::policy::{load_policy_net, DabPolicy};
 use super::*;
 use crate::game::{Action, Game};
+use crate::nn::tests::{random_net, temp_file};
+use crate::nn::{ModelMeta, PolicyNet, ValueNet};
 use crate::rng::Rng;
 
 /// A policy net of random weights for 5x5 boards (86 inputs, 60 outputs).
@@ -17,7 +18,7 @@ fn random_policy(hidden: usize, seed: u64) -> PolicyNet {
     let (inputs, outputs) = (86, 60);
     PolicyNet {
         meta: ModelMeta {
-            game: GameSpec::dots_and_boxes(5, 5).unwrap(),
+            game: crate::games::DotsAndBoxes::spec_for(5, 5).unwrap(),
             encoding: DAB_ENCODING_TO_MOVE.into(),
             inputs,
             hidden,
@@ -36,12 +37,16 @@ fn a_policy_net_round_trips_and_is_not_a_value_net() {
     let net = random_policy(37, 1);
     let path = temp_file("policy-round-trip");
     net.save(&path).unwrap();
-    assert_eq!(PolicyNet::load(&path).unwrap(), net);
-    let err = ValueNet::load(&path).unwrap_err().to_string();
+    assert_eq!(PolicyNet::load(&path, crate::registry::GAMES).unwrap(), net);
+    let err = ValueNet::load(&path, crate::registry::GAMES)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("policy net"), "{err}");
     // And a value net is not a policy net.
     random_net(85, 10, 2).save(&path).unwrap();
-    let err = PolicyNet::load(&path).unwrap_err().to_string();
+    let err = PolicyNet::load(&path, crate::registry::GAMES)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("value net"), "{err}");
     std::fs::remove_file(path).unwrap();
 }

@@ -1,20 +1,19 @@
-//! The search benchmark behind `engine bench`: MCTS iterations per second on 5x5 Dots and Boxes
-//! from the empty board and from a fixed position with 40 of 60 edges drawn, on one thread and
-//! on several.
+//! The Dots-and-Boxes benchmark behind `engine bench`: MCTS iterations per second on 5x5 from
+//! the empty board and from a fixed position with 40 of 60 edges drawn, on one thread and on
+//! several; the product's search; and with a model, the value net's cost.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
 
+use super::net::{load_dab_net, reads_to_move, DabNet, NetGuide, NetRollout};
+use super::{ChainRollout, DotsAndBoxes, DotsSearch};
 use crate::game::{Action, Game, Player};
-use crate::games::dots_and_boxes::{ChainRollout, DotsSearch};
-use crate::games::DotsAndBoxes;
+use crate::mcts::bench::{BenchOptions, BenchOutput, Figure};
 use crate::mcts::{
-    Budget, RandomRollout, RolloutPolicy, RolloutStats, Search, SearchConfig, TreePolicy, Ucb,
-    BYTES_PER_NODE,
+    Budget, RandomRollout, RolloutPolicy, RolloutStats, Search, SearchConfig, Ucb, BYTES_PER_NODE,
 };
-use crate::nn::{DabNet, NetGuide, NetRollout};
 use crate::rng::Rng;
 
 /// A 5x5 position with 40 of 60 edges drawn, 4 boxes each, P1 to move and no box capturable at
@@ -28,31 +27,6 @@ pub const EDGES40_MOVES: [Action; 40] = [
 /// The 40-edge benchmark position.
 pub fn edges40_position() -> DotsAndBoxes {
     DotsAndBoxes::from_actions(5, 5, &EDGES40_MOVES).expect("the benchmark move list is legal")
-}
-
-#[derive(Clone, Debug)]
-pub struct BenchOptions {
-    /// Iterations of one search, per thread (default 100,000: the paper's search a move).
-    pub iterations: u64,
-    /// Threads for the `_nt` figures.
-    pub threads: usize,
-    /// Searches per figure; a figure is their total iterations over their total time.
-    pub repeats: usize,
-    pub seed: u64,
-    /// A value net (laid out for 5x5) and how it guides rollouts: adds the `nn_*` figures.
-    pub net: Option<(Arc<DabNet>, NetGuide)>,
-}
-
-impl Default for BenchOptions {
-    fn default() -> BenchOptions {
-        BenchOptions {
-            iterations: 100_000,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            repeats: 10,
-            seed: 1,
-            net: None,
-        }
-    }
 }
 
 /// The figures `engine bench --json` prints. Iterations per second unless named otherwise.
@@ -102,25 +76,85 @@ pub struct BenchReport {
     pub nn_from_move: Option<u32>,
 }
 
-/// One figure of a game's benchmark.
-#[derive(Clone, Debug, Serialize)]
-pub struct Figure {
-    pub name: String,
-    pub value: f64,
-    pub unit: &'static str,
-}
-
-impl Figure {
-    pub fn new(name: impl Into<String>, value: f64, unit: &'static str) -> Figure {
-        Figure {
-            name: name.into(),
-            value,
-            unit,
-        }
-    }
-}
-
 impl BenchReport {
+    /// The report as `engine bench` prints it.
+    pub fn text(&self, opts: &BenchOptions) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let m = |x: f64| format!("{:.2}M", x / 1e6);
+        let _ = writeln!(
+            out,
+            "5x5 Dots and Boxes, plain MCTS, iterations/s over {} searches of {} iterations a thread:",
+            opts.repeats, opts.iterations
+        );
+        let _ = writeln!(out, "  empty board,   1 thread : {}", m(self.empty_1t));
+        let _ = writeln!(out, "  40-edge state, 1 thread : {}", m(self.edges40_1t));
+        let _ = writeln!(
+            out,
+            "  empty board,   {} threads: {}",
+            self.threads,
+            m(self.empty_nt)
+        );
+        let _ = writeln!(
+            out,
+            "  40-edge state, {} threads: {}",
+            self.threads,
+            m(self.edges40_nt)
+        );
+        let _ = writeln!(
+            out,
+            "  bare random playouts from the empty board, 1 thread: {}/s",
+            m(self.rollouts_empty_1t)
+        );
+        let _ = writeln!(
+            out,
+            "  the product's search (chain rollouts with sacrifices, canonical tree), empty board, 1 thread: {:.0}",
+            self.chains_empty_1t
+        );
+        let _ = writeln!(
+            out,
+            "  bare chain rollouts from the empty board, 1 thread: {:.0}/s",
+            self.chain_rollouts_empty_1t
+        );
+        let _ = writeln!(
+            out,
+            "  tree: {} bytes a node; a 100,000-iteration search from the empty board uses {:.1} MB",
+            self.bytes_per_node,
+            self.tree_bytes_100k as f64 / 1e6
+        );
+        if let (Some(full), Some(inc), Some(reference), Some(rate), Some(r)) = (
+            self.nn_eval_full_ns,
+            self.nn_eval_incremental_ns,
+            self.nn_eval_reference_ns,
+            self.nn_edges40_1t,
+            self.nn_edges40_rollouts,
+        ) {
+            let _ = writeln!(
+                out,
+                "value net {} (threshold {}, from move {}):",
+                opts.model
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string()),
+                opts.threshold,
+                opts.net_from_move
+            );
+            let _ = writeln!(
+                out,
+                "  full evaluation        : {full:.0} ns (reference forward pass {reference:.0} ns)"
+            );
+            let _ = writeln!(out, "  incremental evaluation : {inc:.0} ns a rollout step");
+            let _ = writeln!(
+                out,
+                "  40-edge state, 1 thread, net-guided: {} ({:.0} ms for 50,000 iterations); {:.2} net calls a rollout, {:.1}% of rollouts ended by the net",
+                m(rate),
+                50_000.0 / rate * 1000.0,
+                r.net_evaluations as f64 / r.rollouts.max(1) as f64,
+                100.0 * r.net_cutoffs as f64 / r.rollouts.max(1) as f64
+            );
+        }
+        out
+    }
+
     /// The report as figures (what `engine bench --game dots_and_boxes` prints).
     pub fn figures(&self) -> Vec<Figure> {
         let t = self.threads;
@@ -164,88 +198,6 @@ impl BenchReport {
         ));
         out
     }
-}
-
-/// `engine bench` for any registered game: MCTS with the game's own rollout from the start
-/// position on one thread and on `threads`, and bare random games to the end.
-pub fn generic_figures<G: crate::games::RegisteredGame>(
-    start: &G,
-    opts: &BenchOptions,
-) -> Vec<Figure> {
-    let mut out = mcts_figures("MCTS from the start", start, opts, |config| {
-        let cp = config.cp;
-        Search::new(config, Ucb::new(cp), G::Rollout::default())
-    });
-    out.push(random_games_figure(
-        "random games to the end, 1 thread",
-        start,
-        opts,
-        1000,
-    ));
-    out
-}
-
-/// `games` random rollouts from `start` (the game's own `random_rollout`) on one thread, as
-/// games a second.
-pub fn random_games_figure<G: Game>(
-    label: &str,
-    start: &G,
-    opts: &BenchOptions,
-    games: u32,
-) -> Figure {
-    let mut rng = Rng::new(opts.seed);
-    // A tenth as many first, untimed: the caches and the clock settle.
-    for _ in 0..games / 10 {
-        start.clone().random_rollout(&mut rng);
-    }
-    let begin = Instant::now();
-    for _ in 0..games {
-        start.clone().random_rollout(&mut rng);
-    }
-    Figure::new(
-        label,
-        f64::from(games) / begin.elapsed().as_secs_f64(),
-        "games/s",
-    )
-}
-
-/// `LABEL, N thread(s)` in iterations a second, on one thread and on
-/// `opts.threads` when more: `repeats` searches of `iterations` a thread, each from a fresh
-/// tree, made by `make` from the figure's config.
-pub fn mcts_figures<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
-    label: &str,
-    start: &G,
-    opts: &BenchOptions,
-    make: impl Fn(SearchConfig) -> Search<G, T, R>,
-) -> Vec<Figure> {
-    let mut counts = vec![1];
-    if opts.threads > 1 {
-        counts.push(opts.threads);
-    }
-    counts
-        .into_iter()
-        .map(|threads| {
-            let mut search = make(SearchConfig {
-                budget: Budget::iterations(opts.iterations * threads as u64),
-                threads,
-                seed: opts.seed,
-                ..SearchConfig::default()
-            });
-            let begin = Instant::now();
-            let mut iterations = 0;
-            for _ in 0..opts.repeats.max(1) {
-                iterations += search.run(start).map_or(0, |r| r.iterations);
-            }
-            Figure::new(
-                format!(
-                    "{label}, {threads} thread{}",
-                    if threads == 1 { "" } else { "s" }
-                ),
-                iterations as f64 / begin.elapsed().as_secs_f64(),
-                "iterations/s",
-            )
-        })
-        .collect()
 }
 
 /// Iterations/s over `repeats` searches of `iterations` per thread (a fresh tree each time,
@@ -312,6 +264,13 @@ fn measure_net(net: &DabNet, reference: &crate::nn::ValueNet, seed: u64) -> (f64
             state.apply(edge as Action);
             let mut x = vec![0f32; state.feature_len()];
             state.encode_features(&mut x);
+            if reads_to_move(&reference.meta.encoding) {
+                x.push(if state.to_move() == Player::P1 {
+                    1.0
+                } else {
+                    0.0
+                });
+            }
             inputs.push(x);
         }
     }
@@ -377,8 +336,47 @@ fn measure_chain_rollouts(state: &DotsAndBoxes, opts: &BenchOptions) -> f64 {
     count as f64 / start.elapsed().as_secs_f64()
 }
 
+/// A value net laid out for 5x5 and how it guides rollouts.
+pub type BenchNet = (Arc<DabNet>, NetGuide);
+
+/// The net `opts` names (`--model`), checked before any search; none without one.
+pub fn bench_net(opts: &BenchOptions) -> Result<Option<BenchNet>, String> {
+    let Some(path) = &opts.model else {
+        return Ok(None);
+    };
+    let guide = NetGuide {
+        threshold: opts.threshold,
+        from_move: opts.net_from_move,
+        ..NetGuide::default()
+    };
+    guide.check().map_err(|e| format!("--threshold: {e}"))?;
+    let five = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
+    let net = load_dab_net(path, &five).map_err(|e| e.to_string())?;
+    Ok(Some((Arc::new(net), guide)))
+}
+
+/// The benchmark as `engine bench` prints it: the report, its figures and its text.
+pub fn output(opts: &BenchOptions) -> Result<BenchOutput, String> {
+    let net = bench_net(opts)?;
+    let report = run(opts, net.as_ref(), |name| {
+        if !opts.quiet {
+            eprintln!("measuring {name} ...");
+        }
+    });
+    let json = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+    let text = report.text(opts);
+    Ok(BenchOutput {
+        figures: report.figures(),
+        report: Some((text, json)),
+    })
+}
+
 /// Runs every measurement; `progress` is told the name of each before it starts.
-pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> BenchReport {
+pub fn run(
+    opts: &BenchOptions,
+    net: Option<&BenchNet>,
+    mut progress: impl FnMut(&str),
+) -> BenchReport {
     let empty = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
     let edges40 = edges40_position();
     let threads = opts.threads.max(1);
@@ -394,8 +392,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> BenchReport {
     let rollouts_empty_1t = measure_rollouts(&empty, opts);
     let tenth = BenchOptions {
         iterations: (opts.iterations / 10).max(1),
-        net: None,
-        ..*opts
+        ..opts.clone()
     };
     progress("chains_empty_1t");
     let product = DotsSearch::PRODUCT
@@ -435,7 +432,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> BenchReport {
         nn_threshold: None,
         nn_from_move: None,
     };
-    if let Some((net, guide)) = &opts.net {
+    if let Some((net, guide)) = net {
         progress("nn_eval");
         let (full, incremental, reference) = measure_net(net, net.value_net(), opts.seed);
         report.nn_eval_full_ns = Some(full);
@@ -475,11 +472,10 @@ mod tests {
             iterations: 2_000,
             threads: 2,
             repeats: 1,
-            seed: 1,
-            net: None,
+            ..BenchOptions::default()
         };
         let mut seen = Vec::new();
-        let report = run(&opts, |name| seen.push(name.to_string()));
+        let report = run(&opts, None, |name| seen.push(name.to_string()));
         assert_eq!(seen.len(), 8);
         let json = serde_json::to_value(&report).unwrap();
         for key in [
@@ -503,16 +499,15 @@ mod tests {
     fn a_bench_with_a_net_reports_the_net_figures() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../models/dab-5x5/model.safetensors");
-        let five = DotsAndBoxes::new(5, 5).unwrap();
-        let net = Arc::new(crate::nn::load_dab_net(&path, &five).unwrap());
         let opts = BenchOptions {
             iterations: 2_000,
             threads: 1,
             repeats: 1,
-            seed: 1,
-            net: Some((net, NetGuide::default())),
+            model: Some(path),
+            ..BenchOptions::default()
         };
-        let json = serde_json::to_value(run(&opts, |_| {})).unwrap();
+        let net = bench_net(&opts).unwrap();
+        let json = serde_json::to_value(run(&opts, net.as_ref(), |_| {})).unwrap();
         for key in [
             "nn_eval_full_ns",
             "nn_eval_incremental_ns",
@@ -527,5 +522,35 @@ mod tests {
         assert!(rollouts["rollouts"].as_u64().unwrap() > 1_000);
         assert!(rollouts["net_evaluations"].as_u64() >= rollouts["rollouts"].as_u64());
         assert_eq!(json["nn_threshold"], 0.9);
+    }
+
+    /// Every shipped model of Dots and Boxes is measured, whatever its encoding (the product's
+    /// nets read the player to move as one more input).
+    #[test]
+    fn every_shipped_model_can_be_benchmarked() {
+        let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+        let mut measured = 0;
+        for entry in std::fs::read_dir(&models).unwrap() {
+            let path = entry.unwrap().path().join("model.safetensors");
+            if !path.exists() {
+                continue;
+            }
+            let opts = BenchOptions {
+                iterations: 200,
+                threads: 1,
+                repeats: 1,
+                model: Some(path.clone()),
+                ..BenchOptions::default()
+            };
+            let net = bench_net(&opts).unwrap();
+            let net = net.as_ref().unwrap();
+            let (full, incremental, reference) = measure_net(&net.0, net.0.value_net(), 1);
+            assert!(
+                full > 0.0 && incremental > 0.0 && reference > 0.0,
+                "{path:?}"
+            );
+            measured += 1;
+        }
+        assert!(measured >= 3, "{measured} models measured");
     }
 }

@@ -1,0 +1,143 @@
+//! The nets of Dots and Boxes: the paper's value net and the product's (their encodings and the
+//! shipped files), net-guided rollouts ([`guided`]: the paper's Algorithm 5, the net as a prior
+//! over chain rollouts, late nets) and the policy net ([`policy`]). The file format and the
+//! dense layers are the generic [`crate::nn`]'s.
+
+pub mod guided;
+pub mod policy;
+
+use std::path::Path;
+
+use crate::games::{DotsAndBoxes, RegisteredGame};
+use crate::nn::{FastNet, ModelError, ValueNet};
+
+pub use guided::{DabNet, LateNet, LateUse, NetGuide, NetRollout};
+pub use policy::{load_policy_net, policy_fits, DabPolicy};
+
+/// The paper's net (`models/dab-5x5`): the model of `nn` with the paper's random rollouts and of
+/// `engine paper`.
+pub const PAPER_MODEL: &str = "models/dab-5x5/model.safetensors";
+/// The product's net (`models/dab-5x5-sv`, trained on the values of the product's own searches):
+/// the model of `nn` with chain rollouts and of the protocol, asked as a prior. Measured at
+/// 300 ms a move: 121-79 against `nn` with generation 1's net (`models/dab-5x5-gen1`), 101-99
+/// against the same search without a net (docs/players.md).
+pub const PRODUCT_MODEL: &str = "models/dab-5x5-sv/model.safetensors";
+
+/// The weight of the product net's prior (`nn`'s `prior` and the protocol's): each child of a
+/// tree node starts with a bias of this times the net's P(mover wins) - P(mover loses).
+pub const PRODUCT_PRIOR: f64 = 1.0;
+
+/// UCB's constant of the product's search (`nn` with chain rollouts, and the protocol's engine
+/// when its `cp` is left at the generic default): the paper's `sqrt(2)` explores far more than
+/// chain rollouts and exact endgames need. Measured at 300 ms a move, the search against itself
+/// at a neighbouring constant: 0.7 beat `sqrt(2)` 64-36, 0.35 beat 0.7 67-33, and 0.15 and 0.5
+/// lost to 0.35 43-57 and 42-58 (docs/players.md).
+pub const PRODUCT_CP: f64 = 0.35;
+
+/// The product's net laid out for `board`, or `None` when it was made for another board size
+/// (it is the 5x5 net). The file is read once a process.
+pub fn product_net(board: &DotsAndBoxes) -> Result<Option<DabNet>, String> {
+    static NET: std::sync::OnceLock<Result<ValueNet, String>> = std::sync::OnceLock::new();
+    let net = NET
+        .get_or_init(|| load_value_net(Path::new(PRODUCT_MODEL)).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(Clone::clone)?;
+    if net.meta.game != crate::games::DotsAndBoxes::spec_for(board.rows(), board.cols())? {
+        return Ok(None);
+    }
+    DabNet::new(net, board).map(Some)
+}
+
+/// The shipped nets, compiled in: a shipped net's path (as written above, relative to the
+/// repository) loads from any working directory, from the file when it is there (so a net
+/// retrained in place is the one used) and from the binary's copy when it is not.
+const SHIPPED: [(&str, &[u8]); 2] = [
+    (
+        PAPER_MODEL,
+        include_bytes!("../../../../../models/dab-5x5/model.safetensors"),
+    ),
+    (
+        PRODUCT_MODEL,
+        include_bytes!("../../../../../models/dab-5x5-sv/model.safetensors"),
+    ),
+];
+
+/// The binary's copy of the shipped net at `path`, if `path` names one.
+fn shipped(path: &Path) -> Option<&'static [u8]> {
+    SHIPPED
+        .iter()
+        .find(|(name, _)| Path::new(name) == path)
+        .map(|&(_, bytes)| bytes)
+}
+
+/// Reads the value net at `path`: the file, or for a shipped net's path with no file there,
+/// the binary's copy.
+pub fn load_value_net(path: &Path) -> Result<ValueNet, ModelError> {
+    ValueNet::load_or(path, &[DotsAndBoxes::INFO], shipped(path))
+}
+
+/// The encodings a Dots-and-Boxes value net may read, with their number of inputs on `board`.
+pub fn value_encodings(board: &DotsAndBoxes) -> [(&'static str, usize); 2] {
+    let n = crate::game::Game::feature_len(board);
+    [(DAB_ENCODING, n), (DAB_ENCODING_TO_MOVE, n + 1)]
+}
+
+/// Loads the model at `path` for net-guided rollouts on `board`'s size. A file that cannot be
+/// read, is damaged, or was made for another game, board size, encoding or layer layout is
+/// refused with the path and the reason.
+pub fn load_dab_net(path: &Path, board: &DotsAndBoxes) -> Result<DabNet, ModelError> {
+    let net = load_value_net(path)?;
+    DabNet::new(&net, board).map_err(|detail| ModelError {
+        path: path.to_path_buf(),
+        detail,
+    })
+}
+
+/// Loads a late net (encoding `dab-late-v1`, made by `train run --encoding late`) for `board`'s
+/// size, refusing any other net with the path and the reason.
+pub fn load_late_net(path: &Path, board: &DotsAndBoxes) -> Result<FastNet, ModelError> {
+    use super::late::{late_feature_len, LATE_ENCODING};
+    let net = load_value_net(path)?;
+    let refuse = |detail: String| ModelError {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let spec = crate::games::DotsAndBoxes::spec_for(board.rows(), board.cols()).map_err(refuse)?;
+    if net.meta.game != spec {
+        return Err(refuse(format!(
+            "the net was trained for {}, not {spec}",
+            net.meta.game
+        )));
+    }
+    if net.meta.encoding != LATE_ENCODING {
+        return Err(refuse(format!(
+            "a late net reads encoding '{LATE_ENCODING}', this one '{}' (train it with --encoding late)",
+            net.meta.encoding
+        )));
+    }
+    let want = late_feature_len(board.geometry());
+    if net.inputs() != want {
+        return Err(refuse(format!(
+            "the net has {} inputs, {spec} late inputs are {want}",
+            net.inputs()
+        )));
+    }
+    Ok(FastNet::new(&net))
+}
+
+/// The input encoding of Dots and Boxes nets: the paper's Table 2 grid (see
+/// `games::dots_and_boxes`). Bumped if the encoding ever changes.
+pub const DAB_ENCODING: &str = "dab-table2-v1";
+/// The Table 2 grid plus one input saying who is to move (1.0 for P1, 0.0 for P2): 86 floats on
+/// 5x5. Not in the paper; its input cannot tell who must move, which decides loony endgames.
+pub const DAB_ENCODING_TO_MOVE: &str = "dab-table2-tomove-v1";
+
+/// Whether a Dots-and-Boxes net with this encoding reads the player to move as its last input.
+pub fn reads_to_move(encoding: &str) -> bool {
+    encoding == DAB_ENCODING_TO_MOVE
+}
+
+#[cfg(test)]
+mod guided_tests;
+#[cfg(test)]
+mod policy_tests;

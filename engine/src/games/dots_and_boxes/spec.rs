@@ -1,0 +1,783 @@
+//! The players of Dots and Boxes as a spec names them, on top of the kinds every game has
+//! (`agents::parse_spec`):
+//!
+//! * `mcts` — plain MCTS, with the Dots-and-Boxes keys `solver_edges` (0: the paper's plain
+//!   MCTS; N > 0 takes free captures at once and lets the exact solver move from N free edges
+//!   on), `solver_nodes` (4000000), `prove_edges`, `prove_nodes`, `solver_table` (20: the
+//!   solver's table, 2^N entries of 32 bytes, kept between moves), `safe_first` (0; 1: with no
+//!   box to take and a safe edge left, only the safe edges are searched at the root) and the
+//!   search's `rollout`, `tree`, `endgame_nodes` and `reuse` ([`DotsSearch`]).
+//! * `nn` — net-guided MCTS: the `mcts` keys and `model` (default the product's
+//!   `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
+//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0), `prior` (1),
+//!   `prior_visits` (0: a progressive bias), `mix`, `blend`, `ask`, a late net (`late`,
+//!   `horizon`, `late_use`, `late_weight`) and a policy net (`policy`, `policy_weight`,
+//!   `policy_rollout`); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`
+//!   `canonical` and `cp` 0.35 by default (`solver_edges=0,rollout=random` is the paper's
+//!   engine, with no game knowledge and `cp` sqrt(2)).
+//! * `rival` — the QDab-style rival. Keys: `iterations` (20000, its search over safe edges),
+//!   `time_ms`, `threads`, `cp`, `seed`, `solver_edges` (30: the exact solver answers from
+//!   this many free edges on), `solver_nodes` (4000000: its limit).
+//! * `qdab` — the second rival, modelled on QDab: a search of its own over canonical moves.
+//!   Keys: `time_ms` (300), `iterations` (none; with both, whichever ends first), `threads`
+//!   (1), `seed` (1), `solver_nodes` (4000000: the root solve from turn 24, at most half the
+//!   time's worth), `leaf_nodes` (20000: one leaf or rollout's solve).
+//! * `greedy` — takes a box when it can, else a random safe edge. Key `seed` (1).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::net::{
+    load_dab_net, load_late_net, load_policy_net, LateNet, LateUse, NetGuide, NetRollout,
+    PAPER_MODEL, PRODUCT_CP, PRODUCT_MODEL, PRODUCT_PRIOR,
+};
+use super::{
+    DotsAndBoxes, DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, QdabAgent,
+    QdabConfig, RivalAgent, RivalConfig,
+};
+use crate::agents::spec::{number, read_search_keys, switch, unknown_key, GreedyKeys};
+use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
+use crate::games::RegisteredGame;
+use crate::mcts::{RolloutPolicy, SearchConfig, Ucb};
+
+/// The weight of a policy net's biases when `policy_weight` is not given.
+const DEFAULT_POLICY_WEIGHT: f64 = 0.5;
+
+/// The kinds of player Dots and Boxes has beside `random`, `mcts` and `external`.
+pub const KINDS: [&str; 4] = ["nn", "rival", "qdab", "greedy"];
+
+/// How `nn` uses a policy net (`policy=`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyUse {
+    pub path: PathBuf,
+    /// `policy_weight=`: the weight of its biases on the tree's children (0: none).
+    pub weight: f64,
+    /// `policy_rollout=`: the temperature at which it draws the chain rollouts' free moves
+    /// (0, the default: they are drawn uniformly).
+    pub rollout: f64,
+}
+
+/// A Dots-and-Boxes player spec, read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DotsSpec {
+    Mcts {
+        text: String,
+        config: SearchConfig,
+        endgame: EndgameConfig,
+        safe_first: bool,
+        /// The keys of the search (`rollout`, `tree`, `endgame_nodes`, `reuse`).
+        game_keys: Vec<(String, String)>,
+    },
+    Nn {
+        text: String,
+        config: SearchConfig,
+        model: PathBuf,
+        guide: NetGuide,
+        /// A late net (`late=`), the free edges from which it serves the play-outs
+        /// (`horizon=`), how (`late_use=`) and, as a prior, with what weight (`late_weight=`).
+        late: Option<(PathBuf, u32, LateUse, f32)>,
+        /// A policy net (`policy=`) and how it is used (`policy_weight=`, `policy_rollout=`).
+        policy: Option<PolicyUse>,
+        endgame: EndgameConfig,
+        safe_first: bool,
+        /// The keys of the search (`rollout`, `tree`, `endgame_nodes`, `reuse`).
+        game_keys: Vec<(String, String)>,
+    },
+    Rival {
+        text: String,
+        config: RivalConfig,
+    },
+    Qdab {
+        text: String,
+        config: QdabConfig,
+    },
+    Greedy {
+        seed: u64,
+    },
+}
+
+const SOLVER_KEYS: [&str; 5] = [
+    "solver_edges",
+    "solver_nodes",
+    "prove_edges",
+    "prove_nodes",
+    "solver_table",
+];
+const NET_KEYS: [&str; 15] = [
+    "model",
+    "policy",
+    "policy_weight",
+    "policy_rollout",
+    "threshold",
+    "from_move",
+    "mix",
+    "blend",
+    "ask",
+    "prior",
+    "prior_visits",
+    "late",
+    "horizon",
+    "late_use",
+    "late_weight",
+];
+
+/// Reads a spec string as a Dots-and-Boxes player (`None` for the kinds every game builds
+/// alike: `random`, `external`).
+pub fn parse_dots(text: &str) -> Result<Option<DotsSpec>, String> {
+    dots_spec(&parse_spec(text)?)
+}
+
+/// A spec read as a Dots-and-Boxes player (`None` for `random` and `external`).
+pub fn dots_spec(spec: &AgentSpec) -> Result<Option<DotsSpec>, String> {
+    let (kind, text, keys) = match spec {
+        AgentSpec::Mcts {
+            text,
+            config,
+            game_keys,
+        } => {
+            // The shared keys are read already: the rest are the game's.
+            return read_mcts_family("mcts", text, Some(config.clone()), game_keys).map(Some);
+        }
+        AgentSpec::Game { kind, text, keys } => (kind.as_str(), text, keys),
+        AgentSpec::Random { .. } | AgentSpec::External(_) => return Ok(None),
+    };
+    match kind {
+        "nn" | "rival" => read_mcts_family(kind, text, None, keys).map(Some),
+        "qdab" => {
+            if let Some((key, _)) = keys.iter().find(|(k, _)| !QdabConfig::KEYS.contains(&k.as_str())) {
+                return Err(unknown_key(text, key));
+            }
+            let config =
+                QdabConfig::from_pairs(keys).map_err(|e| format!("player '{text}': {e}"))?;
+            Ok(Some(DotsSpec::Qdab {
+                text: text.clone(),
+                config,
+            }))
+        }
+        "greedy" => {
+            let keys = GreedyKeys::read(text, keys, false)?;
+            Ok(Some(DotsSpec::Greedy { seed: keys.seed }))
+        }
+        other => Err(format!(
+            "player '{text}': unknown player kind '{other}' for dots_and_boxes (its kinds: random, mcts, external, {})",
+            KINDS.join(", ")
+        )),
+    }
+}
+
+/// Reads `mcts`, `nn` and `rival` specs: the shared search keys (already read into `config`
+/// for `mcts`), the exact endgame, the knowledge, the nets and the search's own keys.
+fn read_mcts_family(
+    kind: &str,
+    text: &str,
+    config: Option<SearchConfig>,
+    keys: &[(String, String)],
+) -> Result<DotsSpec, String> {
+    let err = |e: String| format!("player '{text}': {e}");
+    let net = kind == "nn";
+    let rival = kind == "rival";
+    let (mut config, list) = match config {
+        Some(config) => (config, keys.to_vec()),
+        None => read_search_keys(text, keys, if rival { 20_000 } else { 100_000 }, &|k| {
+            !(rival && k == "counter")
+        })?,
+    };
+    let mut rival_config = RivalConfig::default();
+    let mut endgame = match kind {
+        "rival" => rival_config.endgame,
+        "nn" => EndgameConfig::ENGINE,
+        _ => EndgameConfig::from_edges(0),
+    };
+    // Neither searches only the safe edges at the root by default: plain MCTS is the paper's,
+    // with no knowledge, and the product's tree searches QDab's canonical moves there (safe
+    // edges and the short chains' sacrifices; `tree=canonical`).
+    let mut safe_first = false;
+    let mut model = PathBuf::from(PAPER_MODEL);
+    let mut guide = NetGuide::default();
+    let (mut late, mut horizon, mut late_use) = (None, LateNet::HORIZON, LateUse::End);
+    let mut late_weight: f32 = 1.0;
+    let (mut policy, mut policy_weight) = (None, DEFAULT_POLICY_WEIGHT);
+    let mut policy_rollout: f64 = 0.0;
+    let mut game_keys = Vec::new();
+    for (key, value) in &list {
+        let k = key.as_str();
+        let known = (net && NET_KEYS.contains(&k))
+            || (SOLVER_KEYS.contains(&k) && !(rival && k.starts_with("prove_")))
+            || (!rival && k == "safe_first")
+            || (!rival && DotsSearch::KEYS.contains(&k));
+        if !known {
+            return Err(unknown_key(text, key));
+        }
+        match k {
+            k if DotsSearch::KEYS.contains(&k) => game_keys.push((key.clone(), value.clone())),
+            "safe_first" => safe_first = switch(key, value).map_err(err)?,
+            "model" => model = PathBuf::from(value),
+            "late" => late = Some(PathBuf::from(value)),
+            "policy" => policy = Some(PathBuf::from(value)),
+            "policy_weight" => {
+                policy_weight = number(key, value).map_err(err)?;
+                if !(policy_weight.is_finite() && policy_weight >= 0.0) {
+                    return Err(err(format!(
+                        "policy_weight must be a non-negative number, got '{value}'"
+                    )));
+                }
+            }
+            "policy_rollout" => {
+                policy_rollout = number(key, value).map_err(err)?;
+                if !(policy_rollout.is_finite() && policy_rollout >= 0.0) {
+                    return Err(err(format!(
+                        "policy_rollout is a temperature (0: off), got '{value}'"
+                    )));
+                }
+            }
+            "horizon" => horizon = number(key, value).map_err(err)?,
+            "late_use" => {
+                late_use = LateUse::parse(value).ok_or_else(|| {
+                    err(format!(
+                        "late_use is end, pick, sure, prior or blend, not '{value}'"
+                    ))
+                })?
+            }
+            "late_weight" => {
+                late_weight = number(key, value).map_err(err)?;
+                if !(late_weight.is_finite() && late_weight >= 0.0) {
+                    return Err(err(format!(
+                        "late_weight must be a non-negative number, got '{value}'"
+                    )));
+                }
+            }
+            "threshold" => guide.threshold = number(key, value).map_err(err)?,
+            "from_move" => guide.from_move = number(key, value).map_err(err)?,
+            "mix" => guide.mix = number(key, value).map_err(err)?,
+            "blend" => guide.blend = number(key, value).map_err(err)?,
+            "prior" => guide.prior = number(key, value).map_err(err)?,
+            "prior_visits" => guide.prior_visits = number(key, value).map_err(err)?,
+            "ask" => {
+                guide.every_turn = match value.as_str() {
+                    "leaf" => false,
+                    "turns" => true,
+                    _ => return Err(err(format!("ask is leaf or turns, not '{value}'"))),
+                }
+            }
+            "solver_edges" => endgame.edges = number(key, value).map_err(err)?,
+            "solver_nodes" => endgame.nodes = number(key, value).map_err(err)?,
+            "prove_edges" => endgame.prove_edges = number(key, value).map_err(err)?,
+            "prove_nodes" => endgame.prove_nodes = number(key, value).map_err(err)?,
+            "solver_table" => {
+                endgame.table_bits = number(key, value).map_err(err)?;
+                if !EndgameConfig::TABLE_BITS_RANGE.contains(&endgame.table_bits) {
+                    return Err(err(format!(
+                        "solver_table is the solver's table size as a power of two, \
+                         16 to 26, got '{value}'"
+                    )));
+                }
+            }
+            _ => unreachable!("keys were checked"),
+        }
+    }
+    // The product's net and its prior, unless a model, a prior or the paper's random
+    // rollouts are asked for (a net made on other games measured nothing as a prior).
+    let given = |k: &str| keys.iter().any(|(key, _)| key == k);
+    let random = game_keys
+        .iter()
+        .any(|(k, v)| k == "rollout" && v == "random");
+    if net && !given("model") && !random {
+        model = PathBuf::from(PRODUCT_MODEL);
+        if !given("prior") {
+            guide.prior = PRODUCT_PRIOR;
+        }
+    }
+    // The product's search explores less than the paper's (any net, chain rollouts).
+    if net && !random && !given("cp") {
+        config.cp = PRODUCT_CP;
+    }
+    guide.check().map_err(err)?;
+    if let Some(key) = ["horizon", "late_use", "late_weight"]
+        .into_iter()
+        .find(|&key| late.is_none() && list.iter().any(|(k, _)| k == key))
+    {
+        return Err(err(format!("{key} is the late net's: name one with late=")));
+    }
+    if late_use == LateUse::Blend && late_weight > 1.0 {
+        return Err(err(format!(
+                "late_weight is the late net's share of a leaf's reward with late_use=blend: at most 1, got {late_weight}"
+            )));
+    }
+    let late = late.map(|path| (path, horizon, late_use, late_weight));
+    if let Some(key) = ["policy_weight", "policy_rollout"]
+        .into_iter()
+        .find(|&key| policy.is_none() && list.iter().any(|(k, _)| k == key))
+    {
+        return Err(err(format!(
+            "{key} is the policy net's: name one with policy="
+        )));
+    }
+    let policy = policy.map(|path| PolicyUse {
+        path,
+        weight: policy_weight,
+        rollout: policy_rollout,
+    });
+    let text = text.to_string();
+    if rival {
+        rival_config.search = config;
+        rival_config.endgame = endgame;
+        return Ok(DotsSpec::Rival {
+            text,
+            config: rival_config,
+        });
+    }
+    Ok(if net {
+        DotsSpec::Nn {
+            text,
+            config,
+            model,
+            guide,
+            late,
+            policy,
+            endgame,
+            safe_first,
+            game_keys,
+        }
+    } else {
+        DotsSpec::Mcts {
+            text,
+            config,
+            endgame,
+            safe_first,
+            game_keys,
+        }
+    })
+}
+
+/// An MCTS player of Dots and Boxes with the knowledge its spec asks for (none: plain search).
+fn with_knowledge<R: RolloutPolicy<DotsAndBoxes> + 'static>(
+    agent: MctsAgent<DotsAndBoxes, R>,
+    safe_first: bool,
+    endgame: EndgameConfig,
+) -> Box<dyn Agent<DotsAndBoxes>> {
+    Box::new(KnowledgeAgent::new(
+        agent,
+        DotsKnowledge::new(endgame, safe_first),
+    ))
+}
+
+/// A player of Dots and Boxes on `board`'s size.
+pub fn build_dots(
+    spec: &AgentSpec,
+    board: &DotsAndBoxes,
+) -> Result<Box<dyn Agent<DotsAndBoxes>>, String> {
+    match dots_spec(spec)? {
+        Some(dots) => dots.build(board),
+        None => spec.build(board.spec(), &KINDS),
+    }
+}
+
+/// `spec.build_dots(&board)`: [`build_dots`] as a method of any parsed spec.
+pub trait BuildDots {
+    fn build_dots(&self, board: &DotsAndBoxes) -> Result<Box<dyn Agent<DotsAndBoxes>>, String>;
+}
+
+impl BuildDots for AgentSpec {
+    fn build_dots(&self, board: &DotsAndBoxes) -> Result<Box<dyn Agent<DotsAndBoxes>>, String> {
+        build_dots(self, board)
+    }
+}
+
+impl DotsSpec {
+    /// The player on `board`'s size.
+    pub fn build(&self, board: &DotsAndBoxes) -> Result<Box<dyn Agent<DotsAndBoxes>>, String> {
+        match self {
+            DotsSpec::Nn {
+                text,
+                config,
+                model,
+                guide,
+                late,
+                policy,
+                endgame,
+                safe_first,
+                game_keys,
+            } => {
+                let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
+                let chains = search.chain_rollout();
+                if chains.is_none() && (late.is_some() || policy.is_some()) {
+                    let key = if late.is_some() { "late" } else { "policy" };
+                    return Err(format!(
+                    "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
+                ));
+                }
+                let leaf_keys = guide.mix > 0.0 || guide.blend > 0.0 || guide.every_turn;
+                if chains.is_none() && (leaf_keys || guide.prior > 0.0) {
+                    // Random rollouts ask the net at every step: no leaf is left to mix.
+                    let key = if guide.every_turn {
+                        "ask=turns"
+                    } else if guide.prior > 0.0 {
+                        "prior"
+                    } else if guide.blend > 0.0 {
+                        "blend"
+                    } else {
+                        "mix"
+                    };
+                    return Err(format!(
+                    "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
+                ));
+                }
+                let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
+                let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
+                if let Some(chains) = chains {
+                    rollout = rollout.then_chains(chains);
+                }
+                if let Some((path, horizon, late_use, weight)) = late {
+                    let net = load_late_net(path, board).map_err(|e| e.to_string())?;
+                    let late = LateNet::new(Arc::new(net), *horizon)
+                        .with_role(*late_use)
+                        .with_weight(*weight);
+                    rollout = rollout.with_late(late);
+                }
+                if let Some(policy) = policy {
+                    let net = load_policy_net(&policy.path, board).map_err(|e| e.to_string())?;
+                    rollout = rollout.with_policy(net, policy.weight, policy.rollout);
+                }
+                let ucb = guide.tree_policy(config.cp);
+                let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout)
+                    .with_reuse(search.reuse);
+                Ok(with_knowledge(agent, *safe_first, *endgame))
+            }
+            DotsSpec::Mcts {
+                text,
+                config,
+                endgame,
+                safe_first,
+                game_keys,
+            } => {
+                let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PAPER)?;
+                let agent: Box<dyn Agent<DotsAndBoxes>> = match search.chain_rollout() {
+                    None => {
+                        let agent =
+                            MctsAgent::plain(text.clone(), config.clone()).with_reuse(search.reuse);
+                        with_knowledge(agent, *safe_first, *endgame)
+                    }
+                    Some(chains) => {
+                        let agent = MctsAgent::new(
+                            text.clone(),
+                            config.clone(),
+                            Ucb::new(config.cp),
+                            chains,
+                        )
+                        .with_reuse(search.reuse);
+                        with_knowledge(agent, *safe_first, *endgame)
+                    }
+                };
+                Ok(agent)
+            }
+            DotsSpec::Greedy { seed } => Ok(Box::new(GreedyAgent::new(*seed))),
+            DotsSpec::Rival { text, config } => {
+                Ok(Box::new(RivalAgent::new(text.clone(), config.clone())))
+            }
+            DotsSpec::Qdab { text, config } => {
+                Ok(Box::new(QdabAgent::new(text.clone(), config.clone())))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcts::{Budget, CounterMode};
+    use std::time::Duration;
+
+    fn parse_spec(text: &str) -> Result<DotsSpec, String> {
+        parse_dots(text).map(|s| s.expect("a Dots-and-Boxes spec"))
+    }
+
+    #[test]
+    fn proofs_and_late_nets_are_read_and_refused_by_name() {
+        match parse_spec("mcts:solver_edges=34,prove_edges=40,prove_nodes=5000").unwrap() {
+            DotsSpec::Mcts { endgame, .. } => {
+                assert_eq!((endgame.edges, endgame.prove_edges), (34, 40));
+                assert_eq!(endgame.prove_nodes, 5000);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("nn:late=l.safetensors,horizon=35").unwrap() {
+            DotsSpec::Nn { late, .. } => {
+                assert_eq!(
+                    late,
+                    Some((PathBuf::from("l.safetensors"), 35, LateUse::End, 1.0))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        for (text, role) in [
+            ("pick", LateUse::Pick),
+            ("sure", LateUse::Sure),
+            ("prior", LateUse::Prior),
+            ("blend", LateUse::Blend),
+        ] {
+            match parse_spec(&format!("nn:late=l.safetensors,late_use={text}")).unwrap() {
+                DotsSpec::Nn { late, .. } => {
+                    let horizon = LateNet::HORIZON;
+                    let path = PathBuf::from("l.safetensors");
+                    assert_eq!(late, Some((path, horizon, role, 1.0)));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let err = parse_spec("nn:late=l.safetensors,late_use=judge").unwrap_err();
+        assert!(
+            err.contains("late_use is end, pick, sure, prior or blend, not 'judge'"),
+            "{err}"
+        );
+        match parse_spec("nn:late=l.safetensors,late_use=prior,late_weight=2.5").unwrap() {
+            DotsSpec::Nn { late, .. } => assert_eq!(late.map(|l| l.3), Some(2.5)),
+            other => panic!("{other:?}"),
+        }
+        let err = parse_spec("nn:late=l.safetensors,late_weight=-1").unwrap_err();
+        assert!(
+            err.contains("late_weight must be a non-negative number"),
+            "{err}"
+        );
+        let err = parse_spec("nn:late=l.safetensors,late_use=blend,late_weight=1.5").unwrap_err();
+        assert!(err.contains("at most 1"), "{err}");
+        match parse_spec("nn:late=l.safetensors,late_use=blend,late_weight=0.5").unwrap() {
+            DotsSpec::Nn { late, .. } => assert_eq!(late.map(|l| l.3), Some(0.5)),
+            other => panic!("{other:?}"),
+        }
+        let err = parse_spec("nn:late_weight=1").unwrap_err();
+        assert!(err.contains("late_weight is the late net's"), "{err}");
+        let err = parse_spec("nn:late_use=pick").unwrap_err();
+        assert!(err.contains("late_use is the late net's"), "{err}");
+        match parse_spec("nn").unwrap() {
+            DotsSpec::Nn { late, .. } => assert_eq!(late, None),
+            other => panic!("{other:?}"),
+        }
+        // The rival has no proofs; plain MCTS may have proofs without the solver.
+        let err = parse_spec("rival:prove_edges=40").unwrap_err();
+        assert!(err.contains("prove_edges"), "{err}");
+        // The solver's table: 2^20 entries unless a size is named.
+        let table = |text: &str| match parse_spec(text).unwrap() {
+            DotsSpec::Nn { endgame, .. } | DotsSpec::Mcts { endgame, .. } => endgame.table_bits,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(table("nn"), EndgameConfig::TABLE_BITS);
+        assert_eq!(table("mcts:solver_edges=34"), EndgameConfig::TABLE_BITS);
+        assert_eq!(table("nn:solver_table=18"), 18);
+        let err = parse_spec("nn:solver_table=30").unwrap_err();
+        assert!(
+            err.contains("solver_table is the solver's table size"),
+            "{err}"
+        );
+        match parse_spec("mcts:prove_edges=40").unwrap() {
+            DotsSpec::Mcts { endgame, .. } => assert!(endgame.is_on() && endgame.edges == 0),
+            other => panic!("{other:?}"),
+        }
+        let err = parse_spec("nn:horizon=30").unwrap_err();
+        assert!(err.contains("name one with late="), "{err}");
+        let board = DotsAndBoxes::new(5, 5).unwrap();
+        let err = parse_spec("nn:late=l.safetensors,rollout=random")
+            .unwrap()
+            .build(&board)
+            .err()
+            .unwrap();
+        assert!(err.contains("late needs chain rollouts"), "{err}");
+        let err = parse_spec("nn:late=/no/such/late.safetensors")
+            .unwrap()
+            .build(&board)
+            .err()
+            .unwrap();
+        assert!(err.contains("/no/such/late.safetensors"), "{err}");
+    }
+
+    #[test]
+    fn transpositions_are_read_and_refused_by_name() {
+        for (text, on) in [
+            ("mcts:transpositions=1", true),
+            ("nn:transpositions=0", false),
+        ] {
+            match parse_spec(text).unwrap() {
+                DotsSpec::Mcts { config, .. } | DotsSpec::Nn { config, .. } => {
+                    assert_eq!(config.transpositions, on, "{text}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let err = parse_spec("mcts:transpositions=yes").unwrap_err();
+        assert!(err.contains("transpositions is 0 or 1"), "{err}");
+        let err = parse_spec("mcts:transpositions=1,minimax=0.5").unwrap_err();
+        assert!(err.contains("do not go together"), "{err}");
+    }
+
+    #[test]
+    fn policy_nets_are_read_and_refused_by_name() {
+        let policy_of = |text: &str| match parse_spec(text).unwrap() {
+            DotsSpec::Nn { policy, .. } => policy,
+            other => panic!("{other:?}"),
+        };
+        let use_of = |weight, rollout| {
+            Some(PolicyUse {
+                path: PathBuf::from("p.safetensors"),
+                weight,
+                rollout,
+            })
+        };
+        assert_eq!(
+            policy_of("nn:policy=p.safetensors,policy_weight=0.25"),
+            use_of(0.25, 0.0)
+        );
+        assert_eq!(
+            policy_of("nn:policy=p.safetensors"),
+            use_of(DEFAULT_POLICY_WEIGHT, 0.0)
+        );
+        assert_eq!(
+            policy_of("nn:policy=p.safetensors,policy_weight=0,policy_rollout=0.5"),
+            use_of(0.0, 0.5)
+        );
+        for key in ["policy_weight", "policy_rollout"] {
+            let err = parse_spec(&format!("nn:{key}=1")).unwrap_err();
+            assert!(err.contains(&format!("{key} is the policy net's")), "{err}");
+            let err = parse_spec(&format!("nn:policy=p.safetensors,{key}=-1")).unwrap_err();
+            assert!(err.contains(key), "{err}");
+        }
+        let board = DotsAndBoxes::new(5, 5).unwrap();
+        let err = parse_spec("nn:policy=p.safetensors,rollout=random")
+            .unwrap()
+            .build(&board)
+            .err()
+            .unwrap();
+        assert!(err.contains("policy needs chain rollouts"), "{err}");
+        let err = parse_spec("nn:policy=/no/such/policy.safetensors")
+            .unwrap()
+            .build(&board)
+            .err()
+            .unwrap();
+        assert!(err.contains("/no/such/policy.safetensors"), "{err}");
+    }
+
+    #[test]
+    fn specs_are_read_with_defaults_and_errors_named() {
+        match parse_spec("mcts").unwrap() {
+            DotsSpec::Mcts { config, .. } => {
+                assert_eq!(config.budget, Budget::iterations(100_000));
+                assert_eq!(config.counter, CounterMode::Double);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("mcts:time_ms=50,counter=single,threads=2").unwrap() {
+            DotsSpec::Mcts { config, .. } => {
+                assert_eq!(config.budget, Budget::time(Duration::from_millis(50)));
+                assert_eq!(config.counter, CounterMode::Single);
+                assert_eq!(config.threads, 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("nn:threshold=0.8,iterations=5000").unwrap() {
+            DotsSpec::Nn {
+                model,
+                guide,
+                config,
+                ..
+            } => {
+                assert_eq!(model, PathBuf::from(PRODUCT_MODEL));
+                assert_eq!(guide.threshold, 0.8);
+                assert_eq!(guide.prior, PRODUCT_PRIOR);
+                assert_eq!(guide.prior_visits, 0.0);
+                assert_eq!(config.cp, PRODUCT_CP);
+            }
+            other => panic!("{other:?}"),
+        }
+        // The product's constant unless one is given; the paper's engine keeps the paper's.
+        for (spec, want_cp) in [
+            ("nn:cp=1", 1.0),
+            ("nn:model=a.safetensors", PRODUCT_CP),
+            ("nn:rollout=random", Ucb::DEFAULT_CP),
+            ("mcts:rollout=sacrifices", Ucb::DEFAULT_CP),
+        ] {
+            match parse_spec(spec).unwrap() {
+                DotsSpec::Nn { config, .. } | DotsSpec::Mcts { config, .. } => {
+                    assert_eq!(config.cp, want_cp, "{spec}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        match parse_spec("nn:prior_visits=30").unwrap() {
+            DotsSpec::Nn { guide, .. } => assert_eq!(guide.prior_visits, 30.0),
+            other => panic!("{other:?}"),
+        }
+        for (spec, want) in [
+            (
+                "nn:prior_visits=-1",
+                "prior_visits must be a non-negative number",
+            ),
+            ("nn:prior=0,prior_visits=5", "it needs prior above 0"),
+        ] {
+            let e = parse_spec(spec).unwrap_err();
+            assert!(e.contains(want), "{spec}: {e}");
+        }
+        // The paper's rollouts keep the paper's net; a named model or prior is taken as given.
+        for (spec, want_model, want_prior) in [
+            ("nn:rollout=random", PAPER_MODEL, 0.0),
+            ("nn:model=a.safetensors", "a.safetensors", 0.0),
+            ("nn:prior=0", PRODUCT_MODEL, 0.0),
+            ("nn:prior=2,rollout=chains", PRODUCT_MODEL, 2.0),
+        ] {
+            match parse_spec(spec).unwrap() {
+                DotsSpec::Nn { model, guide, .. } => {
+                    assert_eq!(model, PathBuf::from(want_model), "{spec}");
+                    assert_eq!(guide.prior, want_prior, "{spec}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Who has the exact endgame by default: the rival (QDab's solver late) and the
+        // product's engine; plain MCTS is the paper's, with none.
+        let edges = |text: &str| match parse_spec(text).unwrap() {
+            DotsSpec::Mcts { endgame, .. } | DotsSpec::Nn { endgame, .. } => endgame.edges,
+            DotsSpec::Rival { config, .. } => config.endgame.edges,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(edges("mcts"), 0);
+        assert_eq!(edges("nn"), EndgameConfig::ENGINE.edges);
+        assert_eq!(edges("rival"), EndgameConfig::RIVAL.edges);
+        assert_eq!(edges("nn:solver_edges=0"), 0);
+        assert_eq!(edges("mcts:solver_edges=34"), 34);
+        let safe_first = |text: &str| match parse_spec(text).unwrap() {
+            DotsSpec::Mcts { safe_first, .. } | DotsSpec::Nn { safe_first, .. } => safe_first,
+            other => panic!("{other:?}"),
+        };
+        // The product's canonical tree searches the root's moves itself (docs/players.md).
+        assert!(!safe_first("nn") && safe_first("nn:safe_first=1"));
+        assert!(!safe_first("mcts") && safe_first("mcts:safe_first=1"));
+        // `mix`, `ask=turns` and `prior` need chain rollouts: refused before the net is read.
+        let board = DotsAndBoxes::new(5, 5).unwrap();
+        for (key, says) in [
+            ("mix=0.5", "mix needs chain rollouts"),
+            ("ask=turns", "ask=turns needs chain rollouts"),
+            ("prior=1", "prior needs chain rollouts"),
+        ] {
+            let e = parse_spec(&format!("nn:rollout=random,{key},model=no-such-file"))
+                .unwrap()
+                .build(&board)
+                .err()
+                .unwrap();
+            assert!(e.contains(says), "{key}: {e}");
+        }
+        for (bad, says) in [
+            ("mcts:width=3", "unknown key 'width'"),
+            ("mcts:model=a", "unknown key 'model'"),
+            ("nn:threshold=3", "threshold"),
+            ("nn:safe_first=yes", "0 or 1"),
+            ("nn:ask=sometimes", "leaf or turns"),
+            ("nn:prior=-1", "prior must be a non-negative number"),
+            ("rival:safe_first=1", "unknown key 'safe_first'"),
+            ("qdab:cp=1", "unknown key 'cp'"),
+            ("qdab:time_ms=fast", "time_ms must be a whole number"),
+            ("qdab:iterations=0", "iterations must be positive"),
+            ("qdab:threads=1000", "threads must be 1 to 64"),
+            ("qdab:leaf_nodes=-3", "leaf_nodes must be a whole number"),
+        ] {
+            let e = parse_spec(bad).unwrap_err();
+            assert!(e.contains(bad) && e.contains(says), "{bad}: {e}");
+        }
+    }
+}
