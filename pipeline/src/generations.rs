@@ -115,6 +115,7 @@ pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
         let trained = train(&TrainOptions {
             config,
             resume: false,
+            force: false,
             verbose: false,
             command: std::env::args().collect::<Vec<_>>().join(" "),
         })?;

@@ -140,6 +140,7 @@ fn run(args: Args) -> Result<(), String> {
     let trained = train(&TrainOptions {
         config: train_config,
         resume: false,
+        force: false,
         verbose: true,
         command: std::env::args().collect::<Vec<_>>().join(" "),
     })?;

@@ -124,7 +124,8 @@ impl Default for TrainConfig {
             epochs: 30,
             validation_share: 0.1,
             seed: 1,
-            out: PathBuf::from("models/dab-5x5"),
+            // None given: a fresh folder under runs/ (`trainer::output_folder`).
+            out: PathBuf::new(),
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
             patience: 5,

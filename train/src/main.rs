@@ -87,7 +87,9 @@ struct RunArgs {
     encoding: Option<Encoding>,
     #[arg(long)]
     seed: Option<u64>,
-    /// Output folder: model.safetensors, MODEL.md, metrics.csv, curves.svg, checkpoints/.
+    /// Output folder: model.safetensors, MODEL.md, metrics.csv, curves.svg, checkpoints/
+    /// [default: a fresh folder runs/train-N; a folder holding a model is refused without
+    /// --force or --resume].
     #[arg(long)]
     out: Option<PathBuf>,
     #[arg(long)]
@@ -123,6 +125,9 @@ struct RunArgs {
     /// Continue from the last checkpoint in the output folder.
     #[arg(long)]
     resume: bool,
+    /// Replace a model already in the output folder (without it, such a folder is refused).
+    #[arg(long)]
+    force: bool,
     /// Only the final line.
     #[arg(long)]
     quiet: bool,
@@ -177,6 +182,7 @@ fn run(args: RunArgs) -> Result<(), String> {
     let summary = train(&TrainOptions {
         config,
         resume: args.resume,
+        force: args.force,
         verbose: !args.quiet,
         command,
     })?;

@@ -33,6 +33,8 @@ pub const CHECKPOINTS: &str = "checkpoints";
 pub struct TrainOptions {
     pub config: TrainConfig,
     pub resume: bool,
+    /// Train into an output folder that already holds a model, replacing it.
+    pub force: bool,
     /// Show progress bars and the epoch table.
     pub verbose: bool,
     /// The command that started the run, for the model card.
@@ -264,7 +266,9 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         }
     }
 
-    let out = &config.out;
+    let out = &output_folder(&config.out)?;
+    guard_model(out, options)?;
+    say(format!("writing to {}", out.display()));
     let checkpoints = out.join(CHECKPOINTS);
     std::fs::create_dir_all(&checkpoints)
         .map_err(|e| format!("cannot create {}: {e}", checkpoints.display()))?;
@@ -539,6 +543,31 @@ fn save_checkpoint(
         for old in &all[..all.len() - 2] {
             let _ = std::fs::remove_dir_all(old);
         }
+    }
+    Ok(())
+}
+
+/// Where a run's outputs go: `out`, or when none is given, a fresh folder under `runs/`
+/// (`runs/train-1`, `runs/train-2`, ...: the first that does not exist).
+pub fn output_folder(out: &Path) -> Result<PathBuf, String> {
+    if !out.as_os_str().is_empty() {
+        return Ok(out.to_path_buf());
+    }
+    (1..)
+        .map(|n| PathBuf::from("runs").join(format!("train-{n}")))
+        .find(|dir| !dir.exists())
+        .ok_or_else(|| "no free folder under runs/".to_string())
+}
+
+/// Refuses to train into a folder that holds a model (a shipped net, another run's result)
+/// unless told to: `--force` replaces it, `--resume` continues the run that made it.
+fn guard_model(out: &Path, options: &TrainOptions) -> Result<(), String> {
+    let model = out.join(MODEL_FILE);
+    if model.exists() && !options.force && !options.resume {
+        return Err(format!(
+            "{} already holds a model; pass --force to replace it, --resume to continue the run that made it, or choose another --out",
+            model.display()
+        ));
     }
     Ok(())
 }

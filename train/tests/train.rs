@@ -61,6 +61,7 @@ fn options(data: &Path, out: &Path, epochs: usize, resume: bool) -> TrainOptions
             ..TrainConfig::default()
         },
         resume,
+        force: false,
         verbose: false,
         command: "test".into(),
     }
@@ -116,7 +117,37 @@ fn trains_exports_and_resumes_to_the_same_net() {
     let mut other = options(&data, &resumed, 5, true);
     other.config.hidden = 20;
     assert!(train(&other).unwrap_err().contains("other settings"));
+
+    // A folder that holds a model and no run (a shipped net) is never written over unasked:
+    // the file is left as it was; --force replaces it.
+    let shipped = root.join("shipped");
+    std::fs::create_dir_all(&shipped).unwrap();
+    std::fs::copy(straight.join(MODEL_FILE), shipped.join(MODEL_FILE)).unwrap();
+    let before = std::fs::read(shipped.join(MODEL_FILE)).unwrap();
+    let err = train(&options(&data, &shipped, 1, false)).unwrap_err();
+    assert!(
+        err.contains("already holds a model") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(shipped.join(MODEL_FILE)).unwrap(), before);
+    assert!(!shipped.join("checkpoints").exists());
+    let mut forced = options(&data, &shipped, 1, false);
+    forced.force = true;
+    assert_eq!(train(&forced).unwrap().epochs_run, 1);
+    assert_ne!(std::fs::read(shipped.join(MODEL_FILE)).unwrap(), before);
     std::fs::remove_dir_all(root).unwrap();
+}
+
+/// Without an output folder, a run writes to a fresh one under `runs/`.
+#[test]
+fn without_out_a_run_gets_a_fresh_folder_under_runs() {
+    let dir = train::trainer::output_folder(Path::new("")).unwrap();
+    assert!(dir.starts_with("runs") && !dir.exists(), "{dir:?}");
+    assert!(dir.to_string_lossy().contains("train-"), "{dir:?}");
+    let given = train::trainer::output_folder(Path::new("here")).unwrap();
+    assert_eq!(given, PathBuf::from("here"));
+    // The default config names no folder: it is never the shipped model's.
+    assert_eq!(TrainConfig::default().out, PathBuf::new());
 }
 
 /// `extra_data` trains on more datasets of the same game, each split by game; the first keeps

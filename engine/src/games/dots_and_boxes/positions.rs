@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::analysis::{capture_edges, greedy_moves, random_edge};
 use super::endgame::EndgameSolver;
 use super::DotsAndBoxes;
-use crate::game::{Action, Game, Outcome};
+use crate::game::{Action, Game};
 use crate::rng::{derive_seed, Rng};
 
 /// Seeded random play from `board` to `edges` drawn that takes a capture when there is one,
