@@ -103,6 +103,35 @@ impl ParamDecl {
     }
 }
 
+/// A key of a player kind: its name, its default as written (empty: none) and what it does.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyDecl {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// A kind of player a spec names (`KIND:key=value,...`), as `engine players` lists it and the
+/// spec parser reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerDecl {
+    pub kind: &'static str,
+    /// One line: what it is and what it is for.
+    pub about: &'static str,
+    /// A named player (`best`, `paper`): the spec it stands for; keys given after the name are
+    /// added to it (`best:time_ms=300`).
+    pub alias_of: Option<&'static str>,
+    /// Its own keys (beside the keys every search shares, for a search).
+    pub keys: &'static [KeyDecl],
+}
+
+impl PlayerDecl {
+    /// The key `name` of this kind, if it has one.
+    pub fn key(&self, name: &str) -> Option<&'static KeyDecl> {
+        self.keys.iter().find(|k| k.name == name)
+    }
+}
+
 /// What a game declares of itself: its names, its parameters, and how to check a set of
 /// parameter values (by building the start position).
 #[derive(Debug)]
@@ -116,7 +145,9 @@ pub struct GameInfo {
     /// The parameters, in the order a [`GameSpec`] keeps them.
     pub params: &'static [ParamDecl],
     /// Keys an `mcts` player spec reads for this game's own search (other games refuse them).
-    pub search_keys: &'static [&'static str],
+    pub search_keys: &'static [KeyDecl],
+    /// The game's own kinds of player, its `best` and `paper` among them.
+    pub players: &'static [PlayerDecl],
     /// Whether these parameter values (in `params` order) make a game.
     pub check: fn(&[i64]) -> Result<(), String>,
     /// A short form for people (`dots_and_boxes 5x5`); by default the canonical text.

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Deserializer};
 
-pub use crate::game_spec::{GameInfo, GameSpec, ParamDecl, ParamKind};
+pub use crate::game_spec::{GameInfo, GameSpec, KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 pub use crate::games::{RegisteredGame, Searched};
 
 /// A command written once for every game: called with the start position as its own type.
@@ -107,7 +107,7 @@ registry! {
 pub fn search_key_owner(key: &str) -> Option<&'static str> {
     GAMES
         .iter()
-        .find(|e| e.search_keys.contains(&key))
+        .find(|e| e.search_keys.iter().any(|k| k.name == key))
         .map(|e| e.name)
 }
 
@@ -152,6 +152,45 @@ pub fn tunable_games() -> Vec<&'static str> {
         .collect();
     names.sort_unstable();
     names
+}
+
+/// Every kind of player of `game` (all games when `None`) with its keys, their defaults and a
+/// line each: `engine players`, made from the declarations the spec parser reads.
+pub fn describe_players(game: Option<&str>) -> Result<String, String> {
+    use std::fmt::Write;
+    let games: Vec<&GameInfo> = match game {
+        Some(name) => vec![GameSpec::named(name)?.info()],
+        None => GAMES.to_vec(),
+    };
+    let mut out = String::new();
+    for info in games {
+        let _ = writeln!(out, "{}: {}", info.name, info.about);
+        for p in info.players.iter().chain(&crate::agents::spec::EVERY_GAME) {
+            let _ = writeln!(out, "  {:<10} {}", p.kind, p.about);
+            if let Some(target) = p.alias_of {
+                let _ = writeln!(
+                    out,
+                    "  {:<10}   = {target} (keys after the name refine it)",
+                    ""
+                );
+            }
+            let own: &[KeyDecl] = if p.kind == "mcts" {
+                info.search_keys
+            } else {
+                &[]
+            };
+            for k in p.keys.iter().chain(own) {
+                let key = if k.default.is_empty() {
+                    k.name.to_string()
+                } else {
+                    format!("{}={}", k.name, k.default)
+                };
+                let _ = writeln!(out, "      {key:<24} {}", k.help);
+            }
+        }
+        out.push('\n');
+    }
+    Ok(out.trim_end().to_string())
 }
 
 /// Every game with its parameters, for `--help` texts and the protocol.
@@ -236,5 +275,41 @@ mod tests {
             assert_eq!(game_name, name);
             assert_eq!(back, spec);
         }
+    }
+
+    /// Every game has a `best` and a `paper` player, listed by `engine players` and built from
+    /// their names, with keys after them.
+    #[test]
+    fn every_game_has_a_best_and_a_paper_player() {
+        struct Build(&'static str);
+        impl GameVisitor for Build {
+            type Output = Result<String, String>;
+            fn visit<G: RegisteredGame>(self, start: G) -> Result<String, String> {
+                let spec = crate::agents::parse_spec(self.0)?;
+                G::build_player(&spec, &start).map(|agent| agent.name())
+            }
+        }
+        let all = describe_players(None).unwrap();
+        for game in game_names() {
+            let text = describe_players(Some(game)).unwrap();
+            assert!(all.contains(&text), "{game}");
+            for kind in ["best", "paper", "random", "mcts", "external"] {
+                assert!(
+                    text.contains(&format!("\n  {kind} ")),
+                    "{game} {kind}:\n{text}"
+                );
+            }
+            let spec = GameSpec::named(game).unwrap();
+            for player in ["best", "paper", "best:seed=3"] {
+                let built = spec.visit(Build(player)).unwrap();
+                assert!(built.is_ok(), "{game} {player}: {built:?}");
+            }
+            let e = spec.visit(Build("worst")).unwrap().unwrap_err();
+            assert!(
+                e.contains("unknown player kind 'worst'") && e.contains("best"),
+                "{e}"
+            );
+        }
+        assert!(describe_players(Some("chess")).is_err());
     }
 }

@@ -424,3 +424,52 @@ fn label_finishes_recorded_games_by_perfect_play_and_resumes() {
     assert!(!ok && err.contains(missing.to_str().unwrap()), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `engine players` lists every game's `best` and `paper` with the keys the parser reads, and
+/// `--game` one game's; `match --help` names every kind.
+#[test]
+fn players_lists_best_and_paper_for_every_game() {
+    let (ok, out, err) = engine(&["players"]);
+    assert!(ok, "{err}");
+    for game in [
+        "dots_and_boxes",
+        "tictactoe",
+        "amazons",
+        "surakarta",
+        "gomoku",
+    ] {
+        let block = out
+            .split(&format!("{game}: "))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{game} is listed:\n{out}"));
+        let block = block.split("\n\n").next().unwrap();
+        for kind in ["best", "paper", "random", "mcts", "external"] {
+            assert!(
+                block.contains(&format!("\n  {kind} ")),
+                "{game} {kind}:\n{block}"
+            );
+        }
+    }
+    assert!(out.contains("qdab") && out.contains("solver_edges=0") && out.contains("cmd"));
+    let (ok, out, err) = engine(&["players", "--game", "surakarta"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("= alphabeta") && !out.contains("dots_and_boxes"),
+        "{out}"
+    );
+    let (ok, _, err) = engine(&["players", "--game", "chess"]);
+    assert!(!ok && err.contains("unknown game 'chess'"), "{err}");
+    let (ok, out, _) = engine(&["match", "--help"]);
+    assert!(ok);
+    for kind in [
+        "best",
+        "paper",
+        "qdab",
+        "rival",
+        "nn",
+        "alphabeta",
+        "greedy",
+    ] {
+        assert!(out.contains(kind), "{kind}:\n{out}");
+    }
+}

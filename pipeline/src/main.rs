@@ -61,6 +61,7 @@ struct Args {
     /// Threads for self-play and matches (0: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// The seed of the run: self-play, training and matches are seeded from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// After the paper's stages, this many generations of nets trained on the product's own

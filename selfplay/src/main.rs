@@ -48,10 +48,13 @@ struct RunArgs {
     /// Shard count for a Kubernetes indexed Job (the index is JOB_COMPLETION_INDEX).
     #[arg(long)]
     shards: Option<u32>,
+    /// The game (engine games lists them) [default: dots_and_boxes].
     #[arg(long)]
     game: Option<String>,
+    /// Dots and Boxes: rows of boxes [default: 5].
     #[arg(long)]
     rows: Option<usize>,
+    /// Dots and Boxes: columns of boxes [default: 5].
     #[arg(long)]
     cols: Option<usize>,
     /// A game parameter as key=value, repeatable (Amazons: --param size=8).
@@ -63,8 +66,10 @@ struct RunArgs {
     /// MCTS iterations for every searched move.
     #[arg(long)]
     iterations: Option<u64>,
+    /// UCB's exploration constant [default: 1.414, the paper's sqrt 2].
     #[arg(long)]
     cp: Option<f64>,
+    /// double: each node read from its mover's view; single: the paper's first version [default: double].
     #[arg(long, value_enum)]
     counter: Option<Counter>,
     /// Games played at once (0 = one per core).
@@ -73,6 +78,7 @@ struct RunArgs {
     /// Threads inside each game's search.
     #[arg(long)]
     search_threads: Option<usize>,
+    /// The seed of the run: game k is seeded from it and k [default: 1].
     #[arg(long)]
     seed: Option<u64>,
     /// Output folder.
@@ -120,6 +126,7 @@ struct MergeArgs {
 
 #[derive(Args)]
 struct StatsArgs {
+    /// The dataset folder (with its manifest.json).
     dir: PathBuf,
     /// One JSON object instead of the table.
     #[arg(long)]
@@ -133,7 +140,9 @@ enum ExportFormat {
 
 #[derive(Args)]
 struct ExportArgs {
+    /// The dataset folder (with its manifest.json).
     dir: PathBuf,
+    /// The format of the arrays: npy (NumPy, one file an array).
     #[arg(long, value_enum)]
     format: ExportFormat,
     /// Folder that receives the arrays.

@@ -35,19 +35,25 @@ struct PolicyArgs {
     /// Output folder: model.safetensors (the best epoch's) and metrics.csv.
     #[arg(long)]
     out: PathBuf,
+    /// Hidden units.
     #[arg(long, default_value_t = PolicyConfig::default().hidden)]
     hidden: usize,
+    /// Training epochs at most.
     #[arg(long, default_value_t = PolicyConfig::default().epochs)]
     epochs: usize,
     /// Stop after this many epochs without a better validation loss (0: never).
     #[arg(long, default_value_t = PolicyConfig::default().patience)]
     patience: usize,
+    /// Positions a batch.
     #[arg(long, default_value_t = PolicyConfig::default().batch_size)]
     batch_size: usize,
+    /// The learning rate (Adam).
     #[arg(long, default_value_t = PolicyConfig::default().learning_rate)]
     learning_rate: f64,
+    /// The share of games held out for validation.
     #[arg(long, default_value_t = PolicyConfig::default().validation_share)]
     validation_share: f64,
+    /// The seed of the split, the shuffles and the initial weights.
     #[arg(long, default_value_t = PolicyConfig::default().seed)]
     seed: u64,
     /// Leave out positions whose root had fewer visits in all.
@@ -67,15 +73,17 @@ struct RunArgs {
     /// TOML config (see configs/train-5x5.toml); flags override its keys.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Dataset folder written by selfplay.
+    /// Dataset folder written by selfplay [default: data/selfplay-5x5].
     #[arg(long)]
     data: Option<PathBuf>,
     /// Another dataset of the same game to train on too (repeatable; an earlier generation's
     /// games, say). Its games are split into training and validation as `--data`'s are.
     #[arg(long = "extra-data", value_name = "DIR")]
     extra_data: Vec<PathBuf>,
+    /// Training epochs at most [default: 30].
     #[arg(long)]
     epochs: Option<usize>,
+    /// Where to train: cpu, or gpu (a build with --features gpu) [default: cpu].
     #[arg(long, value_enum)]
     backend: Option<Backend>,
     /// CPU backend of burn.
@@ -85,6 +93,7 @@ struct RunArgs {
     /// late net's: the mover's side, chain counts and parities; see docs/train.md).
     #[arg(long, value_enum)]
     encoding: Option<Encoding>,
+    /// The seed of the split, the shuffles and the initial weights [default: 1].
     #[arg(long)]
     seed: Option<u64>,
     /// Output folder: model.safetensors, MODEL.md, metrics.csv, curves.svg, checkpoints/
@@ -92,22 +101,31 @@ struct RunArgs {
     /// --force or --resume].
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Hidden units [default: 100, the paper's].
     #[arg(long)]
     hidden: Option<usize>,
+    /// The loss of the sigmoid outputs against the labels [default: bce].
     #[arg(long, value_enum)]
     loss: Option<Loss>,
+    /// adam, or sgd with momentum 0.9 [default: adam].
     #[arg(long, value_enum)]
     optimiser: Option<Optimiser>,
+    /// The learning rate [default: 0.001].
     #[arg(long)]
     learning_rate: Option<f64>,
+    /// Positions a batch [default: 256].
     #[arg(long)]
     batch_size: Option<usize>,
+    /// The share of games (not positions) held out for validation [default: 0.1].
     #[arg(long)]
     validation_share: Option<f64>,
+    /// Stop after this many epochs without a better validation loss (0: never) [default: 5].
     #[arg(long)]
     patience: Option<usize>,
+    /// The output a net must reach to be sure, for the sure-share figures [default: 0.9, the paper's].
     #[arg(long)]
     threshold: Option<f64>,
+    /// Training sets up to this many positions are encoded into memory once; larger ones are streamed [default: 2000000].
     #[arg(long)]
     memory_positions: Option<usize>,
     /// Dots and Boxes: train only on positions with MIN to MAX free edges (inclusive), say

@@ -49,54 +49,79 @@ struct RunArgs {
     /// Stop after this many generations (resume later with --resume).
     #[arg(long)]
     stop_after: Option<usize>,
+    /// A game with a weight set to tune [default: amazons; gomoku and surakarta have one too].
     #[arg(long)]
     game: Option<String>,
+    /// The game's weight set [default: the game's first: phases for Amazons; w-segments is the GA paper's].
     #[arg(long)]
     set: Option<String>,
+    /// The fitness player of a group game [default: greedy, the evaluation after one turn].
     #[arg(long)]
     player: Option<String>,
+    /// Islands: sub-populations that evolve apart and trade migrants [default: 2].
     #[arg(long)]
     islands: Option<usize>,
+    /// Individuals on each island, a multiple of --group-size [default: 32].
     #[arg(long)]
     population: Option<usize>,
+    /// Individuals in a tournament group; every pair plays both colours [default: 4].
     #[arg(long)]
     group_size: Option<usize>,
+    /// Generations to evolve [default: 80].
     #[arg(long)]
     generations: Option<usize>,
+    /// How a genome codes the weights [default: binary, the paper's].
     #[arg(long, value_enum)]
     encoding: Option<Encoding>,
+    /// Bits a weight with the binary encoding [default: 7, the paper's].
     #[arg(long)]
     bits: Option<u32>,
+    /// The lowest value of every weight [default: 0].
     #[arg(long)]
     min: Option<f32>,
+    /// The highest value of every weight [default: 1].
     #[arg(long)]
     max: Option<f32>,
+    /// Crossover probability at or below the mean fitness (Formula 5) [default: 0.9].
     #[arg(long)]
     pc1: Option<f64>,
+    /// Crossover probability at the best fitness [default: 0.6].
     #[arg(long)]
     pc2: Option<f64>,
+    /// Mutation probability at or below the mean fitness, per bit or weight (Formula 6) [default: 0.1].
     #[arg(long)]
     pm1: Option<f64>,
+    /// Mutation probability at the best fitness [default: 0.001].
     #[arg(long)]
     pm2: Option<f64>,
+    /// A real-coded mutation's standard deviation, as a share of the range [default: 0.1].
     #[arg(long)]
     sigma: Option<f32>,
+    /// Generations between two migrations [default: 5].
     #[arg(long)]
     migration_interval: Option<usize>,
+    /// Individuals each island sends every other island at a migration, its best [default: 2].
     #[arg(long)]
     migrants: Option<usize>,
+    /// Seconds an island waits for the others' migrants before going on [default: 600].
     #[arg(long)]
     migration_timeout_s: Option<u64>,
+    /// Games the best of each island plays against the starting weights each generation (0: off) [default: 16].
     #[arg(long)]
     yardstick_games: Option<usize>,
+    /// Games played at once (0: one a core) [default: 0].
     #[arg(long)]
     threads: Option<usize>,
+    /// The seed of the run [default: 1].
     #[arg(long)]
     seed: Option<u64>,
+    /// The run folder: checkpoints, migrants, fitness.csv, the best weights [default: runs/tune].
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Games of the final match, tuned against starting weights, seats swapped (0: none) [default: 20].
     #[arg(long)]
     final_games: Option<usize>,
+    /// Milliseconds a move in the final match [default: 100].
     #[arg(long)]
     final_time_ms: Option<u64>,
 }

@@ -1,29 +1,17 @@
 //! Player spec strings: `KIND[:key=value,key=value...]`, read without knowing the game.
 //!
-//! Every game has these kinds:
-//!
-//! * `random` — uniformly random legal moves. Key `seed` (1).
-//! * `mcts` — MCTS with the game's own search. The keys every search shares
-//!   ([`SEARCH_KEYS`]): `iterations` (100000; with `time_ms` alone, none), `time_ms`, `threads`
-//!   (1), `cp` (sqrt 2), `counter` (`double` or `single`), `seed` (1), `minimax` (the weight of
-//!   implicit minimax backups, 0), `widen` (progressive widening: the children a node opens
-//!   first, 0: off) and `transpositions` (1: a move's value counts every visit to the position
-//!   it leads to; 0). Any other key is the game's, read by the game that builds the player.
-//! * `external` — a program speaking the text protocol. Keys: `cmd` (required), `name`,
-//!   `time_ms` (sent as its `time_ms` option), `timeout_ms` (how long `genmove` may take; by
-//!   default twice `time_ms` and at least a second more, else 60 s), and `opt.NAME=VALUE` for any
-//!   other option. A comma inside `cmd` is kept when what follows it is not one of these keys.
-//!
-//! Any other kind (`nn`, `rival`, `qdab`, `greedy`, `alphabeta`, ...) is a game's own: its keys
-//! are kept as written and the game reads them when it builds the player (`engine players`
-//! lists every game's kinds and keys).
+//! Every game has `random`, `mcts` and `external` ([`EVERY_GAME`]; `mcts` reads the keys every
+//! search shares, [`SEARCH_KEYS`], and leaves the others to the game). Any other kind (`best`,
+//! `paper`, `nn`, `rival`, `alphabeta`, ...) is a game's own, declared in its folder as a
+//! [`PlayerDecl`]: its keys are kept as written and the game reads them when it builds the
+//! player. `engine players` prints every declaration; nothing else lists them.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
 use crate::game::Game;
-use crate::game_spec::GameSpec;
+use crate::game_spec::{GameSpec, KeyDecl, PlayerDecl};
 use crate::mcts::{Budget, CounterMode, SearchConfig};
 
 /// A parsed player spec.
@@ -48,19 +36,104 @@ pub enum AgentSpec {
     },
 }
 
+const fn key(name: &'static str, default: &'static str, help: &'static str) -> KeyDecl {
+    KeyDecl {
+        name,
+        default,
+        help,
+    }
+}
+
 /// The keys every MCTS search shares.
-pub const SEARCH_KEYS: [&str; 9] = [
-    "iterations",
-    "time_ms",
-    "threads",
-    "cp",
-    "counter",
-    "seed",
-    "minimax",
-    "widen",
-    "transpositions",
+pub const SEARCH_KEYS: [KeyDecl; 9] = [
+    key(
+        "iterations",
+        "100000",
+        "iterations a move, over all threads (none when only time_ms is given)",
+    ),
+    key(
+        "time_ms",
+        "",
+        "milliseconds a move (with iterations: whichever ends first)",
+    ),
+    key(
+        "threads",
+        "1",
+        "search threads (root parallelisation: one tree each)",
+    ),
+    key("cp", "1.414", "UCB's exploration constant (sqrt 2)"),
+    key(
+        "counter",
+        "double",
+        "double: each node read from its mover's view; single: the paper's first, the root player's",
+    ),
+    key("seed", "1", "the seed of the search's random choices"),
+    key(
+        "minimax",
+        "0",
+        "the weight (0 to 1) of implicit minimax backups",
+    ),
+    key(
+        "widen",
+        "0",
+        "progressive widening: the children a node opens first (0: all)",
+    ),
+    key(
+        "transpositions",
+        "0",
+        "1: a move's value counts every visit to the position it leads to, by any path",
+    ),
 ];
-const EXTERNAL_KEYS: [&str; 4] = ["cmd", "name", "time_ms", "timeout_ms"];
+
+/// `random`, which every game has.
+pub const RANDOM: PlayerDecl = PlayerDecl {
+    kind: "random",
+    about: "uniformly random legal moves: a floor, and fast for tests",
+    alias_of: None,
+    keys: &[key("seed", "1", "the seed of its choices")],
+};
+
+/// `mcts`, which every game has: the keys every search shares, and the game's own.
+pub const MCTS: PlayerDecl = PlayerDecl {
+    kind: "mcts",
+    about: "MCTS with the game's own search (plain MCTS unless its keys say)",
+    alias_of: None,
+    keys: &SEARCH_KEYS,
+};
+
+/// `external`, which every game has.
+pub const EXTERNAL: PlayerDecl = PlayerDecl {
+    kind: "external",
+    about: "a program speaking the text protocol (docs/PROTOCOL.md); an illegal move, a crash or a time-out loses",
+    alias_of: None,
+    keys: &[
+        key(
+            "cmd",
+            "",
+            "the command line (required; commas kept when no key follows)",
+        ),
+        key(
+            "name",
+            "",
+            "the name in tables (default: the command line)",
+        ),
+        key("time_ms", "", "sent as its time_ms option"),
+        key(
+            "timeout_ms",
+            "",
+            "how long genmove may take (default twice time_ms and a second more, else 60000)",
+        ),
+        key("opt.NAME", "", "set_option NAME VALUE before the game"),
+    ],
+};
+
+/// The kinds every game has.
+pub const EVERY_GAME: [PlayerDecl; 3] = [RANDOM, MCTS, EXTERNAL];
+
+/// Whether `key` is one of the keys every search shares.
+fn is_search_key(key: &str) -> bool {
+    SEARCH_KEYS.iter().any(|k| k.name == key)
+}
 
 /// Splits `key=value,key=value`, keeping commas inside values when what follows is not a key.
 fn pairs(body: &str, known: &dyn Fn(&str) -> bool) -> Result<Vec<(String, String)>, String> {
@@ -109,8 +182,11 @@ pub fn unknown_key(text: &str, key: &str) -> String {
 }
 
 /// Refuses any of `keys` that is not one of `known`.
-pub fn only_keys(text: &str, keys: &[(String, String)], known: &[&str]) -> Result<(), String> {
-    match keys.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+pub fn only_keys(text: &str, keys: &[(String, String)], known: &[KeyDecl]) -> Result<(), String> {
+    match keys
+        .iter()
+        .find(|(k, _)| !known.iter().any(|d| d.name == k))
+    {
         Some((key, _)) => Err(unknown_key(text, key)),
         None => Ok(()),
     }
@@ -134,7 +210,7 @@ pub fn read_search_keys(
     let mut time_ms = None;
     let mut rest = Vec::new();
     for (key, value) in keys {
-        if !(SEARCH_KEYS.contains(&key.as_str()) && takes(key)) {
+        if !(is_search_key(key) && takes(key)) {
             rest.push((key.clone(), value.clone()));
             continue;
         }
@@ -193,6 +269,18 @@ pub fn read_search_keys(
     };
     Ok((config, rest))
 }
+
+/// The keys of an alpha-beta player (any game's that has one), as [`AlphaBetaKeys`] reads them.
+pub const ALPHABETA_KEYS: [KeyDecl; 4] = [
+    key("time_ms", "1000", "milliseconds a move"),
+    key("depth", "64", "the deepest iteration"),
+    key("seed", "1", "the seed of its ties"),
+    key(
+        "weights",
+        "",
+        "a weights file of the evaluation, as tune writes it",
+    ),
+];
 
 /// An alpha-beta player's keys (any game's that has one): `time_ms` (1000), `depth` (the
 /// deepest iteration, 64), `seed` (1), `weights` (a weights file of the evaluation, as `tune`
@@ -293,7 +381,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
             })
         }
         "external" => {
-            let known = |k: &str| EXTERNAL_KEYS.contains(&k) || k.starts_with("opt.");
+            let known = |k: &str| EXTERNAL.key(k).is_some() || k.starts_with("opt.");
             let mut config = ExternalConfig::new("");
             let mut timeout = None;
             for (key, value) in list(&known)? {
@@ -329,6 +417,32 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
     }
 }
 
+/// A named player (`best`, `paper`) of `players` as the spec it stands for, with the keys given
+/// after the name added: `best:time_ms=300` is `nn:time_ms=300` where `best` is `nn`. `None`
+/// when `spec` names no alias.
+pub fn expand_alias(spec: &AgentSpec, players: &[PlayerDecl]) -> Result<Option<AgentSpec>, String> {
+    let AgentSpec::Game { kind, keys, .. } = spec else {
+        return Ok(None);
+    };
+    let Some(target) = players
+        .iter()
+        .find(|p| p.kind == kind)
+        .and_then(|p| p.alias_of)
+    else {
+        return Ok(None);
+    };
+    let mut text = target.to_string();
+    for (i, (k, v)) in keys.iter().enumerate() {
+        text.push(if i == 0 && !target.contains(':') {
+            ':'
+        } else {
+            ','
+        });
+        text.push_str(&format!("{k}={v}"));
+    }
+    parse_spec(&text).map(Some)
+}
+
 impl AgentSpec {
     /// The spec as written.
     pub fn text(&self) -> String {
@@ -353,12 +467,12 @@ impl AgentSpec {
     }
 
     /// A player of any game from the kinds every game has (`mcts` without keys of a game's
-    /// own, `random`, `external`); a game's own kind is refused, naming `kinds`, the kinds
-    /// `game` has.
+    /// own, `random`, `external`); another kind is refused, naming the kinds `game` has (those
+    /// every game has, and `players`, its own).
     pub fn build<G: Game>(
         &self,
         game: GameSpec,
-        kinds: &[&str],
+        players: &[PlayerDecl],
     ) -> Result<Box<dyn Agent<G>>, String> {
         match self {
             AgentSpec::Mcts {
@@ -372,8 +486,7 @@ impl AgentSpec {
             AgentSpec::External(config) => Ok(Box::new(ExternalAgent::new(config.clone(), game))),
             AgentSpec::Random { seed } => Ok(Box::new(RandomAgent::new(*seed))),
             AgentSpec::Game { kind, text, .. } => {
-                let mut all = vec!["random", "mcts", "external"];
-                all.extend(kinds);
+                let all: Vec<&str> = EVERY_GAME.iter().chain(players).map(|p| p.kind).collect();
                 Err(format!(
                     "player '{text}': unknown player kind '{kind}' for {} (its kinds: {})",
                     game.name(),

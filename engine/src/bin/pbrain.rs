@@ -5,9 +5,24 @@ use std::io::{self, BufReader};
 
 use engine::games::gomoku::gomocup::{serve, Brain};
 
+const USAGE: &str = "Usage: pbrain-engine [OPTIONS]
+
+The engine as a Gomocup brain: it speaks the Gomocup protocol on stdin/stdout (a manager
+starts it with no arguments). It plays the engine's Gomoku search (`engine players --game
+gomoku`: best).
+
+Options:
+      --threads <N>  Search threads [default: 1]
+      --seed <S>     The seed of the search's random choices [default: 1]
+  -h, --help         Print help";
+
 fn main() {
     let mut brain = Brain::new();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1).and_then(|v| v.parse::<u64>().ok());

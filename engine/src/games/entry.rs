@@ -5,9 +5,10 @@
 
 use std::path::PathBuf;
 
+use crate::agents::spec::expand_alias;
 use crate::agents::{Agent, AgentSpec};
 use crate::game::{Action, Game};
-use crate::game_spec::{GameInfo, GameSpec, ParamDecl};
+use crate::game_spec::{GameInfo, GameSpec, KeyDecl, ParamDecl, PlayerDecl};
 use crate::mcts::bench::{generic_figures, BenchOptions, BenchOutput};
 use crate::mcts::{RolloutPolicy, Search, SearchConfig, SearchResult, Ucb};
 use crate::tuning::{Tunable, WeightsFile};
@@ -91,9 +92,14 @@ pub trait RegisteredGame: Game + Sized {
     const ABOUT: &'static str;
     /// The parameters, in the order `GameSpec` keeps them.
     const PARAMS: &'static [ParamDecl] = &[];
-    /// Keys an `mcts` player spec reads for this game's own search (other games refuse them);
-    /// [`build_player`](Self::build_player) reads them.
-    const SEARCH_KEYS: &'static [&'static str] = &[];
+    /// Keys an `mcts` player spec reads for this game's own search (other games refuse them),
+    /// with their defaults and help; [`build_kind`](Self::build_kind) reads them.
+    const MCTS_KEYS: &'static [KeyDecl] = &[];
+
+    /// The game's own kinds of player beside `random`, `mcts` and `external`: `best` (the
+    /// strongest measured) and `paper` (the game's paper's player) among them, as names of
+    /// other specs or kinds [`build_kind`](Self::build_kind) reads.
+    const PLAYERS: &'static [PlayerDecl] = &[];
 
     /// All of the above, as the layers that know no game read it.
     const INFO: &'static GameInfo = &GameInfo {
@@ -101,7 +107,8 @@ pub trait RegisteredGame: Game + Sized {
         aliases: Self::ALIASES,
         about: Self::ABOUT,
         params: Self::PARAMS,
-        search_keys: Self::SEARCH_KEYS,
+        search_keys: Self::MCTS_KEYS,
+        players: Self::PLAYERS,
         check: Self::check_params,
         short: Self::SHORT,
     };
@@ -181,12 +188,19 @@ pub trait RegisteredGame: Game + Sized {
         Ok(Searched::from_result(result))
     }
 
-    /// The kinds of player of the game's own, beside `random`, `mcts` and `external`.
-    const PLAYER_KINDS: &'static [&'static str] = &[];
-
-    /// A player of this game from a spec string's parse (games add their own kinds).
+    /// A player of this game from a spec string's parse: a named player (`best`, `paper`) as
+    /// the spec it stands for, then [`build_kind`](Self::build_kind).
     fn build_player(spec: &AgentSpec, start: &Self) -> Result<Box<dyn Agent<Self>>, String> {
-        spec.build::<Self>(start.spec(), Self::PLAYER_KINDS)
+        match expand_alias(spec, Self::PLAYERS)? {
+            Some(expanded) => Self::build_kind(&expanded, start),
+            None => Self::build_kind(spec, start),
+        }
+    }
+
+    /// A player of one of the kinds: the game's own (declared in [`PLAYERS`](Self::PLAYERS))
+    /// and the ones every game has.
+    fn build_kind(spec: &AgentSpec, start: &Self) -> Result<Box<dyn Agent<Self>>, String> {
+        spec.build::<Self>(start.spec(), Self::PLAYERS)
     }
 
     /// Leaves of the move tree `depth` deep (`engine perft`): by default plies, bulk-counted at

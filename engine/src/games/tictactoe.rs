@@ -317,6 +317,21 @@ impl crate::games::RegisteredGame for TicTacToe {
     type Memory = ();
 
     type Options = ();
+
+    const PLAYERS: &'static [crate::game_spec::PlayerDecl] = &[
+        crate::game_spec::PlayerDecl {
+            kind: "best",
+            about: "the strongest here: plain MCTS, which plays tic-tac-toe perfectly with enough iterations",
+            alias_of: Some("mcts"),
+            keys: &[],
+        },
+        crate::game_spec::PlayerDecl {
+            kind: "paper",
+            about: "the Dots-and-Boxes paper's plain MCTS, on the game that proves the search",
+            alias_of: Some("mcts"),
+            keys: &[],
+        },
+    ];
 }
 
 #[cfg(test)]

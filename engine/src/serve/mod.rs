@@ -261,8 +261,25 @@ fn games() -> Value {
                            "default": default, "help": p.help})
                 })
                 .collect();
+            // Every kind of player the game has, as declared (the menus read these).
+            let players: Vec<Value> = crate::agents::spec::EVERY_GAME
+                .iter()
+                .chain(e.players)
+                .map(|p| {
+                    let mut keys: Vec<&crate::game_spec::KeyDecl> = p.keys.iter().collect();
+                    if p.kind == "mcts" {
+                        keys.extend(e.search_keys);
+                    }
+                    let keys: Vec<Value> = keys
+                        .iter()
+                        .map(|k| json!({"name": k.name, "default": k.default, "help": k.help}))
+                        .collect();
+                    json!({"kind": p.kind, "about": p.about, "alias_of": p.alias_of, "keys": keys})
+                })
+                .collect();
+            let search_keys: Vec<&str> = e.search_keys.iter().map(|k| k.name).collect();
             json!({"name": e.name, "about": e.about, "params": params,
-                   "search_keys": e.search_keys})
+                   "search_keys": search_keys, "players": players})
         })
         .collect();
     json!({"games": list, "max_threads": MAX_THREADS})

@@ -21,6 +21,7 @@ pub struct BotzoneArgs {
     /// Search threads (Botzone gives one core).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// The seed of the search's random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Stay alive between turns (prints >>>BOTZONE_REQUEST_KEEP_RUNNING<<< after each answer).

@@ -33,6 +33,7 @@ pub struct LabelArgs {
     /// Label at most this many games of the inputs (all by default).
     #[arg(long)]
     games: Option<usize>,
+    /// The seed of the horizons drawn for each game.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Threads, each with its own solver table of 2^22 entries (128 MB).

@@ -13,7 +13,7 @@ use engine::interactive::{self, RegistryEngine};
 use engine::mcts::bench::BenchOptions;
 use engine::mcts::{Budget, CounterMode, SearchConfig, SearchResult, Ucb, BYTES_PER_NODE};
 use engine::protocol::settings::Settings;
-use engine::registry::{describe_games, GameVisitor, Lookup};
+use engine::registry::{describe_games, describe_players, GameVisitor, Lookup};
 use engine::{Game, Player};
 
 mod botzone_cmd;
@@ -45,6 +45,9 @@ enum Command {
     Perft(PerftArgs),
     /// List the games and their parameters.
     Games,
+    /// List every game's players (`best`, `paper`, its own kinds, random, mcts, external) with
+    /// their keys, defaults and a line each.
+    Players(PlayersArgs),
     /// Speak Botzone's simple interaction for 8x8 Amazons (one turn per run, or keep running).
     Botzone(botzone_cmd::BotzoneArgs),
     /// Speak the text protocol on stdin/stdout (GTP-shaped; see docs/PROTOCOL.md).
@@ -61,6 +64,13 @@ enum Command {
     Paper(paper_cmd::PaperArgs),
     /// Play and watch every game in a browser: a local web server (see docs/serve.md).
     Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct PlayersArgs {
+    /// Only this game's players [default: every game's].
+    #[arg(long)]
+    game: Option<String>,
 }
 
 #[derive(Args)]
@@ -186,7 +196,8 @@ struct NetArgs {
     /// (earlier rollout steps are plain random moves).
     #[arg(long, default_value_t = 0)]
     net_from_move: u32,
-    /// Evaluation weights from `tune` (best-weights.json; Amazons only).
+    /// Evaluation weights from `tune` (best-weights.json) for the games that have weight sets:
+    /// Amazons, Gomoku, Surakarta.
     #[arg(long)]
     weights: Option<PathBuf>,
 }
@@ -284,6 +295,9 @@ fn main() -> ExitCode {
         Command::Games => {
             println!("{}", describe_games());
             Ok(())
+        }
+        Command::Players(args) => {
+            describe_players(args.game.as_deref()).map(|text| println!("{text}"))
         }
         Command::Botzone(args) => botzone_cmd::run(args),
         Command::Match(args) => match_cmd::run(args),

@@ -17,9 +17,11 @@ use engine::registry::{GameVisitor, Lookup};
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// Player A (plays P1 in the even games): random, greedy, rival, mcts, nn, alphabeta or
-    /// external, with key=value settings, e.g. `rival:iterations=20000`,
-    /// `nn:threshold=0.9,iterations=50000` or (Amazons) `mcts:time_ms=1000,turn=whole`.
+    /// Player A (plays P1 in the even games): KIND[:key=value,...]. Every game has best (its
+    /// strongest), paper (its paper's player), random, mcts and external; Dots and Boxes adds
+    /// nn, qdab, rival and greedy, Amazons alphabeta and greedy, Gomoku and Surakarta
+    /// alphabeta. E.g. `best:time_ms=300`, `qdab:time_ms=300`, `paper:net=1` or (Amazons)
+    /// `mcts:time_ms=1000,turn=whole`. `engine players` lists every kind with its keys.
     #[arg(long)]
     p1: String,
     /// Player B.
@@ -213,10 +215,13 @@ pub struct PositionsArgs {
     /// How many positions.
     #[arg(long, default_value_t = 50)]
     count: usize,
+    /// The seed of the positions: attempt k plays random moves seeded from it and k.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Rows of boxes.
     #[arg(long, default_value_t = 5)]
     rows: usize,
+    /// Columns of boxes.
     #[arg(long, default_value_t = 5)]
     cols: usize,
     /// Annotate each position with its winner under perfect play (the exact solver; practical

@@ -42,8 +42,10 @@ pub struct PaperArgs {
     /// The rival's spec.
     #[arg(long, default_value = "rival")]
     rival: String,
+    /// Games played at once.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// The seed of the matches: game k's players are seeded from it and k.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Iterations are divided by this (a quick run to try the command: 100 makes 100K 1K).

@@ -9,10 +9,11 @@ use super::players::{AlphaBeta, AmazonsMcts, AmazonsMctsConfig, Greedy};
 use super::rollout::{Backup, EvalRollout};
 use super::tuning::AmazonsWeights;
 use super::{Amazons, TurnShape};
+use crate::agents::spec::ALPHABETA_KEYS;
 use crate::agents::spec::{AlphaBetaKeys, GreedyKeys};
 use crate::agents::{Agent, AgentSpec};
 use crate::game::{Game, Player};
-use crate::game_spec::{ParamDecl, ParamKind};
+use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 use crate::games::{
     set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
     WEIGHTS_OPTION,
@@ -59,11 +60,100 @@ impl RegisteredGame for Amazons {
         ]
     }
 
-    const PLAYER_KINDS: &'static [&'static str] = &["greedy", "alphabeta"];
+    const PLAYERS: &'static [PlayerDecl] = &[
+        PlayerDecl {
+            kind: "best",
+            about: "the strongest measured: mcts with its defaults (34-6 against alphabeta, 78-22 against the paper's whole-turn MCTS at 1 s)",
+            alias_of: Some("mcts"),
+            keys: &[],
+        },
+        PlayerDecl {
+            kind: "paper",
+            about: "the paper's MCTS + MG-PEO: Move Groups, Parallel Evaluation, random expansion, shallow rollouts, the paper's evaluation",
+            alias_of: Some("mcts:turn=split,pe=1,expand=random,backup=sign,cp=1.414,eval=paper"),
+            keys: &[],
+        },
+        PlayerDecl {
+            kind: "alphabeta",
+            about: "the rival: iterative-deepening alpha-beta over whole turns with the paper's evaluation",
+            alias_of: None,
+            keys: &ALPHABETA_KEYS,
+        },
+        PlayerDecl {
+            kind: "greedy",
+            about: "the best evaluation after one turn: fast, tune's fitness player",
+            alias_of: None,
+            keys: &[
+                KeyDecl {
+                    name: "seed",
+                    default: "1",
+                    help: "the seed of its ties",
+                },
+                KeyDecl {
+                    name: "weights",
+                    default: "",
+                    help: "a weights file of the evaluation, as tune writes it",
+                },
+            ],
+        },
+    ];
 
-    const SEARCH_KEYS: &'static [&'static str] = &[
-        "turn", "depth", "backup", "scale", "expand", "reuse", "eval", "tempo", "arrow", "weights",
-        "pe",
+    const MCTS_KEYS: &'static [KeyDecl] = &[
+        KeyDecl {
+            name: "turn",
+            default: "split",
+            help: "split: Move Groups (the queen move and the arrow as two plies); whole: one node a turn",
+        },
+        KeyDecl {
+            name: "depth",
+            default: "2",
+            help: "random whole turns before the evaluation",
+        },
+        KeyDecl {
+            name: "backup",
+            default: "expected",
+            help: "what a leaf backs up: sign (the paper's), sample or expected (the evaluation's win probability)",
+        },
+        KeyDecl {
+            name: "scale",
+            default: "2",
+            help: "the evaluation's scale in sample and expected",
+        },
+        KeyDecl {
+            name: "expand",
+            default: "eval",
+            help: "eval: every child evaluated at expansion; random: the paper's random order",
+        },
+        KeyDecl {
+            name: "reuse",
+            default: "1",
+            help: "1: the tree is kept from move to move",
+        },
+        KeyDecl {
+            name: "eval",
+            default: "corrected",
+            help: "the evaluation: corrected or paper",
+        },
+        KeyDecl {
+            name: "tempo",
+            default: "",
+            help: "the tempo weight, one or one a phase (a,b,c)",
+        },
+        KeyDecl {
+            name: "arrow",
+            default: "",
+            help: "the pending arrow's weight, one or one a phase",
+        },
+        KeyDecl {
+            name: "weights",
+            default: "",
+            help: "a weights file of the evaluation, as tune writes it",
+        },
+        KeyDecl {
+            name: "pe",
+            default: "0",
+            help: "1: Parallel Evaluation (the paper's PEO)",
+        },
     ];
 
     type Rollout = EvalRollout;
@@ -156,7 +246,7 @@ impl RegisteredGame for Amazons {
         })
     }
 
-    fn build_player(spec: &AgentSpec, start: &Amazons) -> Result<Box<dyn Agent<Amazons>>, String> {
+    fn build_kind(spec: &AgentSpec, start: &Amazons) -> Result<Box<dyn Agent<Amazons>>, String> {
         match spec {
             AgentSpec::Mcts {
                 text,
@@ -191,7 +281,7 @@ impl RegisteredGame for Amazons {
                     .with_weights(weights_or_paper(weights.as_deref())?),
                 ))
             }
-            other => other.build::<Amazons>(start.spec(), Self::PLAYER_KINDS),
+            other => other.build::<Amazons>(start.spec(), Self::PLAYERS),
         }
     }
 

@@ -7,7 +7,7 @@ use super::options::{DotsOptions, OPTIONS};
 use super::DotsAndBoxes;
 use crate::agents::{Agent, AgentSpec};
 use crate::game::Game;
-use crate::game_spec::{ParamDecl, ParamKind};
+use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 use crate::games::{OptionDecl, Oracle, RegisteredGame, Searched};
 use crate::mcts::bench::{generic_figures, BenchOptions, BenchOutput};
 use crate::mcts::{RandomRollout, Search, SearchConfig, Ucb};
@@ -34,9 +34,9 @@ impl RegisteredGame for DotsAndBoxes {
         },
     ];
 
-    const PLAYER_KINDS: &'static [&'static str] = &super::spec::KINDS;
+    const PLAYERS: &'static [PlayerDecl] = &super::spec::PLAYERS;
 
-    const SEARCH_KEYS: &'static [&'static str] = &super::DotsSearch::KEYS;
+    const MCTS_KEYS: &'static [KeyDecl] = &super::spec::MCTS_KEYS;
 
     const SHORT: Option<fn(&[i64]) -> String> =
         Some(|v| format!("dots_and_boxes {}x{}", v[0], v[1]));
@@ -156,7 +156,7 @@ impl RegisteredGame for DotsAndBoxes {
         })
     }
 
-    fn build_player(
+    fn build_kind(
         spec: &AgentSpec,
         start: &DotsAndBoxes,
     ) -> Result<Box<dyn Agent<DotsAndBoxes>>, String> {

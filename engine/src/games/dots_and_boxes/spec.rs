@@ -35,16 +35,261 @@ use super::{
     DotsAndBoxes, DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, QdabAgent,
     QdabConfig, RivalAgent, RivalConfig,
 };
-use crate::agents::spec::{number, read_search_keys, switch, unknown_key, GreedyKeys};
+use crate::agents::spec::{number, read_search_keys, switch, unknown_key, GreedyKeys, SEARCH_KEYS};
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
+use crate::game_spec::{KeyDecl, PlayerDecl};
 use crate::games::RegisteredGame;
 use crate::mcts::{RolloutPolicy, SearchConfig, Ucb};
 
 /// The weight of a policy net's biases when `policy_weight` is not given.
 const DEFAULT_POLICY_WEIGHT: f64 = 0.5;
 
-/// The kinds of player Dots and Boxes has beside `random`, `mcts` and `external`.
-pub const KINDS: [&str; 4] = ["nn", "rival", "qdab", "greedy"];
+const fn key(name: &'static str, default: &'static str, help: &'static str) -> KeyDecl {
+    KeyDecl {
+        name,
+        default,
+        help,
+    }
+}
+
+/// The exact endgame's keys (`mcts`, `nn`; `rival` has the first two).
+const SOLVER: [KeyDecl; 5] = [
+    key(
+        "solver_edges",
+        "0",
+        "free captures at once and the exact solver from this many free edges (mcts 0: the paper's; nn 34; rival 30)",
+    ),
+    key(
+        "solver_nodes",
+        "4000000",
+        "the solver's node limit a move",
+    ),
+    key(
+        "prove_edges",
+        "0",
+        "up to this many free edges, a win the solver proves is kept without a search (nn 40)",
+    ),
+    key("prove_nodes", "1000000", "a proof's node limit (nn 2000000)"),
+    key(
+        "solver_table",
+        "20",
+        "the solver's table: 2^N entries of 32 bytes kept between moves (16 to 26)",
+    ),
+];
+
+/// The keys `mcts` reads on Dots and Boxes, beside the keys every search shares.
+pub const MCTS_KEYS: [KeyDecl; 10] = [
+    SOLVER[0],
+    SOLVER[1],
+    SOLVER[2],
+    SOLVER[3],
+    SOLVER[4],
+    key(
+        "safe_first",
+        "0",
+        "1: with no box to take, only the safe edges are searched at the root",
+    ),
+    key(
+        "rollout",
+        "random",
+        "random (the paper's), chains (safe edges, then the endgame exactly) or sacrifices (chains with the short chains' sacrifices); nn: sacrifices",
+    ),
+    key(
+        "tree",
+        "all",
+        "the moves tree nodes search: all, safe or canonical (QDab's); nn: canonical",
+    ),
+    key(
+        "endgame_nodes",
+        "3000",
+        "the chain rollouts' solver budget",
+    ),
+    key("reuse", "0", "1: the tree is kept from move to move"),
+];
+
+/// The net's keys of `nn`.
+const NET: [KeyDecl; 15] = [
+    key(
+        "model",
+        "models/dab-5x5-sv/model.safetensors",
+        "the value net (with rollout=random: the paper's models/dab-5x5)",
+    ),
+    key(
+        "threshold",
+        "0.9",
+        "a rollout ends once an output reaches this (the paper's 0.9)",
+    ),
+    key(
+        "from_move",
+        "0",
+        "the net is asked from this many edges drawn on",
+    ),
+    key(
+        "prior",
+        "1",
+        "the weight of the net's P(win) - P(loss) as a bias on tree children (chain rollouts; 0 with rollout=random)",
+    ),
+    key(
+        "prior_visits",
+        "0",
+        "the prior counted as this many visits instead of a fading bias",
+    ),
+    key(
+        "mix",
+        "0",
+        "the share of leaves drawn from the net's outputs (chain rollouts)",
+    ),
+    key(
+        "blend",
+        "0",
+        "the net's expectation mixed into each leaf's reward (chain rollouts)",
+    ),
+    key("ask", "leaf", "leaf: the net asked at leaves; turns: at every turn"),
+    key("late", "", "a late net (train run --encoding late) for the play-outs"),
+    key("horizon", "36", "the late net serves from this many free edges"),
+    key("late_use", "end", "end, pick, sure, prior or blend"),
+    key("late_weight", "1", "the late net's weight as a prior or blend"),
+    key("policy", "", "a policy net (train policy) as a prior on tree children"),
+    key("policy_weight", "0.5", "the weight of the policy net's biases"),
+    key(
+        "policy_rollout",
+        "0",
+        "the temperature at which it draws the play-outs' free moves (0: uniform)",
+    ),
+];
+
+/// `nn`'s keys: the net's and `mcts`'s on Dots and Boxes.
+const NN_KEYS: [KeyDecl; 25] = [
+    NET[0],
+    NET[1],
+    NET[2],
+    NET[3],
+    NET[4],
+    NET[5],
+    NET[6],
+    NET[7],
+    NET[8],
+    NET[9],
+    NET[10],
+    NET[11],
+    NET[12],
+    NET[13],
+    NET[14],
+    MCTS_KEYS[0],
+    MCTS_KEYS[1],
+    MCTS_KEYS[2],
+    MCTS_KEYS[3],
+    MCTS_KEYS[4],
+    MCTS_KEYS[5],
+    MCTS_KEYS[6],
+    MCTS_KEYS[7],
+    MCTS_KEYS[8],
+    MCTS_KEYS[9],
+];
+
+/// `rival`'s keys.
+const RIVAL_KEYS: [KeyDecl; 11] = [
+    key(
+        "iterations",
+        "20000",
+        "iterations of its search over safe edges",
+    ),
+    SEARCH_KEYS[1],
+    SEARCH_KEYS[2],
+    SEARCH_KEYS[3],
+    SEARCH_KEYS[5],
+    SEARCH_KEYS[6],
+    SEARCH_KEYS[7],
+    SEARCH_KEYS[8],
+    key(
+        "solver_edges",
+        "30",
+        "the exact solver answers from this many free edges on",
+    ),
+    SOLVER[1],
+    SOLVER[4],
+];
+
+/// The players of Dots and Boxes beside `random`, `mcts` and `external`.
+pub const PLAYERS: [PlayerDecl; 6] = [
+    PlayerDecl {
+        kind: "best",
+        about: "the strongest measured: nn, the product's engine (19-1 against the real QDab, issue 46; 92-8 against qdab)",
+        alias_of: Some("nn"),
+        keys: &[],
+    },
+    PlayerDecl {
+        kind: "paper",
+        about: "the paper's player: its plain MCTS; with net=1 its net-guided engine (random rollouts ended by models/dab-5x5 at 0.9, no knowledge); other keys are mcts's or nn's",
+        alias_of: None,
+        keys: &[key(
+            "net",
+            "0",
+            "1: the paper's net ends the rollouts (section 5.2)",
+        )],
+    },
+    PlayerDecl {
+        kind: "nn",
+        about: "the product's engine: MCTS over canonical moves, chain rollouts, the exact endgame and proofs, the product's net as a prior",
+        alias_of: None,
+        keys: &NN_KEYS,
+    },
+    PlayerDecl {
+        kind: "qdab",
+        about: "a rival modelled on QDab: its own search over canonical moves and a root solve (beats rival 95-5)",
+        alias_of: None,
+        keys: &[
+            key("time_ms", "300", "milliseconds a move"),
+            key("iterations", "", "iterations a move (with time_ms: whichever ends first)"),
+            key("threads", "1", "search threads (1 to 64)"),
+            key("seed", "1", "the seed of its choices"),
+            key(
+                "solver_nodes",
+                "4000000",
+                "the root solve from turn 24 (at most half the time's worth)",
+            ),
+            key("leaf_nodes", "20000", "one leaf or rollout's solve"),
+        ],
+    },
+    PlayerDecl {
+        kind: "rival",
+        about: "the first QDab-style rival: MCTS over safe edges, the exact solver from 30 free edges",
+        alias_of: None,
+        keys: &RIVAL_KEYS,
+    },
+    PlayerDecl {
+        kind: "greedy",
+        about: "takes a box when it can, else a random safe edge: fast, for tests",
+        alias_of: None,
+        keys: &[key("seed", "1", "the seed of its choices")],
+    },
+];
+
+/// The spec `paper` stands for: the paper's plain MCTS, or with `net` its net-guided engine.
+fn paper_spec(text: &str, keys: &[(String, String)]) -> Result<AgentSpec, String> {
+    let mut net = false;
+    let mut rest = Vec::new();
+    for (k, v) in keys {
+        if k == "net" {
+            net = switch(k, v).map_err(|e| format!("player '{text}': {e}"))?;
+        } else {
+            rest.push(format!("{k}={v}"));
+        }
+    }
+    let base = if net {
+        "nn:rollout=random,solver_edges=0,prove_edges=0".to_string()
+    } else {
+        "mcts".to_string()
+    };
+    let joined = if rest.is_empty() {
+        base
+    } else if net {
+        format!("{base},{}", rest.join(","))
+    } else {
+        format!("{base}:{}", rest.join(","))
+    };
+    parse_spec(&joined)
+}
 
 /// How `nn` uses a policy net (`policy=`).
 #[derive(Clone, Debug, PartialEq)]
@@ -96,31 +341,6 @@ pub enum DotsSpec {
     },
 }
 
-const SOLVER_KEYS: [&str; 5] = [
-    "solver_edges",
-    "solver_nodes",
-    "prove_edges",
-    "prove_nodes",
-    "solver_table",
-];
-const NET_KEYS: [&str; 15] = [
-    "model",
-    "policy",
-    "policy_weight",
-    "policy_rollout",
-    "threshold",
-    "from_move",
-    "mix",
-    "blend",
-    "ask",
-    "prior",
-    "prior_visits",
-    "late",
-    "horizon",
-    "late_use",
-    "late_weight",
-];
-
 /// Reads a spec string as a Dots-and-Boxes player (`None` for the kinds every game builds
 /// alike: `random`, `external`).
 pub fn parse_dots(text: &str) -> Result<Option<DotsSpec>, String> {
@@ -142,6 +362,8 @@ pub fn dots_spec(spec: &AgentSpec) -> Result<Option<DotsSpec>, String> {
         AgentSpec::Random { .. } | AgentSpec::External(_) => return Ok(None),
     };
     match kind {
+        "paper" => dots_spec(&paper_spec(text, keys)?),
+        "best" => dots_spec(&parse_spec(&best_text(keys))?),
         "nn" | "rival" => read_mcts_family(kind, text, None, keys).map(Some),
         "qdab" => {
             if let Some((key, _)) = keys.iter().find(|(k, _)| !QdabConfig::KEYS.contains(&k.as_str())) {
@@ -160,8 +382,19 @@ pub fn dots_spec(spec: &AgentSpec) -> Result<Option<DotsSpec>, String> {
         }
         other => Err(format!(
             "player '{text}': unknown player kind '{other}' for dots_and_boxes (its kinds: random, mcts, external, {})",
-            KINDS.join(", ")
+            PLAYERS.map(|p| p.kind).join(", ")
         )),
+    }
+}
+
+/// `best` with its keys as the spec it stands for.
+fn best_text(keys: &[(String, String)]) -> String {
+    let target = PLAYERS[0].alias_of.expect("best names a spec");
+    let given: Vec<String> = keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if given.is_empty() {
+        target.to_string()
+    } else {
+        format!("{target}:{}", given.join(","))
     }
 }
 
@@ -182,6 +415,12 @@ fn read_mcts_family(
             !(rival && k == "counter")
         })?,
     };
+    // The keys this kind declares (the shared search keys are read above).
+    let declared: &[KeyDecl] = match kind {
+        "nn" => &NN_KEYS,
+        "rival" => &RIVAL_KEYS,
+        _ => &MCTS_KEYS,
+    };
     let mut rival_config = RivalConfig::default();
     let mut endgame = match kind {
         "rival" => rival_config.endgame,
@@ -201,10 +440,7 @@ fn read_mcts_family(
     let mut game_keys = Vec::new();
     for (key, value) in &list {
         let k = key.as_str();
-        let known = (net && NET_KEYS.contains(&k))
-            || (SOLVER_KEYS.contains(&k) && !(rival && k.starts_with("prove_")))
-            || (!rival && k == "safe_first")
-            || (!rival && DotsSearch::KEYS.contains(&k));
+        let known = declared.iter().any(|d| d.name == k);
         if !known {
             return Err(unknown_key(text, key));
         }
@@ -368,7 +604,7 @@ pub fn build_dots(
 ) -> Result<Box<dyn Agent<DotsAndBoxes>>, String> {
     match dots_spec(spec)? {
         Some(dots) => dots.build(board),
-        None => spec.build(board.spec(), &KINDS),
+        None => spec.build(board.spec(), &PLAYERS),
     }
 }
 
@@ -779,5 +1015,75 @@ mod tests {
             let e = parse_spec(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains(says), "{bad}: {e}");
         }
+    }
+
+    /// `best` is `nn`, and the protocol's default options play the same engine; `paper` is the
+    /// paper's plain MCTS, and with `net=1` its net-guided engine without any knowledge.
+    #[test]
+    fn best_is_the_protocols_engine_and_paper_the_papers() {
+        let Ok(DotsSpec::Nn {
+            model,
+            guide,
+            endgame,
+            safe_first,
+            game_keys,
+            config,
+            ..
+        }) = parse_spec("best")
+        else {
+            panic!("best is nn");
+        };
+        let protocol = super::super::options::DotsOptions::default();
+        assert_eq!(model, PathBuf::from(PRODUCT_MODEL));
+        assert!(matches!(
+            protocol.model,
+            super::super::options::ModelChoice::Product
+        ));
+        assert_eq!(guide, protocol.guide);
+        assert_eq!(endgame, protocol.endgame());
+        assert_eq!(safe_first, protocol.safe_first);
+        let search = DotsSearch::from_keys("best", &game_keys, DotsSearch::PRODUCT).unwrap();
+        assert_eq!(search, protocol.search);
+        // The protocol's generic constant becomes the product's with chain rollouts, as nn's.
+        assert_eq!(config.cp, PRODUCT_CP);
+        match parse_spec("best:time_ms=300").unwrap() {
+            DotsSpec::Nn { config, .. } => assert_eq!(config.budget.time.unwrap().as_millis(), 300),
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("paper").unwrap() {
+            DotsSpec::Mcts {
+                endgame,
+                safe_first,
+                game_keys,
+                config,
+                ..
+            } => {
+                assert!(!endgame.is_on() && !safe_first && game_keys.is_empty());
+                assert_eq!(config.cp, Ucb::DEFAULT_CP);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_spec("paper:net=1,iterations=500").unwrap() {
+            DotsSpec::Nn {
+                model,
+                guide,
+                endgame,
+                game_keys,
+                config,
+                ..
+            } => {
+                assert_eq!(model, PathBuf::from(PAPER_MODEL));
+                assert_eq!((guide.prior, guide.threshold), (0.0, 0.9));
+                assert!(!endgame.is_on(), "{endgame:?}");
+                let search = DotsSearch::from_keys("p", &game_keys, DotsSearch::PRODUCT).unwrap();
+                assert_eq!(search, DotsSearch::PAPER);
+                assert_eq!(config.cp, Ucb::DEFAULT_CP);
+                assert_eq!(config.budget.iterations, Some(500));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(parse_spec("paper:net=2")
+            .unwrap_err()
+            .contains("net is 0 or 1"));
     }
 }

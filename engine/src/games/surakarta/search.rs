@@ -26,6 +26,7 @@
 //! (0: no limit), `cutoff=draw|pieces`, `captures=P`, `quiescence=S` (0: rollouts; with it,
 //! `cp` left at its default becomes 0.3).
 
+use crate::game_spec::KeyDecl;
 use std::path::Path;
 
 use super::energy::EnergyWeights;
@@ -214,7 +215,7 @@ impl Heuristics {
                 other => {
                     return Err(err(format!(
                         "{other} is not a key of the Surakarta search ({})",
-                        Surakarta::SEARCH_KEY_LIST.join(", ")
+                        Surakarta::MCTS_KEYS.map(|k| k.name).join(", ")
                     )))
                 }
             }
@@ -226,22 +227,58 @@ impl Heuristics {
     }
 }
 
+const fn key(name: &'static str, default: &'static str, help: &'static str) -> KeyDecl {
+    KeyDecl {
+        name,
+        default,
+        help,
+    }
+}
+
 impl Surakarta {
     /// The keys of `mcts` the Surakarta search reads.
-    pub const SEARCH_KEY_LIST: [&'static str; 13] = [
-        "heuristic",
-        "energy",
-        "relative",
-        "progressive",
-        "cutoff",
-        "captures",
-        "quiescence",
-        "position",
-        "attack",
-        "defence",
-        "weights",
-        "lead",
-        "steps",
+    pub const MCTS_KEYS: [KeyDecl; 13] = [
+        key(
+            "heuristic",
+            "0",
+            "a preset: 0 (plain), 1 or paper (the paper's three strategies), best (ours with rollouts), engine (ours with quiescence leaves)",
+        ),
+        key("energy", "0", "1: the energy of a move's position added to UCT"),
+        key(
+            "relative",
+            "0",
+            "1: the energy as the mover's minus the opponent's",
+        ),
+        key("progressive", "0", "1: the energy fades with visits"),
+        key(
+            "cutoff",
+            "draw",
+            "a rollout stopped by its step limit: draw, or pieces (more pieces win)",
+        ),
+        key(
+            "captures",
+            "0",
+            "the chance a rollout takes a capture when there is one",
+        ),
+        key(
+            "quiescence",
+            "0",
+            "leaves scored by a quiescence search at this scale (0: rollouts)",
+        ),
+        key("position", "", "the energy's position weight"),
+        key("attack", "", "the energy's attack weight"),
+        key("defence", "", "the energy's defence weight"),
+        key("weights", "", "a weights file of the energy, as tune writes it"),
+        key(
+            "lead",
+            "0",
+            "a rollout ends once a side leads by more pieces (the paper's 3; 0: never)",
+        ),
+        key(
+            "steps",
+            "0",
+            "a rollout ends after this many moves (the paper's 50; 0: no limit)",
+        ),
     ];
 }
 

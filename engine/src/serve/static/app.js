@@ -97,7 +97,24 @@ function renderParams(values) {
     box.appendChild(label);
   }
   $('b-dots').hidden = g.name !== 'dots_and_boxes';
+  renderKinds(g);
   lastDefault = defaultSpec(g.name);
+}
+
+// The builder's player kinds: the game's own, as the registry declares them (`engine players`).
+function renderKinds(g) {
+  const select = $('b-kind');
+  const before = select.value;
+  select.textContent = '';
+  for (const p of g.players || []) {
+    if (p.kind === 'external') continue;
+    const o = document.createElement('option');
+    o.value = o.textContent = p.kind;
+    o.title = p.about;
+    select.appendChild(o);
+  }
+  if ([...select.options].some((o) => o.value === before)) select.value = before;
+  else if ([...select.options].some((o) => o.value === 'mcts')) select.value = 'mcts';
 }
 
 function builderSpec() {
