@@ -14,6 +14,16 @@ pub fn finish(program: &str, result: Result<(), String>) -> ExitCode {
     }
 }
 
+/// `n` and the noun, singular or plural: `1 thread`, `2 threads`.
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Sets each named field of `config` from the same-named `Option` field of `args` when the
 /// flag was given: how a flag overrides a key of a TOML config.
 #[macro_export]

@@ -125,6 +125,15 @@ pub struct PlayerDecl {
     pub keys: &'static [KeyDecl],
 }
 
+/// A [`KeyDecl`], as the declarations' tables write one.
+pub const fn key(name: &'static str, default: &'static str, help: &'static str) -> KeyDecl {
+    KeyDecl {
+        name,
+        default,
+        help,
+    }
+}
+
 impl PlayerDecl {
     /// The key `name` of this kind, if it has one.
     pub fn key(&self, name: &str) -> Option<&'static KeyDecl> {

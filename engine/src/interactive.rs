@@ -3,9 +3,10 @@
 
 use std::io::{self, BufRead, Write};
 
+use crate::agents::Agent;
 use crate::game::{Action, Game, Player};
 use crate::games::RegisteredGame;
-use crate::mcts::{RolloutPolicy, Search, TreePolicy};
+use crate::mcts::{RolloutPolicy, Search, SearchResult, TreePolicy};
 use crate::protocol::settings::Settings;
 
 const HELP: &str = "Type a move in the game's notation, or one of:
@@ -15,8 +16,62 @@ const HELP: &str = "Type a move in the game's notation, or one of:
   quit    leave the game";
 
 /// How the engine finds its moves against a person: the move, and a note on how it was found.
+/// `moves` are the game's moves from its start.
 pub trait EngineSide<G: Game> {
-    fn engine_move(&mut self, state: &G) -> (Action, String);
+    fn engine_move(&mut self, state: &G, moves: &[Action]) -> Result<(Action, String), String>;
+}
+
+/// Any player a spec names (`best`, `nn`, `alphabeta`, ...) as the engine's side.
+pub struct AgentSide<G: Game> {
+    agent: Box<dyn Agent<G>>,
+}
+
+impl<G: Game> AgentSide<G> {
+    /// `agent`, told that a game begins at `start`.
+    pub fn new(mut agent: Box<dyn Agent<G>>, start: &G) -> Result<AgentSide<G>, String> {
+        agent.new_game(start, &[]).map_err(|e| e.to_string())?;
+        Ok(AgentSide { agent })
+    }
+}
+
+impl<G: Game> EngineSide<G> for AgentSide<G> {
+    fn engine_move(&mut self, state: &G, moves: &[Action]) -> Result<(Action, String), String> {
+        let choice = self
+            .agent
+            .choose(state, moves)
+            .map_err(|e| format!("{}: {e}", self.agent.name()))?;
+        let note = match self.agent.last_search() {
+            Some(result) => describe_search(result, state.to_move()),
+            None => match choice.win_probability {
+                Some(p) => format!(
+                    "{} ({} nodes or iterations, {:.0}% to win for it)",
+                    self.agent.name(),
+                    choice.iterations,
+                    100.0 * p
+                ),
+                None => self.agent.name(),
+            },
+        };
+        Ok((choice.action, note))
+    }
+}
+
+/// What a search did, as a note: its iterations, time, value and the net's cut-offs.
+fn describe_search(result: &SearchResult, mover: Player) -> String {
+    let net = if result.rollouts.net_evaluations > 0 {
+        format!(
+            ", {} of {} rollouts ended by the net",
+            result.rollouts.net_cutoffs, result.rollouts.rollouts
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{} iterations in {:.0} ms, value {:+.3} for it{net}",
+        result.iterations,
+        result.elapsed.as_secs_f64() * 1000.0,
+        result.best_move().value_for(mover)
+    )
 }
 
 /// A search over `root_moves` (all when empty), with what it did as the note.
@@ -28,26 +83,13 @@ fn searched_move<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
     let result = search
         .run_among(state, root_moves)
         .expect("the position is not over and the budget is set");
-    let net = if result.rollouts.net_evaluations > 0 {
-        format!(
-            ", {} of {} rollouts ended by the net",
-            result.rollouts.net_cutoffs, result.rollouts.rollouts
-        )
-    } else {
-        String::new()
-    };
-    let note = format!(
-        "{} iterations in {:.0} ms, value {:+.3} for it{net}",
-        result.iterations,
-        result.elapsed.as_secs_f64() * 1000.0,
-        result.best_move().value_for(state.to_move())
-    );
+    let note = describe_search(&result, state.to_move());
     (result.best, note)
 }
 
 impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> EngineSide<G> for Search<G, T, R> {
-    fn engine_move(&mut self, state: &G) -> (Action, String) {
-        searched_move(self, state, &[])
+    fn engine_move(&mut self, state: &G, _: &[Action]) -> Result<(Action, String), String> {
+        Ok(searched_move(self, state, &[]))
     }
 }
 
@@ -92,10 +134,10 @@ pub fn game_options<G: RegisteredGame>(
 }
 
 impl<G: RegisteredGame> EngineSide<G> for RegistryEngine<G> {
-    fn engine_move(&mut self, state: &G) -> (Action, String) {
+    fn engine_move(&mut self, state: &G, _: &[Action]) -> Result<(Action, String), String> {
         if let Some(a) = self.queued.pop() {
             if state.is_legal(a) {
-                return (a, "the rest of its turn".into());
+                return Ok((a, "the rest of its turn".into()));
             }
             self.queued.clear();
         }
@@ -104,9 +146,7 @@ impl<G: RegisteredGame> EngineSide<G> for RegistryEngine<G> {
             .search_config(self.searches)
             .expect("the budget was checked");
         self.searches += 1;
-        let searched = state
-            .engine_search(&self.options, config, &mut self.memory)
-            .expect("the position is not over and the settings fit the game");
+        let searched = state.engine_search(&self.options, config, &mut self.memory)?;
         let mut plies = searched.plies;
         self.queued = plies.split_off(1);
         self.queued.reverse();
@@ -120,7 +160,7 @@ impl<G: RegisteredGame> EngineSide<G> for RegistryEngine<G> {
             ),
             (None, None) => String::new(),
         };
-        (plies[0], note)
+        Ok((plies[0], note))
     }
 }
 
@@ -134,8 +174,10 @@ pub fn play<G: Game>(
     out: &mut impl Write,
 ) -> io::Result<G> {
     let mut state = start;
-    // Positions before each of the person's moves, for `undo`.
-    let mut history: Vec<G> = Vec::new();
+    // The game's moves from the start, and the positions (with the moves' count) before each
+    // of the person's moves, for `undo`.
+    let mut moves: Vec<Action> = Vec::new();
+    let mut history: Vec<(G, usize)> = Vec::new();
     let mut line = String::new();
     writeln!(out, "You are {human}. Type 'help' for commands.\n")?;
     loop {
@@ -144,7 +186,9 @@ pub fn play<G: Game>(
             return Ok(state);
         }
         if state.to_move() != human {
-            let (action, note) = engine.engine_move(&state);
+            let (action, note) = engine
+                .engine_move(&state, &moves)
+                .map_err(io::Error::other)?;
             writeln!(
                 out,
                 "Engine ({}) plays {}  [{note}]\n",
@@ -152,6 +196,7 @@ pub fn play<G: Game>(
                 state.format_action(action),
             )?;
             state.apply(action);
+            moves.push(action);
             continue;
         }
         loop {
@@ -178,8 +223,9 @@ pub fn play<G: Game>(
                     writeln!(out, "{}", list.join(" "))?;
                 }
                 "undo" => match history.pop() {
-                    Some(previous) => {
+                    Some((previous, played)) => {
                         state = previous;
+                        moves.truncate(played);
                         writeln!(out)?;
                         break;
                     }
@@ -187,9 +233,10 @@ pub fn play<G: Game>(
                 },
                 _ => match state.parse_legal_plies(text) {
                     Ok(plies) => {
-                        history.push(state.clone());
+                        history.push((state.clone(), moves.len()));
                         for a in plies {
                             state.apply(a);
+                            moves.push(a);
                         }
                         writeln!(out)?;
                         break;

@@ -1,6 +1,7 @@
 //! The `engine` binary as a user runs it: net-guided analysis and the refusals before a search.
 
-use std::process::Command;
+use std::io::Write;
+use std::process::{Command, Stdio};
 
 fn engine(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_engine"))
@@ -472,4 +473,69 @@ fn players_lists_best_and_paper_for_every_game() {
     ] {
         assert!(out.contains(kind), "{kind}:\n{out}");
     }
+}
+
+/// `engine analyse --player SPEC` and `engine play --player SPEC` run any player a spec names:
+/// the product's engine (`best`), a rival without a tree, a bad spec refused by name.
+#[test]
+fn play_and_analyse_take_a_player_spec() {
+    let (ok, out, err) = engine(&["analyse", "--player", "best:iterations=3000"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("best: ") && out.contains("visits"), "{out}");
+    // On 3x3 the exact solver answers before any search, and says so.
+    let (ok, out, err) = engine(&[
+        "analyse",
+        "--rows",
+        "3",
+        "--cols",
+        "3",
+        "--player",
+        "best:iterations=3000",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("without a tree search"), "{out}");
+    let (ok, out, err) = engine(&[
+        "analyse",
+        "--game",
+        "surakarta",
+        "--player",
+        "best:time_ms=50",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("alphabeta") && out.contains("without a tree"),
+        "{out}"
+    );
+    let (ok, _, err) = engine(&["analyse", "--player", "best:frobnicate=1"]);
+    assert!(!ok && err.contains("unknown key 'frobnicate'"), "{err}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args([
+            "play",
+            "--game",
+            "tictactoe",
+            "--player",
+            "best:iterations=500",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("Engine (P2) plays") && text.contains("iterations"),
+        "{text}"
+    );
 }

@@ -98,14 +98,14 @@ impl RunSummary {
         let o = &self.outcomes_this_run;
         let n = self.games_this_run.max(1) as f64;
         format!(
-            "{} games ({} positions) in {} | {:.0} games/h, {:.0} games/h/core on {} cores | \
+            "{} ({} positions) in {} | {:.0} games/h, {:.0} games/h/core on {} | \
              {:.2}M iterations/s | P1 {:.1}% P2 {:.1}% draw {:.1}% | {} {}/{} games{}",
-            self.games_this_run,
+            engine::cli::count(self.games_this_run, "game"),
             self.positions_this_run,
             format_duration(self.elapsed_s),
             self.games_per_hour,
             self.games_per_hour_per_core,
-            self.cores_used,
+            engine::cli::count(self.cores_used as u64, "core"),
             self.iterations_per_second / 1e6,
             100.0 * o.p1 as f64 / n,
             100.0 * o.p2 as f64 / n,

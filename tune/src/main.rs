@@ -209,9 +209,9 @@ fn run(args: &RunArgs) -> Result<(), String> {
         stop_after: args.stop_after,
     })?;
     println!(
-        "{} generations, {} games in {:.0} s ({:.1} games/s); run folder {}",
-        summary.generations,
-        summary.games,
+        "{}, {} in {:.0} s ({:.1} games/s); run folder {}",
+        engine::cli::count(summary.generations as u64, "generation"),
+        engine::cli::count(summary.games as u64, "game"),
         summary.seconds,
         summary.games as f64 / summary.seconds.max(1e-9),
         config.out.display()

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
 use crate::game::Game;
-use crate::game_spec::{GameSpec, KeyDecl, PlayerDecl};
+use crate::game_spec::{key, GameSpec, KeyDecl, PlayerDecl};
 use crate::mcts::{Budget, CounterMode, SearchConfig};
 
 /// A parsed player spec.
@@ -34,14 +34,6 @@ pub enum AgentSpec {
         text: String,
         keys: Vec<(String, String)>,
     },
-}
-
-const fn key(name: &'static str, default: &'static str, help: &'static str) -> KeyDecl {
-    KeyDecl {
-        name,
-        default,
-        help,
-    }
 }
 
 /// The keys every MCTS search shares.

@@ -283,8 +283,8 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
     let games: u32 = report.pair.games;
     let _ = writeln!(
         out,
-        "{} games of {} in {:.1} s on {} thread{}{}",
-        games,
+        "{} of {} in {:.1} s on {} thread{}{}",
+        crate::cli::count(games, "game"),
         report.game,
         seconds,
         report.threads,
@@ -324,15 +324,26 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
             conversion
         );
     }
+    // A spec the table cut is named in full below it, so that two players that differ only
+    // late in their specs (a weights file) stay apart.
+    for (label, p) in ["A", "B"].iter().zip(&report.players) {
+        if p.spec.chars().count() > 38 {
+            let _ = writeln!(out, "  {label} = {}", p.spec);
+        }
+    }
     let pair = &report.pair;
+    let elo = if pair.wins == pair.losses && pair.elo_error.is_infinite() {
+        // Every game drawn (or none decided): the games say nothing of a difference.
+        "Elo 0 (every game drawn: no bound)".to_string()
+    } else {
+        format!("Elo {:+.1} +/- {:.1}", pair.elo, pair.elo_error)
+    };
     let _ = writeln!(
         out,
-        "  A vs B: score {:.3} (95% {:.3} to {:.3}), Elo {:+.1} +/- {:.1}, LOS {:.1}%",
+        "  A vs B: score {:.3} (95% {:.3} to {:.3}), {elo}, LOS {:.1}%",
         pair.score,
         pair.score_low,
         pair.score_high,
-        pair.elo,
-        pair.elo_error,
         100.0 * pair.los
     );
     if let Some((s, state)) = &report.sprt {

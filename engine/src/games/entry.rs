@@ -52,6 +52,34 @@ pub fn set_weights_option<G: RegisteredGame>(
     Ok(())
 }
 
+/// The items of a `RegisteredGame` impl whose one protocol option of its own is a
+/// [`WEIGHTS_OPTION`] (the games `tune` tunes): `Options`, `OPTIONS`, `set_option`, `get_option`.
+#[macro_export]
+macro_rules! weights_option {
+    () => {
+        type Options = $crate::games::WeightsChoice;
+
+        const OPTIONS: &'static [$crate::games::OptionDecl] = &[$crate::games::WEIGHTS_OPTION];
+
+        fn set_option(
+            &self,
+            options: &mut $crate::games::WeightsChoice,
+            name: &str,
+            value: &str,
+        ) -> Result<bool, String> {
+            if name != $crate::games::WEIGHTS_OPTION.name {
+                return Ok(false);
+            }
+            $crate::games::set_weights_option::<Self>(options, value).map(|_| true)
+        }
+
+        fn get_option(options: &$crate::games::WeightsChoice, name: &str) -> Option<String> {
+            (name == $crate::games::WEIGHTS_OPTION.name)
+                .then(|| $crate::games::weights_option_text(options))
+        }
+    };
+}
+
 /// The text of a [`WEIGHTS_OPTION`].
 pub fn weights_option_text(choice: &WeightsChoice) -> String {
     choice

@@ -209,6 +209,11 @@ struct PlayArgs {
     /// Which side you play: 1 (moves first) or 2.
     #[arg(long, default_value = "1")]
     human: String,
+    /// The engine as a player spec, as `engine match` takes them: `best:time_ms=1000` (the
+    /// game's strongest), `paper`, `nn`, `qdab`, ... (`engine players`). Without it, the flags
+    /// below describe the paper's search and the knowledge they turn on.
+    #[arg(long)]
+    player: Option<String>,
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
@@ -226,6 +231,11 @@ struct PlayArgs {
 struct AnalyseArgs {
     #[command(flatten)]
     board: BoardArgs,
+    /// The engine as a player spec, as `engine match` takes them: `best:time_ms=1000` (the
+    /// game's strongest), `paper`, `nn`, `qdab`, ... (`engine players`). Without it, the flags
+    /// below describe the paper's search and the knowledge they turn on.
+    #[arg(long)]
+    player: Option<String>,
     /// The moves from the start, separated by spaces, in the game's notation or as ids
     /// (Dots and Boxes: h<r>,<c> / v<r>,<c>; Amazons: d1-d7/g7).
     #[arg(long, conflicts_with_all = ["edges", "position"])]
@@ -398,10 +408,16 @@ fn play(args: PlayArgs) -> Result<(), String> {
         .ok_or_else(|| format!("--human must be 1 or 2, got '{}'", args.human))?;
     let spec = args.board.spec()?;
     let (settings, flags) = settings(&args.search, &args.net, args.solver_edges, args.safe_first)?;
+    let player = args
+        .player
+        .as_deref()
+        .map(engine::agents::parse_spec)
+        .transpose()?;
     struct PlayCmd {
         human: Player,
         settings: Settings,
         flags: GameFlags,
+        player: Option<engine::agents::AgentSpec>,
     }
     impl GameVisitor for PlayCmd {
         type Output = Result<(), String>;
@@ -422,6 +438,13 @@ fn play(args: PlayArgs) -> Result<(), String> {
                 )
                 .map_err(io_err)?;
             }
+            if let Some(spec) = &self.player {
+                let agent = G::build_player(spec, &start)?;
+                let engine = interactive::AgentSide::new(agent, &start)?;
+                interactive::play(start, self.human, engine, &mut input, &mut out)
+                    .map_err(io_err)?;
+                return Ok(());
+            }
             let options = self.flags.options(&start)?;
             let engine = RegistryEngine::new(self.settings, options);
             interactive::play(start, self.human, engine, &mut input, &mut out).map_err(io_err)?;
@@ -432,6 +455,7 @@ fn play(args: PlayArgs) -> Result<(), String> {
         human,
         settings,
         flags,
+        player,
     })?
 }
 
@@ -490,6 +514,9 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
             if state.is_terminal() {
                 return Err("the game is over: there is no move to search".into());
             }
+            if let Some(text) = &args.player {
+                return analyse_with_player(text, &state, args);
+            }
             let config = self.settings.search_config(0)?;
             let mut memory = G::Memory::default();
             let options = self.flags.options(&start)?;
@@ -512,6 +539,54 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
         settings,
         flags,
     })?
+}
+
+/// `engine analyse --player SPEC`: the player's move for `state`, with its search's root moves
+/// when a tree search chose it, else what the player said of it (a forced reply, a solver's
+/// move, an alpha-beta's score).
+fn analyse_with_player<G: RegisteredGame>(
+    text: &str,
+    state: &G,
+    args: &AnalyseArgs,
+) -> Result<(), String> {
+    let spec = engine::agents::parse_spec(text)?;
+    let mut agent = G::build_player(&spec, state)?;
+    agent
+        .new_game(state, &[])
+        .map_err(|e| format!("{text}: {e}"))?;
+    let choice = agent
+        .choose(state, &[])
+        .map_err(|e| format!("{text}: {e}"))?;
+    if let Some(result) = agent.last_search() {
+        let result = result.clone();
+        return analyse_report(state, &result, &[choice.action], args);
+    }
+    let odds = choice.win_probability.map_or(String::new(), |p| {
+        format!(", {:.0}% to win for it", 100.0 * p)
+    });
+    let how = if choice.iterations == 0 {
+        "found without a tree search (knowledge: a forced or solved move)".to_string()
+    } else {
+        format!("{} nodes searched without a tree", choice.iterations)
+    };
+    if args.json {
+        let json = serde_json::json!({
+            "player": agent.name(),
+            "best": state.format_action(choice.action),
+            "best_id": choice.action,
+            "iterations": choice.iterations,
+            "win_probability": choice.win_probability,
+        });
+        println!("{json}");
+    } else {
+        println!(
+            "{}: {} by {} ({how}{odds})",
+            state.format_action(choice.action),
+            choice.action,
+            agent.name()
+        );
+    }
+    Ok(())
 }
 
 fn analyse_report<G: Game>(
@@ -594,6 +669,13 @@ fn analyse_report<G: Game>(
     );
     if plies.len() > 1 {
         println!("the whole turn: {turn}");
+    }
+    if result.root_moves.len() == 1 {
+        // A figure of a few iterations a second would look like a bug: say what happened.
+        println!(
+            "only one move to search (the game's knowledge leaves one candidate: a forced reply, \
+             or the opening point): the search stopped at once"
+        );
     }
     println!(
         "{} iterations in {:.1} ms ({:.0} iterations/s, {} thread{}), {} tree nodes ({:.1} MB at {} bytes a node)",

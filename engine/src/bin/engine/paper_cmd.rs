@@ -352,9 +352,9 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
     }
     let _ = writeln!(
         md,
-        "\nTotal time {:.0} s on {} threads.",
+        "\nTotal time {:.0} s on {}.",
         started.elapsed().as_secs_f64(),
-        args.threads
+        engine::cli::count(args.threads as u64, "thread")
     );
     print!("{md}");
     if let Some(path) = &args.out {

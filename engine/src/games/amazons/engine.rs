@@ -14,10 +14,7 @@ use crate::agents::spec::{AlphaBetaKeys, GreedyKeys};
 use crate::agents::{Agent, AgentSpec};
 use crate::game::{Game, Player};
 use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
-use crate::games::{
-    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
-    WEIGHTS_OPTION,
-};
+use crate::games::{RegisteredGame, Searched, WeightsChoice};
 use crate::mcts::bench::{BenchOptions, BenchOutput, Figure};
 use crate::mcts::{Budget, Search, SearchConfig};
 use crate::rng::Rng;
@@ -194,25 +191,8 @@ impl RegisteredGame for Amazons {
 
     type Memory = ();
 
-    type Options = WeightsChoice;
-
-    const OPTIONS: &'static [OptionDecl] = &[WEIGHTS_OPTION];
-
-    fn set_option(
-        &self,
-        options: &mut WeightsChoice,
-        name: &str,
-        value: &str,
-    ) -> Result<bool, String> {
-        if name != WEIGHTS_OPTION.name {
-            return Ok(false);
-        }
-        set_weights_option::<Self>(options, value).map(|_| true)
-    }
-
-    fn get_option(options: &WeightsChoice, name: &str) -> Option<String> {
-        (name == WEIGHTS_OPTION.name).then(|| weights_option_text(options))
-    }
+    // The protocol's one option of its own: a `weights` file of the evaluation.
+    crate::weights_option!();
 
     /// MG search with shallow rollouts; in a split game the answer is the whole turn (the queen
     /// move and the arrow the search preferred under it).

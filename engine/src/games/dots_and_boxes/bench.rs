@@ -91,14 +91,14 @@ impl BenchReport {
         let _ = writeln!(out, "  40-edge state, 1 thread : {}", m(self.edges40_1t));
         let _ = writeln!(
             out,
-            "  empty board,   {} threads: {}",
-            self.threads,
+            "  empty board,   {}: {}",
+            crate::cli::count(self.threads as u64, "thread"),
             m(self.empty_nt)
         );
         let _ = writeln!(
             out,
-            "  40-edge state, {} threads: {}",
-            self.threads,
+            "  40-edge state, {}: {}",
+            crate::cli::count(self.threads as u64, "thread"),
             m(self.edges40_nt)
         );
         let _ = writeln!(

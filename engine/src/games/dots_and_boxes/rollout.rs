@@ -381,9 +381,6 @@ pub struct DotsSearch {
 }
 
 impl DotsSearch {
-    /// The keys Dots and Boxes reads from a player spec.
-    pub const KEYS: [&'static str; 4] = ["rollout", "tree", "endgame_nodes", "reuse"];
-
     /// The paper's search: random rollouts over every move (`mcts`'s default).
     pub const PAPER: DotsSearch = DotsSearch {
         rollout: DotsRolloutKind::Random,

@@ -28,29 +28,23 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::net::{
-    load_dab_net, load_late_net, load_policy_net, LateNet, LateUse, NetGuide, NetRollout,
-    PAPER_MODEL, PRODUCT_CP, PRODUCT_MODEL, PRODUCT_PRIOR,
+    load_dab_net, load_late_net, load_policy_net, product_net, LateNet, LateUse, NetGuide,
+    NetRollout, PAPER_MODEL, PRODUCT_CP, PRODUCT_MODEL, PRODUCT_PRIOR,
 };
 use super::{
     DotsAndBoxes, DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, QdabAgent,
     QdabConfig, RivalAgent, RivalConfig,
 };
-use crate::agents::spec::{number, read_search_keys, switch, unknown_key, GreedyKeys, SEARCH_KEYS};
+use crate::agents::spec::{
+    number, only_keys, read_search_keys, switch, unknown_key, GreedyKeys, SEARCH_KEYS,
+};
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
-use crate::game_spec::{KeyDecl, PlayerDecl};
+use crate::game_spec::{key, KeyDecl, PlayerDecl};
 use crate::games::RegisteredGame;
 use crate::mcts::{RolloutPolicy, SearchConfig, Ucb};
 
 /// The weight of a policy net's biases when `policy_weight` is not given.
 const DEFAULT_POLICY_WEIGHT: f64 = 0.5;
-
-const fn key(name: &'static str, default: &'static str, help: &'static str) -> KeyDecl {
-    KeyDecl {
-        name,
-        default,
-        help,
-    }
-}
 
 /// The exact endgame's keys (`mcts`, `nn`; `rival` has the first two).
 const SOLVER: [KeyDecl; 5] = [
@@ -106,6 +100,9 @@ pub const MCTS_KEYS: [KeyDecl; 10] = [
     ),
     key("reuse", "0", "1: the tree is kept from move to move"),
 ];
+
+/// The keys of the search itself, which [`DotsSearch::from_keys`] reads.
+const SEARCH_OWN: &[KeyDecl] = MCTS_KEYS.split_at(6).1;
 
 /// The net's keys of `nn`.
 const NET: [KeyDecl; 15] = [
@@ -187,6 +184,24 @@ const NN_KEYS: [KeyDecl; 25] = [
     MCTS_KEYS[9],
 ];
 
+/// `qdab`'s keys, as [`QdabConfig::from_pairs`] reads them.
+const QDAB_KEYS: [KeyDecl; 6] = [
+    key("time_ms", "300", "milliseconds a move"),
+    key(
+        "iterations",
+        "",
+        "iterations a move (with time_ms: whichever ends first)",
+    ),
+    key("threads", "1", "search threads (1 to 64)"),
+    key("seed", "1", "the seed of its choices"),
+    key(
+        "solver_nodes",
+        "4000000",
+        "the root solve from turn 24 (at most half the time's worth)",
+    ),
+    key("leaf_nodes", "20000", "one leaf or rollout's solve"),
+];
+
 /// `rival`'s keys.
 const RIVAL_KEYS: [KeyDecl; 11] = [
     key(
@@ -238,18 +253,7 @@ pub const PLAYERS: [PlayerDecl; 6] = [
         kind: "qdab",
         about: "a rival modelled on QDab: its own search over canonical moves and a root solve (beats rival 95-5)",
         alias_of: None,
-        keys: &[
-            key("time_ms", "300", "milliseconds a move"),
-            key("iterations", "", "iterations a move (with time_ms: whichever ends first)"),
-            key("threads", "1", "search threads (1 to 64)"),
-            key("seed", "1", "the seed of its choices"),
-            key(
-                "solver_nodes",
-                "4000000",
-                "the root solve from turn 24 (at most half the time's worth)",
-            ),
-            key("leaf_nodes", "20000", "one leaf or rollout's solve"),
-        ],
+        keys: &QDAB_KEYS,
     },
     PlayerDecl {
         kind: "rival",
@@ -366,9 +370,7 @@ pub fn dots_spec(spec: &AgentSpec) -> Result<Option<DotsSpec>, String> {
         "best" => dots_spec(&parse_spec(&best_text(keys))?),
         "nn" | "rival" => read_mcts_family(kind, text, None, keys).map(Some),
         "qdab" => {
-            if let Some((key, _)) = keys.iter().find(|(k, _)| !QdabConfig::KEYS.contains(&k.as_str())) {
-                return Err(unknown_key(text, key));
-            }
+            only_keys(text, keys, &QDAB_KEYS)?;
             let config =
                 QdabConfig::from_pairs(keys).map_err(|e| format!("player '{text}': {e}"))?;
             Ok(Some(DotsSpec::Qdab {
@@ -445,7 +447,9 @@ fn read_mcts_family(
             return Err(unknown_key(text, key));
         }
         match k {
-            k if DotsSearch::KEYS.contains(&k) => game_keys.push((key.clone(), value.clone())),
+            k if SEARCH_OWN.iter().any(|d| d.name == k) => {
+                game_keys.push((key.clone(), value.clone()))
+            }
             "safe_first" => safe_first = switch(key, value).map_err(err)?,
             "model" => model = PathBuf::from(value),
             "late" => late = Some(PathBuf::from(value)),
@@ -658,7 +662,40 @@ impl DotsSpec {
                     "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                 ));
                 }
-                let net = load_dab_net(model, board).map_err(|e| e.to_string())?;
+                // The product's net was made for 5x5: on other boards its search runs without
+                // it (as the protocol's), where a net named by hand must fit.
+                let net = if model.as_path() == std::path::Path::new(PRODUCT_MODEL) {
+                    product_net(board)?
+                } else {
+                    Some(load_dab_net(model, board).map_err(|e| e.to_string())?)
+                };
+                let Some(net) = net else {
+                    if late.is_some() || policy.is_some() {
+                        return Err(format!(
+                            "player '{text}': late and policy nets guide the product's net, which is for 5x5; name a model= for {}x{}",
+                            board.rows(),
+                            board.cols()
+                        ));
+                    }
+                    return Ok(match chains {
+                        Some(chains) => with_knowledge(
+                            MctsAgent::new(
+                                text.clone(),
+                                config.clone(),
+                                Ucb::new(config.cp),
+                                chains,
+                            )
+                            .with_reuse(search.reuse),
+                            *safe_first,
+                            *endgame,
+                        ),
+                        None => with_knowledge(
+                            MctsAgent::plain(text.clone(), config.clone()).with_reuse(search.reuse),
+                            *safe_first,
+                            *endgame,
+                        ),
+                    });
+                };
                 let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
@@ -1085,5 +1122,17 @@ mod tests {
         assert!(parse_spec("paper:net=2")
             .unwrap_err()
             .contains("net is 0 or 1"));
+        // The product's net is for 5x5: on other boards `best` is its search without it.
+        for (rows, cols) in [(3, 3), (4, 5), (7, 7), (5, 5)] {
+            let board = DotsAndBoxes::new(rows, cols).unwrap();
+            let built = parse_spec("best:iterations=100").unwrap().build(&board);
+            assert!(built.is_ok(), "{rows}x{cols}: {:?}", built.err());
+        }
+        let board = DotsAndBoxes::new(3, 3).unwrap();
+        let e = parse_spec("best:late=l.safetensors")
+            .unwrap()
+            .build(&board)
+            .err();
+        assert!(e.unwrap().contains("for 5x5"));
     }
 }

@@ -10,10 +10,7 @@ use crate::agents::spec::{AlphaBetaKeys, ALPHABETA_KEYS};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
-use crate::games::{
-    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
-    WEIGHTS_OPTION,
-};
+use crate::games::{RegisteredGame, Searched, WeightsChoice};
 use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::SearchConfig;
 use crate::tuning::Tunable;
@@ -112,25 +109,8 @@ impl RegisteredGame for Surakarta {
 
     type Memory = ();
 
-    type Options = WeightsChoice;
-
-    const OPTIONS: &'static [OptionDecl] = &[WEIGHTS_OPTION];
-
-    fn set_option(
-        &self,
-        options: &mut WeightsChoice,
-        name: &str,
-        value: &str,
-    ) -> Result<bool, String> {
-        if name != WEIGHTS_OPTION.name {
-            return Ok(false);
-        }
-        set_weights_option::<Self>(options, value).map(|_| true)
-    }
-
-    fn get_option(options: &WeightsChoice, name: &str) -> Option<String> {
-        (name == WEIGHTS_OPTION.name).then(|| weights_option_text(options))
-    }
+    // The protocol's one option of its own: a `weights` file of the evaluation.
+    crate::weights_option!();
 
     /// Our heuristic MCTS ([`Heuristics::ENGINE`]); with the `weights` option, the energy on
     /// with those weights.

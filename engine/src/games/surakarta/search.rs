@@ -26,7 +26,7 @@
 //! (0: no limit), `cutoff=draw|pieces`, `captures=P`, `quiescence=S` (0: rollouts; with it,
 //! `cp` left at its default becomes 0.3).
 
-use crate::game_spec::KeyDecl;
+use crate::game_spec::{key, KeyDecl};
 use std::path::Path;
 
 use super::energy::EnergyWeights;
@@ -224,14 +224,6 @@ impl Heuristics {
             *e = weights;
         }
         Ok(h)
-    }
-}
-
-const fn key(name: &'static str, default: &'static str, help: &'static str) -> KeyDecl {
-    KeyDecl {
-        name,
-        default,
-        help,
     }
 }
 
