@@ -539,3 +539,29 @@ fn play_and_analyse_take_a_player_spec() {
         "{text}"
     );
 }
+
+/// A match where every game was drawn says so instead of an interval of no width, and a spec
+/// longer than the table's column is named in full below it.
+#[test]
+fn drawn_matches_and_long_specs_read_plainly() {
+    let long = "mcts:iterations=20000,seed=1,counter=double,cp=1.4142135623730951";
+    let (ok, out, err) = engine(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--p1",
+        long,
+        "--p2",
+        "mcts:iterations=20000",
+        "--games",
+        "2",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("2 games of tictactoe") && out.contains("on 1 thread\n"),
+        "{out}"
+    );
+    assert!(out.contains("Elo 0 (every game drawn: no bound)"), "{out}");
+    assert!(out.contains(&format!("A = {long}")), "{out}");
+}

@@ -332,8 +332,8 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
         }
     }
     let pair = &report.pair;
-    let elo = if pair.wins == pair.losses && pair.elo_error.is_infinite() {
-        // Every game drawn (or none decided): the games say nothing of a difference.
+    let elo = if pair.wins == 0 && pair.losses == 0 {
+        // Every game drawn: the games bound no difference (the interval has no width).
         "Elo 0 (every game drawn: no bound)".to_string()
     } else {
         format!("Elo {:+.1} +/- {:.1}", pair.elo, pair.elo_error)
