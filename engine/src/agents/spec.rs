@@ -436,15 +436,6 @@ pub fn expand_alias(spec: &AgentSpec, players: &[PlayerDecl]) -> Result<Option<A
 }
 
 impl AgentSpec {
-    /// The spec as written.
-    pub fn text(&self) -> String {
-        match self {
-            AgentSpec::Mcts { text, .. } | AgentSpec::Game { text, .. } => text.clone(),
-            AgentSpec::External(config) => format!("external:cmd={}", config.command),
-            AgentSpec::Random { seed } => format!("random:seed={seed}"),
-        }
-    }
-
     /// The value of `key` as written in a game kind's or `mcts`' keys, if given.
     pub fn key(&self, key: &str) -> Option<&str> {
         let keys = match self {

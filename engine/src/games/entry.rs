@@ -272,9 +272,7 @@ pub trait RegisteredGame: Game + Sized {
     /// What `engine bench` measures and prints for this game: by default MCTS with the game's
     /// rollout from the start and random games to the end.
     fn bench(start: &Self, options: &BenchOptions) -> Result<BenchOutput, String> {
-        if options.model.is_some() {
-            return Err(format!("{} has no value net to measure", Self::NAME));
-        }
+        options.no_model(Self::NAME)?;
         Ok(BenchOutput::figures(
             generic_figures::<Self, Self::Rollout>(start, options),
         ))

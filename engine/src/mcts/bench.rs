@@ -31,6 +31,16 @@ pub struct BenchOptions {
     pub quiet: bool,
 }
 
+impl BenchOptions {
+    /// Refuses a `--model` for `game`, which has no value net to measure.
+    pub fn no_model(&self, game: &str) -> Result<(), String> {
+        match self.model {
+            Some(_) => Err(format!("{game} has no value net to measure")),
+            None => Ok(()),
+        }
+    }
+}
+
 impl Default for BenchOptions {
     fn default() -> BenchOptions {
         BenchOptions {

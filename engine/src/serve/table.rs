@@ -9,8 +9,8 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::agents::{parse_spec, Agent, AgentSpec, Choice};
-use crate::game::{Action, Game, Player};
-use crate::games::dots_and_boxes::net::reads_to_move;
+use crate::game::{Action, Player};
+use crate::games::dots_and_boxes::net::net_input;
 use crate::games::dots_and_boxes::spec::{parse_dots, DotsSpec};
 use crate::games::{DotsAndBoxes, GameSpec, RegisteredGame};
 use crate::mcts::SearchResult;
@@ -238,15 +238,7 @@ impl<G: RegisteredGame> GameTable<G> {
             self.net = Some((model, net.value_net().clone()));
         }
         let (_, net) = self.net.as_ref()?;
-        let mut input = vec![0f32; board.feature_len()];
-        board.encode_features(&mut input);
-        if reads_to_move(&net.meta.encoding) {
-            input.push(if board.to_move() == Player::P1 {
-                1.0
-            } else {
-                0.0
-            });
-        }
+        let input = net_input(net, board);
         Some(net.forward(&input))
     }
 

@@ -274,9 +274,7 @@ impl RegisteredGame for Amazons {
     }
 
     fn bench(start: &Amazons, options: &BenchOptions) -> Result<BenchOutput, String> {
-        if options.model.is_some() {
-            return Err("amazons has no value net to measure".into());
-        }
+        options.no_model(Self::NAME)?;
         Ok(BenchOutput::figures(bench_figures(start, options)))
     }
 

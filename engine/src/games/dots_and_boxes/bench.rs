@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::net::{load_dab_net, reads_to_move, DabNet, NetGuide, NetRollout};
+use super::net::{load_dab_net, net_input, DabNet, NetGuide, NetRollout};
 use super::{ChainRollout, DotsAndBoxes, DotsSearch};
 use crate::game::{Action, Game, Player};
 use crate::mcts::bench::{BenchOptions, BenchOutput, Figure};
@@ -262,16 +262,7 @@ fn measure_net(net: &DabNet, reference: &crate::nn::ValueNet, seed: u64) -> (f64
         let mut state = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
         for &(edge, _, _) in moves {
             state.apply(edge as Action);
-            let mut x = vec![0f32; state.feature_len()];
-            state.encode_features(&mut x);
-            if reads_to_move(&reference.meta.encoding) {
-                x.push(if state.to_move() == Player::P1 {
-                    1.0
-                } else {
-                    0.0
-                });
-            }
-            inputs.push(x);
+            inputs.push(net_input(reference, &state));
         }
     }
     let fast = net.fast_net();

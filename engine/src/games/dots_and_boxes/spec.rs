@@ -36,7 +36,7 @@ use super::{
     QdabConfig, RivalAgent, RivalConfig,
 };
 use crate::agents::spec::{
-    number, only_keys, read_search_keys, switch, unknown_key, GreedyKeys, SEARCH_KEYS,
+    expand_alias, number, only_keys, read_search_keys, switch, unknown_key, GreedyKeys, SEARCH_KEYS,
 };
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
 use crate::game_spec::{key, KeyDecl, PlayerDecl};
@@ -353,6 +353,10 @@ pub fn parse_dots(text: &str) -> Result<Option<DotsSpec>, String> {
 
 /// A spec read as a Dots-and-Boxes player (`None` for `random` and `external`).
 pub fn dots_spec(spec: &AgentSpec) -> Result<Option<DotsSpec>, String> {
+    // `best` as the spec it stands for.
+    if let Some(expanded) = expand_alias(spec, &PLAYERS)? {
+        return dots_spec(&expanded);
+    }
     let (kind, text, keys) = match spec {
         AgentSpec::Mcts {
             text,
@@ -367,7 +371,6 @@ pub fn dots_spec(spec: &AgentSpec) -> Result<Option<DotsSpec>, String> {
     };
     match kind {
         "paper" => dots_spec(&paper_spec(text, keys)?),
-        "best" => dots_spec(&parse_spec(&best_text(keys))?),
         "nn" | "rival" => read_mcts_family(kind, text, None, keys).map(Some),
         "qdab" => {
             only_keys(text, keys, &QDAB_KEYS)?;
@@ -386,17 +389,6 @@ pub fn dots_spec(spec: &AgentSpec) -> Result<Option<DotsSpec>, String> {
             "player '{text}': unknown player kind '{other}' for dots_and_boxes (its kinds: random, mcts, external, {})",
             PLAYERS.map(|p| p.kind).join(", ")
         )),
-    }
-}
-
-/// `best` with its keys as the spec it stands for.
-fn best_text(keys: &[(String, String)]) -> String {
-    let target = PLAYERS[0].alias_of.expect("best names a spec");
-    let given: Vec<String> = keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    if given.is_empty() {
-        target.to_string()
-    } else {
-        format!("{target}:{}", given.join(","))
     }
 }
 

@@ -178,9 +178,7 @@ impl RegisteredGame for Surakarta {
     }
 
     fn bench(start: &Surakarta, options: &BenchOptions) -> Result<BenchOutput, String> {
-        if options.model.is_some() {
-            return Err(format!("{} has no value net to measure", Self::NAME));
-        }
+        options.no_model(Self::NAME)?;
         Ok(BenchOutput::figures(super::bench::figures(start, options)))
     }
 

@@ -76,6 +76,17 @@ pub fn load_value_net(path: &Path) -> Result<ValueNet, ModelError> {
     ValueNet::load_or(path, &[DotsAndBoxes::INFO], shipped(path))
 }
 
+/// A value net's input for `board`: the grid, and the player to move where `net` reads it.
+pub fn net_input(net: &ValueNet, board: &DotsAndBoxes) -> Vec<f32> {
+    let mut input = vec![0f32; crate::game::Game::feature_len(board)];
+    crate::game::Game::encode_features(board, &mut input);
+    if reads_to_move(&net.meta.encoding) {
+        let p1 = crate::game::Game::to_move(board) == crate::game::Player::P1;
+        input.push(if p1 { 1.0 } else { 0.0 });
+    }
+    input
+}
+
 /// The encodings a Dots-and-Boxes value net may read, with their number of inputs on `board`.
 pub fn value_encodings(board: &DotsAndBoxes) -> [(&'static str, usize); 2] {
     let n = crate::game::Game::feature_len(board);
