@@ -220,7 +220,13 @@ pub trait RegisteredGame: Game + Sized {
     /// the spec it stands for, then [`build_kind`](Self::build_kind).
     fn build_player(spec: &AgentSpec, start: &Self) -> Result<Box<dyn Agent<Self>>, String> {
         match expand_alias(spec, Self::PLAYERS)? {
-            Some(expanded) => Self::build_kind(&expanded, start),
+            // Errors name the spec the player typed as well as the one it stands for.
+            Some(expanded) => Self::build_kind(&expanded, start).map_err(|e| {
+                let AgentSpec::Game { text, .. } = spec else {
+                    return e;
+                };
+                format!("{e} (from '{text}')")
+            }),
             None => Self::build_kind(spec, start),
         }
     }
