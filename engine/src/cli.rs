@@ -14,6 +14,15 @@ pub fn finish(program: &str, result: Result<(), String>) -> ExitCode {
     }
 }
 
+/// A count of threads or games at once as every command reads it: 0 means one a core.
+pub fn or_all_cores(n: usize) -> usize {
+    if n == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        n
+    }
+}
+
 /// `n` and the noun, singular or plural: `1 thread`, `2 threads`.
 pub fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();

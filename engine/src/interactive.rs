@@ -5,9 +5,7 @@ use std::io::{self, BufRead, Write};
 
 use crate::agents::Agent;
 use crate::game::{Action, Game, Player};
-use crate::games::RegisteredGame;
 use crate::mcts::{RolloutPolicy, Search, SearchResult, TreePolicy};
-use crate::protocol::settings::Settings;
 
 const HELP: &str = "Type a move in the game's notation, or one of:
   moves   list the legal moves
@@ -40,9 +38,10 @@ impl<G: Game> EngineSide<G> for AgentSide<G> {
             .agent
             .choose(state, moves)
             .map_err(|e| format!("{}: {e}", self.agent.name()))?;
-        let note = match self.agent.last_search() {
-            Some(result) => describe_search(result, state.to_move()),
-            None => match choice.win_probability {
+        let note = match (self.agent.last_search(), choice.how) {
+            (Some(result), _) => describe_search(result, state.to_move()),
+            (None, Some(how)) => how.to_string(),
+            (None, None) => match choice.win_probability {
                 Some(p) => format!(
                     "{} ({} nodes or iterations, {:.0}% to win for it)",
                     self.agent.name(),
@@ -90,77 +89,6 @@ fn searched_move<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
 impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> EngineSide<G> for Search<G, T, R> {
     fn engine_move(&mut self, state: &G, _: &[Action]) -> Result<(Action, String), String> {
         Ok(searched_move(self, state, &[]))
-    }
-}
-
-/// The engine as the protocol runs it, for any registered game: the game's own search with the
-/// protocol's settings (the net and knowledge of Dots and Boxes, MG search for Amazons). The
-/// rest of a turn of several plies that the search saw is played without searching again.
-pub struct RegistryEngine<G: RegisteredGame> {
-    settings: Settings,
-    options: G::Options,
-    memory: G::Memory,
-    queued: Vec<Action>,
-    searches: u64,
-}
-
-impl<G: RegisteredGame> RegistryEngine<G> {
-    /// The engine with the shared `settings` and the game's own `options` (see
-    /// [`game_options`]).
-    pub fn new(settings: Settings, options: G::Options) -> RegistryEngine<G> {
-        RegistryEngine {
-            settings,
-            options,
-            memory: G::Memory::default(),
-            queued: Vec::new(),
-            searches: 0,
-        }
-    }
-}
-
-/// The game's own options from `(name, value)` pairs, as the protocol's `set_option NAME VALUE`
-/// reads them (`start` is the game they must fit).
-pub fn game_options<G: RegisteredGame>(
-    start: &G,
-    pairs: &[(&str, String)],
-) -> Result<G::Options, String> {
-    let mut options = G::Options::default();
-    for (name, value) in pairs {
-        if !start.set_option(&mut options, name, value)? {
-            return Err(format!("{} has no option '{name}'", G::NAME));
-        }
-    }
-    Ok(options)
-}
-
-impl<G: RegisteredGame> EngineSide<G> for RegistryEngine<G> {
-    fn engine_move(&mut self, state: &G, _: &[Action]) -> Result<(Action, String), String> {
-        if let Some(a) = self.queued.pop() {
-            if state.is_legal(a) {
-                return Ok((a, "the rest of its turn".into()));
-            }
-            self.queued.clear();
-        }
-        let config = self
-            .settings
-            .search_config(self.searches)
-            .expect("the budget was checked");
-        self.searches += 1;
-        let searched = state.engine_search(&self.options, config, &mut self.memory)?;
-        let mut plies = searched.plies;
-        self.queued = plies.split_off(1);
-        self.queued.reverse();
-        let note = match (&searched.result, searched.note) {
-            (_, Some(note)) => note,
-            (Some(result), None) => format!(
-                "{} iterations in {:.0} ms, value {:+.3} for it",
-                result.iterations,
-                result.elapsed.as_secs_f64() * 1000.0,
-                result.best_move().value_for(state.to_move())
-            ),
-            (None, None) => String::new(),
-        };
-        Ok((plies[0], note))
     }
 }
 
@@ -308,16 +236,12 @@ mod tests {
         // 2x2 has 12 edges: with the solver from 12 free edges no engine move is searched.
         let script: String = (0..12).map(|c| format!("{c}\n")).collect();
         let mut out = Vec::new();
-        let settings = Settings {
-            iterations: Some(200),
-            ..Settings::default()
-        };
         let start = DotsAndBoxes::new(2, 2).unwrap();
-        let options = [
-            ("solver_edges", "12".to_string()),
-            ("safe_first", "1".into()),
-        ];
-        let engine = RegistryEngine::new(settings, game_options(&start, &options).unwrap());
+        let spec = crate::agents::parse_spec("nn:iterations=200,solver_edges=12,safe_first=1")
+            .unwrap();
+        let agent = <DotsAndBoxes as crate::games::RegisteredGame>::build_player(&spec, &start)
+            .unwrap();
+        let engine = AgentSide::new(agent, &start).unwrap();
         let end = play(start, Player::P1, engine, &mut script.as_bytes(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(end.is_terminal(), "{text}");

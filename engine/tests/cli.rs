@@ -21,16 +21,15 @@ const EDGES40: &str = "11 35 1 51 39 30 19 16 58 57 3 24 56 15 37 14 36 50 7 31 
 
 #[test]
 fn analyse_with_a_model_reports_what_the_net_did() {
+    // The paper's net-guided engine: random rollouts the net ends once it is sure.
     let (ok, out, err) = engine(&[
         "analyse",
         "--moves",
         EDGES40,
         "--iterations",
         "3000",
-        "--model",
-        MODEL,
-        "--threshold",
-        "0.6",
+        "--player",
+        "paper:net=1,threshold=0.6",
         "--json",
     ]);
     assert!(ok, "{err}");
@@ -40,18 +39,28 @@ fn analyse_with_a_model_reports_what_the_net_did() {
     assert!(r["net_evaluations"].as_u64().unwrap() >= 3000, "{r}");
     // The shipped net is sure of some of these positions.
     assert!(r["net_cutoffs"].as_u64().unwrap() > 0, "{r}");
-    assert_eq!(json["net"]["threshold"], 0.6);
+    assert_eq!(
+        json["player"],
+        "paper:net=1,threshold=0.6,iterations=3000",
+        "{json}"
+    );
     let (ok, out, _) = engine(&[
         "analyse",
         "--moves",
         EDGES40,
         "--iterations",
         "3000",
+        "--player",
+        "paper:net=1",
         "--model",
         MODEL,
     ]);
     assert!(ok);
-    assert!(out.contains("rollouts ended by the net"), "{out}");
+    assert!(out.contains("rollouts ended by it"), "{out}");
+    // The product's engine at 40 edges drawn: the exact solver answers, and says so.
+    let (ok, out, err) = engine(&["analyse", "--moves", EDGES40]);
+    assert!(ok, "{err}");
+    assert!(out.contains("the exact solver's move"), "{out}");
 }
 
 #[test]
@@ -62,13 +71,19 @@ fn models_that_do_not_fit_are_refused_before_any_search() {
         err.contains(MODEL) && err.contains("5x5") && err.contains("4x4"),
         "{err}"
     );
+    // A flag whose key the player does not take is named.
     let (ok, _, err) = engine(&["analyse", "--game", "tictactoe", "--model", MODEL]);
     assert!(
-        !ok && err.contains("tictactoe has no option 'model'"),
+        !ok && err.contains("unknown key 'model'") && err.contains("--model"),
         "{err}"
     );
-    let (ok, _, err) = engine(&["analyse", "--model", MODEL, "--threshold", "0"]);
-    assert!(!ok && err.contains("--threshold"), "{err}");
+    let (ok, _, err) = engine(&["analyse", "--model", MODEL, "--player", "best:threshold=0"]);
+    assert!(!ok && err.contains("threshold"), "{err}");
+    let (ok, _, err) = engine(&["analyse", "--time-ms", "5", "--player", "best:time_ms=9"]);
+    assert!(
+        !ok && err.contains("--time-ms and the player's time_ms= both set"),
+        "{err}"
+    );
     let (ok, _, err) = engine(&["bench", "--model", "models/none.safetensors"]);
     assert!(!ok && err.contains("models/none.safetensors"), "{err}");
     let (ok, _, err) = engine(&["play", "--rows", "3", "--cols", "3", "--model", MODEL]);
@@ -330,7 +345,15 @@ fn surakarta_players_play_and_bad_keys_are_named() {
     ]);
     assert!(ok, "{err}");
     assert!(out.contains("2 games of surakarta"), "{out}");
-    let (ok, out, err) = engine(&["analyse", "--game", "surakarta", "--iterations", "2000"]);
+    let (ok, out, err) = engine(&[
+        "analyse",
+        "--game",
+        "surakarta",
+        "--player",
+        "mcts",
+        "--iterations",
+        "2000",
+    ]);
     assert!(ok, "{err}");
     assert!(out.contains("visits") && out.contains("best: "), "{out}");
     for (spec, says) in [

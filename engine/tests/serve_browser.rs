@@ -700,7 +700,7 @@ fn every_game_in_a_real_browser() {
     choose(&d, "#param-turn", "whole");
     assert_eq!(
         d.exec("return document.getElementById('p1-spec').value", json!([])),
-        json!("mcts:time_ms=1000,turn=whole")
+        json!("best:time_ms=1000,turn=whole")
     );
 
     // Watch mode: two engines play tic-tac-toe to the end, move by move.

@@ -28,6 +28,9 @@ pub struct Choice {
     /// The mover's estimate of its chance to win after this move, in [0, 1], when a search
     /// gave one (the paper's "evaluation value" of its match points).
     pub win_probability: Option<f64>,
+    /// How the move was found when no search chose it (`the exact solver's move`, `a free
+    /// capture`), for the notes of `engine play` and `analyse`.
+    pub how: Option<&'static str>,
 }
 
 impl Choice {
@@ -52,6 +55,15 @@ impl Choice {
             iterations: 0,
             rollouts: RolloutStats::default(),
             win_probability: None,
+            how: None,
+        }
+    }
+
+    /// A move the player's knowledge gave without a search, and how.
+    pub fn known(action: Action, how: &'static str) -> Choice {
+        Choice {
+            how: Some(how),
+            ..Choice::plain(action)
         }
     }
 
@@ -64,6 +76,7 @@ impl Choice {
             iterations: result.iterations,
             rollouts: result.rollouts,
             win_probability: Some((mean + 1.0) / 2.0),
+            how: None,
         }
     }
 }

@@ -12,7 +12,7 @@ starts it with no arguments). It plays the engine's Gomoku search (`engine playe
 gomoku`: best).
 
 Options:
-      --threads <N>  Search threads [default: 1]
+      --threads <N>  Search threads, 0: all cores [default: 1]
       --seed <S>     The seed of the search's random choices [default: 1]
   -h, --help         Print help";
 
@@ -27,7 +27,7 @@ fn main() {
     while i < args.len() {
         let value = args.get(i + 1).and_then(|v| v.parse::<u64>().ok());
         match (args[i].as_str(), value) {
-            ("--threads", Some(n)) if n > 0 => brain.threads = n as usize,
+            ("--threads", Some(n)) => brain.threads = engine::cli::or_all_cores(n as usize),
             ("--seed", Some(s)) => brain.seed = s,
             _ => {
                 eprintln!(

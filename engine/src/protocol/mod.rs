@@ -21,7 +21,7 @@ use table::{GameTable, Table};
 /// The protocol's version (GTP's is 2; this follows its shape).
 pub const PROTOCOL_VERSION: &str = "2";
 /// What `name` answers.
-pub const ENGINE_NAME: &str = "selfplay-mcts";
+pub const ENGINE_NAME: &str = "engine";
 
 /// Every command, as `list_commands` answers them.
 pub const COMMANDS: [&str; 22] = [

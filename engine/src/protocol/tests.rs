@@ -18,7 +18,7 @@ fn the_basic_commands_answer_as_documented() {
          # a comment line gets no answer\n\n7 list_commands\nquit\nname\n",
     );
     assert_eq!(answers[0], "= 2");
-    assert_eq!(answers[1], "=1 selfplay-mcts");
+    assert_eq!(answers[1], "=1 engine");
     assert_eq!(answers[2], format!("= {}", env!("CARGO_PKG_VERSION")));
     assert_eq!(answers[3], "= true");
     assert_eq!(answers[4], "= false");
@@ -366,7 +366,7 @@ get_option safe_first
 }
 
 /// A session that sends only `genmove` gets the product's engine; `engine paper` gives the
-/// paper's plain MCTS and `engine product` brings the product back; bad values are refused by
+/// paper's plain MCTS and `engine best` (or the old `product`) brings the product back; bad values are refused by
 /// name and change nothing.
 #[test]
 fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away() {
@@ -375,11 +375,11 @@ fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away(
          get_option rollout\nget_option tree\nset_option engine paper\nget_option rollout\n\
          get_option tree\nget_option solver_edges\nset_option tree safe\n\
          set_option rollout chains\nget_option tree\nget_option engine\n\
-         set_option engine product\nget_option engine\nset_option engine best\n\
+         set_option engine product\nget_option engine\nset_option engine worst\n\
          set_option rollout smart\nset_option tree some\nget_option engine\n",
     );
     let want_ok = [
-        "= product",
+        "= best",
         "= 34",
         "= 0",
         "= sacrifices",
@@ -399,9 +399,9 @@ fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away(
     assert_eq!(answers[11], "= safe");
     assert_eq!(answers[12], "= custom");
     assert_eq!(answers[13], "=");
-    assert_eq!(answers[14], "= product");
+    assert_eq!(answers[14], "= best");
     assert!(
-        answers[15].contains("engine is 'product' or 'paper'"),
+        answers[15].contains("engine is 'best' or 'paper'"),
         "{}",
         answers[15]
     );
@@ -415,7 +415,7 @@ fn the_dots_and_boxes_defaults_are_the_product_and_the_paper_is_one_option_away(
         "{}",
         answers[17]
     );
-    assert_eq!(answers[18], "= product");
+    assert_eq!(answers[18], "= best");
 }
 
 /// The product's net is the default model, as a prior of weight 1; the paper's engine drops
@@ -515,7 +515,7 @@ fn garbage_gets_error_answers_and_the_session_goes_on() {
         "{}",
         answers[10]
     );
-    assert_eq!(answers[11], "= selfplay-mcts");
+    assert_eq!(answers[11], "= engine");
 }
 
 #[test]
@@ -658,7 +658,7 @@ mod fuzz {
 
         #[test]
         fn surakarta_sessions_get_one_answer_each(lines in proptest::collection::vec(command_line(), 1..30)) {
-            check_session(&["game surakarta", "set_option iterations 50"], &lines)?;
+            check_session(&["game surakarta", "set_option iterations 50", "set_option time_ms 5"], &lines)?;
         }
 
         #[test]

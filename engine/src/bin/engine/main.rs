@@ -3,16 +3,14 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
 use engine::games::dots_and_boxes::net::NetGuide;
 use engine::games::{GameSpec, RegisteredGame};
-use engine::interactive::{self, RegistryEngine};
+use engine::interactive;
 use engine::mcts::bench::BenchOptions;
-use engine::mcts::{Budget, CounterMode, SearchConfig, SearchResult, Ucb, BYTES_PER_NODE};
-use engine::protocol::settings::Settings;
+use engine::mcts::{SearchResult, BYTES_PER_NODE};
 use engine::registry::{describe_games, describe_players, GameVisitor, Lookup};
 use engine::{Game, Player};
 
@@ -122,84 +120,93 @@ impl BoardArgs {
     }
 }
 
+/// The engine a person plays or a position is analysed with: a player spec, and the flags that
+/// add the common keys to it.
 #[derive(Args, Clone)]
-struct SearchArgs {
-    /// Iterations a move, over all threads (default 100000 unless only --time-ms is given).
-    #[arg(long)]
-    iterations: Option<u64>,
-    /// Wall-clock limit a move in milliseconds (with --iterations: whichever comes first).
+struct PlayerArgs {
+    /// The engine as a player spec, as `engine match` takes them: `best` (the game's strongest),
+    /// `paper` (its paper's player), `nn`, `qdab`, `alphabeta`, ... with keys after a colon
+    /// (`best:time_ms=1000`, `paper:net=1`, `nn:model=FILE`). `engine players` lists every
+    /// kind with its keys and defaults.
+    #[arg(long, default_value = "best")]
+    player: String,
+    /// Milliseconds a move: adds time_ms=MS to the player.
     #[arg(long)]
     time_ms: Option<u64>,
-    /// Threads (root parallelisation: one tree each, merged at the root).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// Seed of the search's random choices.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// UCB exploration constant Cp (default sqrt(2), the paper's 1.41 for results in [-1, 1]).
-    #[arg(long, default_value_t = Ucb::DEFAULT_CP)]
-    cp: f64,
-    /// Use the paper's single counter (every node read from the root player's view) instead of
-    /// the double counter.
+    /// Iterations a move, over all threads: adds iterations=N to the player [player's default:
+    /// 100000 for MCTS players unless only a time is given].
     #[arg(long)]
-    single_counter: bool,
-}
-
-impl SearchArgs {
-    fn config(&self) -> Result<SearchConfig, String> {
-        if self.threads == 0 {
-            return Err("--threads must be at least 1".into());
-        }
-        if !(self.cp.is_finite() && self.cp >= 0.0) {
-            return Err(format!(
-                "--cp must be a non-negative number, got {}",
-                self.cp
-            ));
-        }
-        let iterations = match (self.iterations, self.time_ms) {
-            (None, None) => Some(100_000),
-            (it, _) => it,
-        };
-        if iterations == Some(0) || self.time_ms == Some(0) {
-            return Err("--iterations and --time-ms must be positive".into());
-        }
-        Ok(SearchConfig {
-            cp: self.cp,
-            counter: if self.single_counter {
-                CounterMode::Single
-            } else {
-                CounterMode::Double
-            },
-            budget: Budget {
-                iterations,
-                time: self.time_ms.map(Duration::from_millis),
-            },
-            threads: self.threads,
-            seed: self.seed,
-            ..SearchConfig::default()
-        })
-    }
-}
-
-/// The value net that guides rollouts (the paper's Algorithm 5).
-#[derive(Args, Clone)]
-struct NetArgs {
-    /// A value net (model.safetensors from `train`): a rollout stops once the net is sure of
-    /// the outcome. Dots and Boxes only; the model must be for this board size.
+    iterations: Option<u64>,
+    /// Search threads (0: all cores): adds threads=N to the player [player's default: 1].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seed of the search's random choices: adds seed=N to the player [player's default: 1].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// A value net file (Dots and Boxes): adds model=PATH to the player.
     #[arg(long)]
     model: Option<PathBuf>,
-    /// With --model: a rollout stops once the net's largest output (P1 wins, P2 wins, draw)
-    /// reaches this; at 1 the net is asked but never stops a rollout.
-    #[arg(long, default_value_t = NetGuide::DEFAULT_THRESHOLD)]
-    threshold: f64,
-    /// With --model: ask the net only in positions with at least this many edges drawn
-    /// (earlier rollout steps are plain random moves).
-    #[arg(long, default_value_t = 0)]
-    net_from_move: u32,
-    /// Evaluation weights from `tune` (best-weights.json) for the games that have weight sets:
-    /// Amazons, Gomoku, Surakarta.
+    /// Evaluation weights from `tune` (best-weights.json; Amazons, Gomoku, Surakarta): adds
+    /// weights=PATH to the player.
     #[arg(long)]
     weights: Option<PathBuf>,
+}
+
+impl PlayerArgs {
+    /// The player spec with the flags' keys added; a key both in the spec and a flag is refused.
+    fn spec(&self) -> Result<String, String> {
+        Ok(self.spec_and_flags()?.0)
+    }
+
+    /// A player error, with a word on the flags when some added keys to the spec (a key the
+    /// player does not take is then the flag's).
+    fn explain(&self, game: &str, e: String) -> String {
+        match self.spec_and_flags() {
+            Ok((_, flags)) if !flags.is_empty() => format!(
+                "{e} ({} {} keys to the player; `engine players --game {game}` lists the keys it takes)",
+                flags.join(", "),
+                if flags.len() == 1 { "adds" } else { "add" }
+            ),
+            _ => e,
+        }
+    }
+
+    /// The spec with the flags' keys, and the flags that added them.
+    fn spec_and_flags(&self) -> Result<(String, Vec<String>), String> {
+        let threads = self.threads.map(engine::cli::or_all_cores);
+        let flags = [
+            ("time-ms", "time_ms", self.time_ms.map(|v| v.to_string())),
+            ("iterations", "iterations", self.iterations.map(|v| v.to_string())),
+            ("threads", "threads", threads.map(|v| v.to_string())),
+            ("seed", "seed", self.seed.map(|v| v.to_string())),
+            ("model", "model", self.model.as_ref().map(|p| p.display().to_string())),
+            ("weights", "weights", self.weights.as_ref().map(|p| p.display().to_string())),
+        ];
+        let text = self.player.trim();
+        let (kind, body) = text.split_once(':').unwrap_or((text, ""));
+        let mut keys: Vec<String> = body
+            .split(',')
+            .filter(|k| !k.trim().is_empty())
+            .map(|k| k.trim().to_string())
+            .collect();
+        let mut given = Vec::new();
+        for (flag, key, value) in flags {
+            let Some(value) = value else { continue };
+            if keys.iter().any(|k| k.split('=').next() == Some(key)) {
+                return Err(format!(
+                    "--{flag} and the player's {key}= both set ('{text}'): give one"
+                ));
+            }
+            keys.push(format!("{key}={value}"));
+            given.push(format!("--{flag}"));
+        }
+        let spec = if keys.is_empty() {
+            kind.to_string()
+        } else {
+            format!("{kind}:{}", keys.join(","))
+        };
+        Ok((spec, given))
+    }
 }
 
 #[derive(Args)]
@@ -209,33 +216,14 @@ struct PlayArgs {
     /// Which side you play: 1 (moves first) or 2.
     #[arg(long, default_value = "1")]
     human: String,
-    /// The engine as a player spec, as `engine match` takes them: `best:time_ms=1000` (the
-    /// game's strongest), `paper`, `nn`, `qdab`, ... (`engine players`). Without it, the flags
-    /// below describe the paper's search and the knowledge they turn on.
-    #[arg(long)]
-    player: Option<String>,
     #[command(flatten)]
-    search: SearchArgs,
-    #[command(flatten)]
-    net: NetArgs,
-    /// Dots and Boxes: take free captures at once and let the exact solver choose from this
-    /// many free edges on (0: never; the product's engine uses 34).
-    #[arg(long, default_value_t = 0)]
-    solver_edges: u32,
-    /// Dots and Boxes: search only the safe edges while there are any and no box to take.
-    #[arg(long)]
-    safe_first: bool,
+    engine: PlayerArgs,
 }
 
 #[derive(Args)]
 struct AnalyseArgs {
     #[command(flatten)]
     board: BoardArgs,
-    /// The engine as a player spec, as `engine match` takes them: `best:time_ms=1000` (the
-    /// game's strongest), `paper`, `nn`, `qdab`, ... (`engine players`). Without it, the flags
-    /// below describe the paper's search and the knowledge they turn on.
-    #[arg(long)]
-    player: Option<String>,
     /// The moves from the start, separated by spaces, in the game's notation or as ids
     /// (Dots and Boxes: h<r>,<c> / v<r>,<c>; Amazons: d1-d7/g7).
     #[arg(long, conflicts_with_all = ["edges", "position"])]
@@ -257,12 +245,27 @@ struct AnalyseArgs {
     #[arg(long, requires = "edges")]
     owners: Option<String>,
     #[command(flatten)]
-    search: SearchArgs,
-    #[command(flatten)]
-    net: NetArgs,
+    engine: PlayerArgs,
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// The value net the benchmark measures (the paper's Algorithm 5).
+#[derive(Args, Clone)]
+struct BenchNetArgs {
+    /// A value net (model.safetensors from `train`): also measure the net (evaluation cost,
+    /// net-guided search from the 40-edge position). Dots and Boxes 5x5 only.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// With --model: a rollout stops once the net's largest output (P1 wins, P2 wins, draw)
+    /// reaches this; at 1 the net is asked but never stops a rollout.
+    #[arg(long, default_value_t = NetGuide::DEFAULT_THRESHOLD)]
+    threshold: f64,
+    /// With --model: ask the net only in positions with at least this many edges drawn
+    /// (earlier rollout steps are plain random moves); the players' net_from_move.
+    #[arg(long, default_value_t = 0)]
+    net_from_move: u32,
 }
 
 #[derive(Args)]
@@ -289,10 +292,8 @@ struct BenchArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
-    /// With --model: also measure the net (evaluation cost, net-guided search from the 40-edge
-    /// position). The model must be for 5x5.
     #[command(flatten)]
-    net: NetArgs,
+    net: BenchNetArgs,
 }
 
 fn main() -> ExitCode {
@@ -327,97 +328,15 @@ fn main() -> ExitCode {
     engine::cli::finish("engine", result)
 }
 
-/// The game's own options a command line's flags ask for, as the protocol's `set_option` reads
-/// them: each with its flag and whether the flag was given (a flag left at its default is
-/// skipped for a game without that option; a given one is refused).
-struct GameFlags(Vec<(&'static str, &'static str, String, bool)>);
-
-impl GameFlags {
-    /// The options of `G` the flags set, on `start`'s game; errors name the flag.
-    fn options<G: RegisteredGame>(&self, start: &G) -> Result<G::Options, String> {
-        let mut options = G::Options::default();
-        for (flag, name, value, given) in &self.0 {
-            if G::OPTIONS.iter().any(|o| o.name == *name) {
-                start
-                    .set_option(&mut options, name, value)
-                    .map_err(|e| format!("--{flag}: {e}"))?;
-            } else if *given {
-                return Err(format!("--{flag}: {} has no option '{name}'", G::NAME));
-            }
-        }
-        Ok(options)
-    }
-}
-
-/// The protocol's settings from the command line's search flags, and the game's own options
-/// from its net and knowledge flags.
-fn settings(
-    search: &SearchArgs,
-    net: &NetArgs,
-    solver_edges: u32,
-    safe_first: bool,
-) -> Result<(Settings, GameFlags), String> {
-    let config = search.config()?;
-    let settings = Settings {
-        iterations: config.budget.iterations,
-        time_ms: search.time_ms,
-        threads: config.threads,
-        seed: config.seed,
-        cp: config.cp,
-        counter: config.counter,
-        ..Settings::default()
-    };
-    // The command line's flags describe the paper's search and the knowledge they turn on;
-    // the product's chain rollouts are the protocol's default and `nn`'s (docs/players.md).
-    let mut flags = vec![("engine", "engine", "paper".to_string(), false)];
-    if let Some(path) = &net.model {
-        flags.push(("model", "model", path.display().to_string(), true));
-    }
-    flags.push((
-        "threshold",
-        "threshold",
-        net.threshold.to_string(),
-        net.threshold != NetGuide::DEFAULT_THRESHOLD,
-    ));
-    flags.push((
-        "net-from-move",
-        "net_from_move",
-        net.net_from_move.to_string(),
-        net.net_from_move != 0,
-    ));
-    if let Some(path) = &net.weights {
-        flags.push(("weights", "weights", path.display().to_string(), true));
-    }
-    flags.push((
-        "solver-edges",
-        "solver_edges",
-        solver_edges.to_string(),
-        solver_edges != 0,
-    ));
-    flags.push((
-        "safe-first",
-        "safe_first",
-        if safe_first { "1" } else { "0" }.to_string(),
-        safe_first,
-    ));
-    Ok((settings, GameFlags(flags)))
-}
-
 fn play(args: PlayArgs) -> Result<(), String> {
     let human = Player::parse(&args.human)
         .ok_or_else(|| format!("--human must be 1 or 2, got '{}'", args.human))?;
     let spec = args.board.spec()?;
-    let (settings, flags) = settings(&args.search, &args.net, args.solver_edges, args.safe_first)?;
-    let player = args
-        .player
-        .as_deref()
-        .map(engine::agents::parse_spec)
-        .transpose()?;
+    let player = engine::agents::parse_spec(&args.engine.spec()?)?;
     struct PlayCmd {
         human: Player,
-        settings: Settings,
-        flags: GameFlags,
-        player: Option<engine::agents::AgentSpec>,
+        player: engine::agents::AgentSpec,
+        args: PlayerArgs,
     }
     impl GameVisitor for PlayCmd {
         type Output = Result<(), String>;
@@ -426,6 +345,9 @@ fn play(args: PlayArgs) -> Result<(), String> {
             let mut input = stdin.lock();
             let mut out = io::stdout().lock();
             let io_err = |e: io::Error| format!("terminal: {e}");
+            let agent = G::build_player(&self.player, &start)
+                .map_err(|e| self.args.explain(G::NAME, e))?;
+            let engine = interactive::AgentSide::new(agent, &start)?;
             if io::stdin().is_terminal() {
                 let mut moves = Vec::new();
                 start.legal_actions(&mut moves);
@@ -438,34 +360,23 @@ fn play(args: PlayArgs) -> Result<(), String> {
                 )
                 .map_err(io_err)?;
             }
-            if let Some(spec) = &self.player {
-                let agent = G::build_player(spec, &start)?;
-                let engine = interactive::AgentSide::new(agent, &start)?;
-                interactive::play(start, self.human, engine, &mut input, &mut out)
-                    .map_err(io_err)?;
-                return Ok(());
-            }
-            let options = self.flags.options(&start)?;
-            let engine = RegistryEngine::new(self.settings, options);
             interactive::play(start, self.human, engine, &mut input, &mut out).map_err(io_err)?;
             Ok(())
         }
     }
     spec.visit(PlayCmd {
         human,
-        settings,
-        flags,
         player,
+        args: args.engine.clone(),
     })?
 }
 
 fn analyse(args: AnalyseArgs) -> Result<(), String> {
     let spec = args.board.spec()?;
-    let (settings, flags) = settings(&args.search, &args.net, 0, false)?;
+    let player = args.engine.spec()?;
     struct AnalyseCmd<'a> {
         args: &'a AnalyseArgs,
-        settings: Settings,
-        flags: GameFlags,
+        player: String,
     }
     impl GameVisitor for AnalyseCmd<'_> {
         type Output = Result<(), String>;
@@ -514,43 +425,26 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
             if state.is_terminal() {
                 return Err("the game is over: there is no move to search".into());
             }
-            if let Some(text) = &args.player {
-                return analyse_with_player(text, &state, args);
-            }
-            let config = self.settings.search_config(0)?;
-            let mut memory = G::Memory::default();
-            let options = self.flags.options(&start)?;
-            let searched = state.engine_search(&options, config, &mut memory)?;
-            match &searched.result {
-                Some(result) => analyse_report(&state, result, &searched.plies, args),
-                None => {
-                    println!(
-                        "{}: {}",
-                        state.format_plies(&searched.plies),
-                        searched.note.unwrap_or_default()
-                    );
-                    Ok(())
-                }
-            }
+            analyse_with_player(&self.player, &state, args)
         }
     }
     spec.visit(AnalyseCmd {
         args: &args,
-        settings,
-        flags,
+        player,
     })?
 }
 
-/// `engine analyse --player SPEC`: the player's move for `state`, with its search's root moves
-/// when a tree search chose it, else what the player said of it (a forced reply, a solver's
-/// move, an alpha-beta's score).
+/// `engine analyse`: the player's move for `state`, with its search's root moves when a tree
+/// search chose it, else what the player said of it (a forced reply, a solver's move, an
+/// alpha-beta's score).
 fn analyse_with_player<G: RegisteredGame>(
     text: &str,
     state: &G,
     args: &AnalyseArgs,
 ) -> Result<(), String> {
     let spec = engine::agents::parse_spec(text)?;
-    let mut agent = G::build_player(&spec, state)?;
+    let mut agent =
+        G::build_player(&spec, state).map_err(|e| args.engine.explain(G::NAME, e))?;
     agent
         .new_game(state, &[])
         .map_err(|e| format!("{text}: {e}"))?;
@@ -559,23 +453,26 @@ fn analyse_with_player<G: RegisteredGame>(
         .map_err(|e| format!("{text}: {e}"))?;
     if let Some(result) = agent.last_search() {
         let result = result.clone();
-        return analyse_report(state, &result, &[choice.action], args);
+        return analyse_report(state, &result, &[choice.action], text, args);
     }
     let odds = choice.win_probability.map_or(String::new(), |p| {
         format!(", {:.0}% to win for it", 100.0 * p)
     });
-    let how = if choice.iterations == 0 {
+    let how = if let Some(how) = choice.how {
+        format!("{how}, found without a tree search")
+    } else if choice.iterations == 0 {
         "found without a tree search (knowledge: a forced or solved move)".to_string()
     } else {
         format!("{} nodes searched without a tree", choice.iterations)
     };
     if args.json {
         let json = serde_json::json!({
-            "player": agent.name(),
+            "player": text,
             "best": state.format_action(choice.action),
             "best_id": choice.action,
             "iterations": choice.iterations,
             "win_probability": choice.win_probability,
+            "how": choice.how,
         });
         println!("{json}");
     } else {
@@ -593,16 +490,10 @@ fn analyse_report<G: Game>(
     state: &G,
     result: &SearchResult,
     plies: &[engine::Action],
+    player: &str,
     args: &AnalyseArgs,
 ) -> Result<(), String> {
     let mover = result.to_move;
-    let net = args.net.model.as_ref().map(|path| {
-        serde_json::json!({
-            "model": path.display().to_string(),
-            "threshold": args.net.threshold,
-            "from_move": args.net.net_from_move,
-        })
-    });
     let turn = state.format_plies(plies);
     if args.json {
         let moves: Vec<serde_json::Value> = result
@@ -632,7 +523,7 @@ fn analyse_report<G: Game>(
             "tree_nodes": result.tree_nodes,
             "tree_bytes": result.tree_bytes(),
             "rollouts": result.rollouts,
-            "net": net,
+            "player": player,
             "root_moves": moves,
         });
         println!("{report}");
@@ -688,19 +579,17 @@ fn analyse_report<G: Game>(
         result.tree_bytes() as f64 / 1e6,
         BYTES_PER_NODE
     );
-    if let Some(path) = &args.net.model {
-        let r = result.rollouts;
+    let r = result.rollouts;
+    if r.net_evaluations > 0 {
         println!(
-            "net {} (threshold {}, from move {}): {} evaluations, {} of {} rollouts ended by the net ({:.1}%; the paper's good predictions)",
-            path.display(),
-            args.net.threshold,
-            args.net.net_from_move,
+            "the net: {} evaluations, {} of {} rollouts ended by it ({:.1}%; the paper's good predictions)",
             r.net_evaluations,
             r.net_cutoffs,
             r.rollouts,
             100.0 * r.net_cutoffs as f64 / r.rollouts.max(1) as f64
         );
     }
+    println!("by {player}");
     Ok(())
 }
 

@@ -371,7 +371,7 @@ impl<R: RolloutPolicy<DotsAndBoxes>> Agent<DotsAndBoxes> for KnowledgeAgent<R> {
         let known = self.knowledge.known_move(state, &mut self.root_moves);
         self.searched = known.is_none();
         if let Some(known) = known {
-            return Ok(Choice::plain(known.action()));
+            return Ok(Choice::known(known.action(), known.describe()));
         }
         if let Some(time) = budget.time {
             self.search.set_budget(Budget {

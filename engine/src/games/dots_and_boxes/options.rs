@@ -96,7 +96,7 @@ pub const OPTIONS: [OptionDecl; 10] = [
     },
     OptionDecl {
         name: "engine",
-        help: "product (default: the net, chain rollouts and the knowledge) or paper (plain MCTS); sets the options above",
+        help: "best (default: the `best` player, nn: the net, chain rollouts and the knowledge) or paper (the paper's plain MCTS); sets the options above",
     },
 ];
 
@@ -178,7 +178,8 @@ impl DotsOptions {
                 self.search = search;
             }
             "engine" => match value {
-                "product" => {
+                // `product`: the old spelling of `best`.
+                "best" | "product" => {
                     let fresh = DotsOptions::default();
                     self.solver_edges = fresh.solver_edges;
                     self.prove_edges = fresh.prove_edges;
@@ -198,7 +199,7 @@ impl DotsOptions {
                         self.model = ModelChoice::Off;
                     }
                 }
-                _ => return Err(format!("engine is 'product' or 'paper', got '{value}'")),
+                _ => return Err(format!("engine is 'best' or 'paper', got '{value}'")),
             },
             _ => return Ok(false),
         }
@@ -237,7 +238,7 @@ impl DotsOptions {
                     && self.guide.prior == fresh.guide.prior;
                 match (paper, product) {
                     (true, _) => "paper".into(),
-                    (_, true) => "product".into(),
+                    (_, true) => "best".into(),
                     _ => "custom".into(),
                 }
             }

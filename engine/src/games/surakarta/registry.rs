@@ -10,10 +10,22 @@ use crate::agents::spec::{AlphaBetaKeys, ALPHABETA_KEYS};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
-use crate::games::{RegisteredGame, Searched, WeightsChoice};
+use crate::games::{
+    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched,
+    WeightsChoice, WEIGHTS_OPTION,
+};
 use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::SearchConfig;
 use crate::tuning::Tunable;
+
+/// The protocol's options of Surakarta: which engine answers `genmove`, and the MCTS's energy.
+#[derive(Default)]
+pub struct SurakartaOptions {
+    /// Our heuristic MCTS instead of `best`, the alpha-beta.
+    pub mcts: bool,
+    /// The energy weights of the MCTS (`weights`).
+    pub weights: WeightsChoice,
+}
 
 impl RegisteredGame for Surakarta {
     const NAME: &'static str = "surakarta";
@@ -109,19 +121,74 @@ impl RegisteredGame for Surakarta {
 
     type Memory = ();
 
-    // The protocol's one option of its own: a `weights` file of the evaluation.
-    crate::weights_option!();
+    type Options = SurakartaOptions;
 
-    /// Our heuristic MCTS ([`Heuristics::ENGINE`]); with the `weights` option, the energy on
-    /// with those weights.
+    const OPTIONS: &'static [OptionDecl] = &[
+        OptionDecl {
+            name: "engine",
+            help: "best (default: the alpha-beta, the strongest measured; it reads time_ms, 1000 when unset) or mcts (our heuristic MCTS, which reads iterations and weights)",
+        },
+        WEIGHTS_OPTION,
+    ];
+
+    fn set_option(
+        &self,
+        options: &mut SurakartaOptions,
+        name: &str,
+        value: &str,
+    ) -> Result<bool, String> {
+        match name {
+            "engine" => {
+                options.mcts = match value {
+                    "best" | "alphabeta" => false,
+                    "mcts" => true,
+                    _ => return Err(format!("engine is 'best' or 'mcts', got '{value}'")),
+                }
+            }
+            "weights" => set_weights_option::<Self>(&mut options.weights, value)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn get_option(options: &SurakartaOptions, name: &str) -> Option<String> {
+        match name {
+            "engine" => Some(if options.mcts { "mcts" } else { "best" }.into()),
+            "weights" => Some(weights_option_text(&options.weights)),
+            _ => None,
+        }
+    }
+
+    /// `best`, the alpha-beta, for the time a move (1 s when only iterations are set); with
+    /// `engine mcts`, our heuristic MCTS ([`Heuristics::ENGINE`]), with the `weights` option's
+    /// energy.
     fn engine_search(
         &self,
-        weights: &WeightsChoice,
+        options: &SurakartaOptions,
         config: SearchConfig,
         _: &mut (),
     ) -> Result<Searched, String> {
+        if !options.mcts {
+            let time = config.budget.time.unwrap_or(Duration::from_secs(1));
+            let mut player = AlphaBeta::new("best", time, 64, config.seed);
+            let choice = player
+                .choose(self, &[])
+                .map_err(|e| format!("the alpha-beta: {e}"))?;
+            let odds = choice
+                .win_probability
+                .map_or(String::new(), |p| format!(", {:.0}% to win for it", 100.0 * p));
+            return Ok(Searched {
+                plies: vec![choice.action],
+                result: None,
+                note: Some(format!(
+                    "best (alpha-beta): {} nodes in {} ms{odds}",
+                    choice.iterations,
+                    time.as_millis()
+                )),
+            });
+        }
         let mut heuristics = Heuristics::ENGINE;
-        if let Some((path, _)) = weights {
+        if let Some((path, _)) = &options.weights {
             heuristics.energy = Some(SurakartaEnergy::load(path)?);
         }
         let result = heuristics

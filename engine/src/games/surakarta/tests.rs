@@ -604,3 +604,37 @@ fn quiescence_leaves_score_material() {
     let r = Heuristics::ENGINE.search(config).run(&s).unwrap();
     assert_eq!(s.format_action(r.best), "a2b2");
 }
+
+/// The protocol's `genmove` plays `best`, the alpha-beta, unless `set_option engine mcts` asks
+/// for the MCTS; both answer a legal move.
+#[test]
+fn the_protocol_plays_best_the_alpha_beta_by_default() {
+    use crate::mcts::{Budget, SearchConfig};
+    use std::time::Duration;
+    let start = Surakarta::new(rules(Repetition::End));
+    let config = SearchConfig {
+        budget: Budget {
+            iterations: Some(200),
+            time: Some(Duration::from_millis(30)),
+        },
+        ..SearchConfig::default()
+    };
+    let mut options = <Surakarta as RegisteredGame>::Options::default();
+    assert_eq!(
+        Surakarta::get_option(&options, "engine").as_deref(),
+        Some("best")
+    );
+    let searched = start
+        .engine_search(&options, config.clone(), &mut ())
+        .unwrap();
+    let note = searched.note.unwrap();
+    assert!(note.starts_with("best (alpha-beta)"), "{note}");
+    assert!(start.is_legal(searched.plies[0]));
+    assert!(start.set_option(&mut options, "engine", "mcts").unwrap());
+    let searched = start.engine_search(&options, config, &mut ()).unwrap();
+    assert!(searched.note.is_none() && searched.result.is_some());
+    assert!(start
+        .set_option(&mut options, "engine", "fast")
+        .unwrap_err()
+        .contains("engine is 'best' or 'mcts'"));
+}

@@ -50,13 +50,14 @@ function showError(e) {
 
 // ---------- setup form ----------
 
+// The engine a side gets by default: the game's strongest player (`best`), 1 s a move.
 function defaultSpec(name) {
   if (name === 'amazons') {
     // The search's turn shape follows the game's, so that its visits fit the board's moves.
     const turn = $('param-turn');
-    return 'mcts:time_ms=1000' + (turn && turn.value === 'whole' ? ',turn=whole' : '');
+    return 'best:time_ms=1000' + (turn && turn.value === 'whole' ? ',turn=whole' : '');
   }
-  return name === 'surakarta' ? 'mcts:time_ms=1000' : 'mcts:iterations=20000';
+  return 'best:time_ms=1000';
 }
 
 function gameEntry() {
