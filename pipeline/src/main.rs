@@ -58,9 +58,10 @@ struct Args {
     /// board).
     #[arg(long, default_value = "configs/state-s-40.txt")]
     positions: PathBuf,
-    /// Threads for self-play and matches (0: all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
+    /// Games played at once in self-play and matches (0: one a core). `--threads` is its old
+    /// spelling.
+    #[arg(long, alias = "threads", default_value_t = 0)]
+    parallel_games: usize,
     /// The seed of the run: self-play, training and matches are seeded from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -88,25 +89,17 @@ fn main() -> ExitCode {
     engine::cli::finish("pipeline", run(Args::parse()))
 }
 
-fn cores(threads: usize) -> usize {
-    if threads > 0 {
-        threads
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    }
-}
-
 fn run(args: Args) -> Result<(), String> {
     let started = Instant::now();
-    let threads = cores(args.threads);
+    let threads = engine::cli::or_all_cores(args.parallel_games);
     let data = args.out.join("data");
     let model_dir = args.out.join("model");
 
-    println!("== 1/3 self-play: {} games of 5x5 Dots and Boxes, plain MCTS at {} iterations a move, {threads} threads -> {}", args.games, args.iterations, data.display());
+    println!("== 1/3 self-play: {} games of 5x5 Dots and Boxes, plain MCTS at {} iterations a move, {} at once -> {}", args.games, args.iterations, engine::cli::count(threads as u64, "game"), data.display());
     let config = RunConfig {
         games: args.games,
         iterations: args.iterations,
-        threads,
+        parallel_games: threads,
         seed: args.seed,
         out: data.clone(),
         ..RunConfig::default()

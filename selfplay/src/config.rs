@@ -43,8 +43,9 @@ pub struct RunConfig {
     /// UCB exploration constant.
     pub cp: f64,
     pub counter: Counter,
-    /// Games played at once; 0 = one per core.
-    pub threads: usize,
+    /// Games played at once; 0 = one per core (`threads` is its old spelling).
+    #[serde(alias = "threads")]
+    pub parallel_games: usize,
     /// Threads inside one game's search (root parallel); 1 keeps the paper's search.
     pub search_threads: usize,
     /// Base seed: game k is played with a seed derived from (seed, k).
@@ -86,7 +87,7 @@ impl Default for RunConfig {
             iterations: 100_000,
             cp: engine::mcts::Ucb::DEFAULT_CP,
             counter: Counter::Double,
-            threads: 0,
+            parallel_games: 0,
             search_threads: 1,
             seed: 1,
             out: PathBuf::from("data/selfplay-5x5"),
@@ -200,10 +201,11 @@ impl RunConfig {
         }
     }
 
-    /// Games played at once: `threads`, or one per core when it is 0.
-    pub fn parallel_games(&self) -> usize {
-        if self.threads > 0 {
-            return self.threads;
+    /// Games played at once: `parallel_games`, or one per core (over the search threads) when
+    /// it is 0.
+    pub fn games_at_once(&self) -> usize {
+        if self.parallel_games > 0 {
+            return self.parallel_games;
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         (cores / self.search_threads.max(1)).max(1)
@@ -211,7 +213,7 @@ impl RunConfig {
 
     /// The settings that decide which games are played. Two runs with the same identity play
     /// the same game for the same index; a dataset folder only takes games of one identity.
-    /// (`games`, `threads`, `out` and the sync interval change how many games and how fast,
+    /// (`games`, `parallel_games`, `out` and the sync interval change how many games and how fast,
     /// not which.)
     pub fn identity(&self) -> serde_json::Value {
         if let Some(player) = &self.player {
@@ -313,7 +315,7 @@ mod tests {
         let a = RunConfig::default();
         let b = RunConfig {
             games: 5,
-            threads: 7,
+            parallel_games: 7,
             out: "elsewhere".into(),
             sync_every: 1,
             ..RunConfig::default()

@@ -72,9 +72,9 @@ struct RunArgs {
     /// double: each node read from its mover's view; single: the paper's first version [default: double].
     #[arg(long, value_enum)]
     counter: Option<Counter>,
-    /// Games played at once (0 = one per core).
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Games played at once (0: one a core) [default: 0]. `--threads` is its old spelling.
+    #[arg(long, alias = "threads")]
+    parallel_games: Option<usize>,
     /// Threads inside each game's search.
     #[arg(long)]
     search_threads: Option<usize>,
@@ -175,7 +175,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         iterations,
         cp,
         counter,
-        threads,
+        parallel_games,
         search_threads,
         seed,
         out,

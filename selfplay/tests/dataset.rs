@@ -26,7 +26,7 @@ fn small_config(out: &Path, games: u64, iterations: u64) -> RunConfig {
         cols: 3,
         games,
         iterations,
-        threads: 2,
+        parallel_games: 2,
         seed: 11,
         out: out.to_path_buf(),
         sync_every: 1,

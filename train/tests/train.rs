@@ -34,7 +34,7 @@ fn dataset_of(dir: &Path, size: usize, games: u64, seed: u64) {
         cols: size,
         games,
         iterations: 300,
-        threads: 2,
+        parallel_games: 2,
         seed,
         out: dir.to_path_buf(),
         ..Default::default()

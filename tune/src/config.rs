@@ -60,8 +60,9 @@ pub struct TuneConfig {
     /// island plays this many fitness games against the starting weights (half of them with
     /// each colour; 0 turns it off).
     pub yardstick_games: usize,
-    /// Games played at once; 0 = one per core.
-    pub threads: usize,
+    /// Games played at once; 0 = one per core (`threads` is its old spelling).
+    #[serde(alias = "threads")]
+    pub parallel_games: usize,
     pub seed: u64,
     /// The run folder (checkpoints, migrants, fitness.csv, the best weights).
     pub out: PathBuf,
@@ -97,7 +98,7 @@ impl Default for TuneConfig {
             migrants: 2,
             migration_timeout_s: 600,
             yardstick_games: 16,
-            threads: 0,
+            parallel_games: 0,
             seed: 1,
             out: PathBuf::from("runs/tune"),
             final_games: 20,
@@ -214,13 +215,9 @@ impl TuneConfig {
         Ok(())
     }
 
-    /// Games played at once.
-    pub fn parallel_games(&self) -> usize {
-        if self.threads > 0 {
-            self.threads
-        } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        }
+    /// Games played at once (`parallel_games`, 0: one a core).
+    pub fn games_at_once(&self) -> usize {
+        engine::cli::or_all_cores(self.parallel_games)
     }
 
     /// What decides the result: every key but where and how fast the run goes. A checkpoint
@@ -229,7 +226,7 @@ impl TuneConfig {
         let mut v = serde_json::to_value(self).expect("a config serialises");
         let map = v.as_object_mut().expect("an object");
         for key in [
-            "threads",
+            "parallel_games",
             "out",
             "shards",
             "migration_timeout_s",
@@ -337,7 +334,7 @@ mod tests {
     fn identity_ignores_where_and_how_fast() {
         let a = TuneConfig::default();
         let b = TuneConfig {
-            threads: 7,
+            parallel_games: 7,
             out: "elsewhere".into(),
             final_games: 4,
             ..a.clone()

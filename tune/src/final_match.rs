@@ -38,7 +38,7 @@ pub fn play(
         players: players.clone(),
         games: config.final_games,
         positions: Vec::new(),
-        threads: config.parallel_games(),
+        threads: config.games_at_once(),
         seed: config.seed,
         sprt: None,
         records: None,

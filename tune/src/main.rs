@@ -109,9 +109,9 @@ struct RunArgs {
     /// Games the best of each island plays against the starting weights each generation (0: off) [default: 16].
     #[arg(long)]
     yardstick_games: Option<usize>,
-    /// Games played at once (0: one a core) [default: 0].
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Games played at once (0: one a core) [default: 0]. `--threads` is its old spelling.
+    #[arg(long, alias = "threads")]
+    parallel_games: Option<usize>,
     /// The seed of the run [default: 1].
     #[arg(long)]
     seed: Option<u64>,
@@ -164,7 +164,7 @@ fn config_of(args: &RunArgs) -> Result<TuneConfig, String> {
         migrants,
         migration_timeout_s,
         yardstick_games,
-        threads,
+        parallel_games,
         seed,
         out,
         final_games,

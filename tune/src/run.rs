@@ -373,7 +373,7 @@ fn play_all<'w>(
     });
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Outcome, String>>>> = Mutex::new(vec![None; games.len()]);
-    let threads = config.parallel_games().min(games.len().max(1));
+    let threads = config.games_at_once().min(games.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {

@@ -23,7 +23,7 @@ fn small(out: &Path) -> TuneConfig {
         migrants: 1,
         migration_timeout_s: 30,
         yardstick_games: 2,
-        threads: 2,
+        parallel_games: 2,
         final_games: 0,
         out: out.to_path_buf(),
         ..TuneConfig::default()

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
+use crate::cli::or_all_cores;
 use crate::game::Game;
 use crate::game_spec::{key, GameSpec, KeyDecl, PlayerDecl};
 use crate::mcts::{Budget, CounterMode, SearchConfig};
@@ -51,7 +52,7 @@ pub const SEARCH_KEYS: [KeyDecl; 9] = [
     key(
         "threads",
         "1",
-        "search threads (root parallelisation: one tree each)",
+        "search threads (root parallelisation: one tree each; 0: all cores)",
     ),
     key("cp", "1.414", "UCB's exploration constant (sqrt 2)"),
     key(
@@ -214,7 +215,7 @@ pub fn read_search_keys(
                     iterations = None;
                 }
             }
-            "threads" => config.threads = number(key, value).map_err(err)?,
+            "threads" => config.threads = or_all_cores(number(key, value).map_err(err)?),
             "cp" => config.cp = number(key, value).map_err(err)?,
             "minimax" => {
                 config.minimax = number(key, value).map_err(err)?;
@@ -239,7 +240,7 @@ pub fn read_search_keys(
     }
     if iterations == Some(0) || time_ms == Some(0) || config.threads == 0 {
         return Err(err(
-            "iterations, time_ms and threads must be positive".into()
+            "iterations and time_ms must be positive".into()
         ));
     }
     if !(config.cp.is_finite() && config.cp >= 0.0) {

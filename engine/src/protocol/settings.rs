@@ -76,9 +76,9 @@ impl Settings {
                 self.time_ms = (n > 0).then_some(n);
             }
             "threads" => {
-                let n: usize = number(name, value)?;
-                if !(1..=1024).contains(&n) {
-                    return Err(format!("threads must be 1 to 1024, got {n}"));
+                let n = crate::cli::or_all_cores(number(name, value)?);
+                if n > 1024 {
+                    return Err(format!("threads must be 0 (all cores) to 1024, got {n}"));
                 }
                 self.threads = n;
             }

@@ -102,7 +102,7 @@ fn positions_games_and_options_are_checked() {
          game tictactoe\nset_position XXO.O....\nto_move\nshowboard\nscore\nset_position XXX......\n\
          game chess\ngame dots_and_boxes rows=9\ngame dots_and_boxes depth=3\ngame tictactoe rows=3\n\
          set_option model models/dab-5x5/model.safetensors\nget_option model\nset_option colour red\n\
-         set_option threads 0\nset_option threshold 2\nset_option counter triple\nlist_options\n\
+         set_option threads 5000\nset_option threshold 2\nset_option counter triple\nlist_options\n\
          get_option threshold\n",
     );
     assert!(
@@ -160,7 +160,7 @@ fn positions_games_and_options_are_checked() {
         answers[14]
     );
     assert!(
-        answers[15].contains("threads must be 1 to 1024"),
+        answers[15].contains("threads must be 0 (all cores) to 1024, got 5000"),
         "{}",
         answers[15]
     );

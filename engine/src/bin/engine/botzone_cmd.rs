@@ -18,7 +18,7 @@ pub struct BotzoneArgs {
     /// Thinking time of the first turn (Botzone allows 2000).
     #[arg(long, default_value_t = 1700)]
     first_time_ms: u64,
-    /// Search threads (Botzone gives one core).
+    /// Search threads, 0: all cores (Botzone gives one core).
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// The seed of the search's random choices.
@@ -37,13 +37,13 @@ pub fn run(args: BotzoneArgs) -> Result<(), String> {
             args.game
         ));
     }
-    if args.time_ms == 0 || args.first_time_ms == 0 || args.threads == 0 {
-        return Err("--time-ms, --first-time-ms and --threads must be positive".into());
+    if args.time_ms == 0 || args.first_time_ms == 0 {
+        return Err("--time-ms and --first-time-ms must be positive".into());
     }
     let config = BotzoneConfig {
         time: Duration::from_millis(args.time_ms),
         first_time: Duration::from_millis(args.first_time_ms),
-        threads: args.threads,
+        threads: engine::cli::or_all_cores(args.threads),
         seed: args.seed,
         keep_running: args.keep_running,
     };

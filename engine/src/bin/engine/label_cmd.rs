@@ -36,7 +36,7 @@ pub struct LabelArgs {
     /// The seed of the horizons drawn for each game.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Threads, each with its own solver table of 2^22 entries (128 MB).
+    /// Threads, each with its own solver table of 2^22 entries (128 MB); 0: all cores.
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// Positions the solver may search for one outcome or move (past it the game is skipped).
@@ -53,9 +53,7 @@ pub fn label(args: LabelArgs) -> Result<(), String> {
         max_nodes: args.solver_nodes,
     };
     horizon.check()?;
-    if args.threads == 0 {
-        return Err("--threads must be at least 1".into());
-    }
+    let threads = engine::cli::or_all_cores(args.threads);
     let (spec, sources) = read_sources(&args.data, args.games)?;
     let initial: DotsAndBoxes = spec.start()?;
     let config = serde_json::json!({
@@ -83,7 +81,7 @@ pub fn label(args: LabelArgs) -> Result<(), String> {
     let start = Instant::now();
     let (tx, rx) = mpsc::channel::<Result<(u64, Option<GameRecord>), String>>();
     std::thread::scope(|scope| -> Result<(), String> {
-        for _ in 0..args.threads {
+        for _ in 0..threads {
             let tx = tx.clone();
             let (todo, next, initial) = (&todo, &next, &initial);
             scope.spawn(move || {

@@ -283,7 +283,7 @@ struct BenchArgs {
     /// Boxes, 20,000 for other games).
     #[arg(long)]
     iterations: Option<u64>,
-    /// Threads for the *_nt figures (default: all cores).
+    /// Threads for the *_nt figures (0: all cores) [default: all cores].
     #[arg(long)]
     threads: Option<usize>,
     /// Searches per figure (a fresh tree each); a figure is total iterations over total time.
@@ -637,7 +637,7 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
     let defaults = BenchOptions::default();
     let opts = BenchOptions {
         iterations: args.iterations.unwrap_or(0),
-        threads: args.threads.unwrap_or(defaults.threads).max(1),
+        threads: args.threads.map_or(defaults.threads, engine::cli::or_all_cores),
         repeats: args.repeats,
         model: args.net.model.clone(),
         threshold: args.net.threshold,

@@ -35,9 +35,10 @@ pub struct MatchArgs {
     /// Default: the start position.
     #[arg(long)]
     positions: Option<PathBuf>,
-    /// Games played at once (each thread has its own players).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Games played at once, each on its own thread with its own players (0: one a core; a
+    /// player's own search threads are its spec's threads=). `--threads` is its old spelling.
+    #[arg(long, alias = "threads", default_value_t = 1)]
+    parallel_games: usize,
     /// Seed of the match: game k's players are seeded from it and k.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -134,8 +135,8 @@ impl Progress {
 pub fn run(args: MatchArgs) -> Result<(), String> {
     let spec = args.board.spec()?;
     let specs = [parse_spec(&args.p1)?, parse_spec(&args.p2)?];
-    if args.games == 0 || args.threads == 0 {
-        return Err("--games and --threads must be positive".into());
+    if args.games == 0 {
+        return Err("--games must be positive".into());
     }
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let started = Instant::now();
@@ -200,7 +201,7 @@ fn config(
         players: [args.p1.clone(), args.p2.clone()],
         games: args.games,
         positions,
-        threads: args.threads,
+        threads: engine::cli::or_all_cores(args.parallel_games),
         seed: args.seed,
         sprt,
         records: args.records.clone(),

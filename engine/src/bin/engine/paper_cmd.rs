@@ -42,9 +42,9 @@ pub struct PaperArgs {
     /// The rival's spec.
     #[arg(long, default_value = "rival")]
     rival: String,
-    /// Games played at once.
-    #[arg(long, default_value_t = 2)]
-    threads: usize,
+    /// Games played at once (0: one a core). `--threads` is its old spelling.
+    #[arg(long, alias = "threads", default_value_t = 2)]
+    parallel_games: usize,
     /// The seed of the matches: game k's players are seeded from it and k.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -178,7 +178,7 @@ fn play_pair(
         players: [specs[0].to_string(), specs[1].to_string()],
         games,
         positions: positions.to_vec(),
-        threads: args.threads,
+        threads: engine::cli::or_all_cores(args.parallel_games),
         seed: args.seed,
         sprt: None,
         records: None,
@@ -231,7 +231,7 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
     let _ = writeln!(
         md,
         "# The paper's Tables 3, 4 and 5, played again\n\n\
-         Made by `engine paper --games {} --empty-games {} --threads {} --seed {}{}` \
+         Made by `engine paper --games {} --empty-games {} --parallel-games {} --seed {}{}` \
          (rival spec `{}`, model `{}`). Each start position is played twice, seats swapped; \
          \"ours\" is the engine of the row, \"W-L\" its wins and losses, \"converted\" the seats \
          that perfect play wins for it (from the exact solver's annotation) that it won. The \
@@ -245,7 +245,7 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
          measured in docs/players.md).\n",
         args.games,
         args.empty_games,
-        args.threads,
+        args.parallel_games,
         args.seed,
         if args.scale_down > 1 {
             format!(" --scale-down {}", args.scale_down)
@@ -354,7 +354,10 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
         md,
         "\nTotal time {:.0} s on {}.",
         started.elapsed().as_secs_f64(),
-        engine::cli::count(args.threads as u64, "thread")
+        engine::cli::count(
+            engine::cli::or_all_cores(args.parallel_games) as u64,
+            "thread"
+        )
     );
     print!("{md}");
     if let Some(path) = &args.out {

@@ -85,7 +85,7 @@ impl QdabConfig {
                 "time_ms" => time_ms = Some(positive()?),
                 "iterations" => iterations = Some(positive()?),
                 "threads" => {
-                    config.threads = positive()? as usize;
+                    config.threads = crate::cli::or_all_cores(number()? as usize);
                     if config.threads > MAX_THREADS {
                         return Err(format!("threads must be 1 to {MAX_THREADS}, got '{value}'"));
                     }

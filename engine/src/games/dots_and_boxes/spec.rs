@@ -192,7 +192,7 @@ const QDAB_KEYS: [KeyDecl; 6] = [
         "",
         "iterations a move (with time_ms: whichever ends first)",
     ),
-    key("threads", "1", "search threads (1 to 64)"),
+    key("threads", "1", "search threads (1 to 64; 0: all cores)"),
     key("seed", "1", "the seed of its choices"),
     key(
         "solver_nodes",
