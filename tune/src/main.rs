@@ -230,11 +230,5 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Run(args) => run(args),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tune: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    engine::cli::finish("tune", result)
 }

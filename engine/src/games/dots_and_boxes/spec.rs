@@ -9,7 +9,7 @@
 //!   search's `rollout`, `tree`, `endgame_nodes` and `reuse` ([`DotsSearch`]).
 //! * `nn` — net-guided MCTS: the `mcts` keys and `model` (default the product's
 //!   `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
-//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `from_move` (0), `prior` (1),
+//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `net_from_move` (0), `prior` (1),
 //!   `prior_visits` (0: a progressive bias), `mix`, `blend`, `ask`, a late net (`late`,
 //!   `horizon`, `late_use`, `late_weight`) and a policy net (`policy`, `policy_weight`,
 //!   `policy_rollout`); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`
@@ -117,9 +117,9 @@ const NET: [KeyDecl; 15] = [
         "a rollout ends once an output reaches this (the paper's 0.9)",
     ),
     key(
-        "from_move",
+        "net_from_move",
         "0",
-        "the net is asked from this many edges drawn on",
+        "the net is asked from this many edges drawn on (old spelling: from_move)",
     ),
     key(
         "prior",
@@ -434,7 +434,8 @@ fn read_mcts_family(
     let mut game_keys = Vec::new();
     for (key, value) in &list {
         let k = key.as_str();
-        let known = declared.iter().any(|d| d.name == k);
+        // `from_move`: the old spelling of `net_from_move`.
+        let known = declared.iter().any(|d| d.name == k) || (kind == "nn" && k == "from_move");
         if !known {
             return Err(unknown_key(text, key));
         }
@@ -479,7 +480,7 @@ fn read_mcts_family(
                 }
             }
             "threshold" => guide.threshold = number(key, value).map_err(err)?,
-            "from_move" => guide.from_move = number(key, value).map_err(err)?,
+            "net_from_move" | "from_move" => guide.from_move = number(key, value).map_err(err)?,
             "mix" => guide.mix = number(key, value).map_err(err)?,
             "blend" => guide.blend = number(key, value).map_err(err)?,
             "prior" => guide.prior = number(key, value).map_err(err)?,
@@ -950,6 +951,14 @@ mod tests {
                 assert_eq!(config.cp, PRODUCT_CP);
             }
             other => panic!("{other:?}"),
+        }
+        // The net's first move: net_from_move, as the protocol option and --net-from-move say;
+        // from_move is its old spelling.
+        for text in ["nn:net_from_move=61", "nn:from_move=61"] {
+            match parse_spec(text).unwrap() {
+                DotsSpec::Nn { guide, .. } => assert_eq!(guide.from_move, 61, "{text}"),
+                other => panic!("{other:?}"),
+            }
         }
         // The product's constant unless one is given; the paper's engine keeps the paper's.
         for (spec, want_cp) in [
