@@ -237,10 +237,10 @@ mod tests {
         let script: String = (0..12).map(|c| format!("{c}\n")).collect();
         let mut out = Vec::new();
         let start = DotsAndBoxes::new(2, 2).unwrap();
-        let spec = crate::agents::parse_spec("nn:iterations=200,solver_edges=12,safe_first=1")
-            .unwrap();
-        let agent = <DotsAndBoxes as crate::games::RegisteredGame>::build_player(&spec, &start)
-            .unwrap();
+        let spec =
+            crate::agents::parse_spec("nn:iterations=200,solver_edges=12,safe_first=1").unwrap();
+        let agent =
+            <DotsAndBoxes as crate::games::RegisteredGame>::build_player(&spec, &start).unwrap();
         let engine = AgentSide::new(agent, &start).unwrap();
         let end = play(start, Player::P1, engine, &mut script.as_bytes(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();

@@ -40,8 +40,7 @@ fn analyse_with_a_model_reports_what_the_net_did() {
     // The shipped net is sure of some of these positions.
     assert!(r["net_cutoffs"].as_u64().unwrap() > 0, "{r}");
     assert_eq!(
-        json["player"],
-        "paper:net=1,threshold=0.6,iterations=3000",
+        json["player"], "paper:net=1,threshold=0.6,iterations=3000",
         "{json}"
     );
     let (ok, out, _) = engine(&[
@@ -56,7 +55,7 @@ fn analyse_with_a_model_reports_what_the_net_did() {
         MODEL,
     ]);
     assert!(ok);
-    assert!(out.contains("rollouts ended by it"), "{out}");
+    assert!(out.contains("rollouts ("), "{out}");
     // The product's engine at 40 edges drawn: the exact solver answers, and says so.
     let (ok, out, err) = engine(&["analyse", "--moves", EDGES40]);
     assert!(ok, "{err}");

@@ -170,7 +170,7 @@ fn kill_and_resume_from_the_command_line() {
             "2",
             "--set",
             "w-segments",
-            "--threads",
+            "--parallel-games",
             "2",
             "--quiet",
             "--out",
@@ -208,7 +208,7 @@ fn kill_and_resume_from_the_command_line() {
         "final_games = 0",
         "yardstick_games = 2",
         "set = \"w-segments\"",
-        "threads = 2",
+        "parallel_games = 2",
     ] {
         assert!(written.contains(line), "{line} not in\n{written}");
     }

@@ -29,6 +29,8 @@ pub struct GameReport {
     pub moves_made: [u32; 2],
     pub seconds: [f64; 2],
     pub iterations: [u64; 2],
+    /// Per seat, the moves that took search iterations (not a solver's or forced move).
+    pub searched_moves: [u32; 2],
     pub rollouts: [RolloutStats; 2],
     /// Per seat, the moves whose search gave a win probability, and the first of them (1-based)
     /// at which the estimate reached [`MATCH_POINT`]: the paper's "match point round".
@@ -116,6 +118,7 @@ pub fn play_game<G: Game>(
         scores: None,
         forfeit: None,
         moves_made: [0; 2],
+        searched_moves: [0; 2],
         seconds: [0.0; 2],
         iterations: [0; 2],
         rollouts: [RolloutStats::default(); 2],
@@ -161,6 +164,7 @@ pub fn play_game<G: Game>(
             Ok(c) => {
                 report.moves_made[seat] += 1;
                 report.iterations[seat] += c.iterations;
+                report.searched_moves[seat] += u32::from(c.iterations > 0);
                 report.rollouts[seat].add(c.rollouts);
                 if let Some(p) = c.win_probability {
                     report.estimated_moves[seat] += 1;

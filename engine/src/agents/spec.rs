@@ -239,9 +239,7 @@ pub fn read_search_keys(
         }
     }
     if iterations == Some(0) || time_ms == Some(0) || config.threads == 0 {
-        return Err(err(
-            "iterations and time_ms must be positive".into()
-        ));
+        return Err(err("iterations and time_ms must be positive".into()));
     }
     if !(config.cp.is_finite() && config.cp >= 0.0) {
         return Err(err(format!(

@@ -69,6 +69,9 @@ pub struct PlayerStats {
     pub losses: u32,
     pub forfeits: u32,
     pub moves: u64,
+    /// The moves that took search iterations (the rest came from knowledge: a solver, a
+    /// forced reply).
+    pub searched_moves: u64,
     pub seconds: f64,
     pub iterations: u64,
     pub rollouts: RolloutStats,
@@ -318,11 +321,21 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
             p.draws,
             p.losses,
             format_ms(p.ms_per_move()),
-            p.iterations as f64 / p.moves.max(1) as f64,
+            p.iterations as f64 / p.searched_moves.max(1) as f64,
             good,
             p.forfeits,
             conversion
         );
+    }
+    // iter/move is over the searched moves: a move the knowledge gave takes none.
+    for (label, p) in ["A", "B"].iter().zip(&report.players) {
+        if p.searched_moves < p.moves {
+            let _ = writeln!(
+                out,
+                "  {label}: iter/move over its {} searched moves of {}; the rest came without a search",
+                p.searched_moves, p.moves
+            );
+        }
     }
     // A spec the table cut is named in full below it, so that two players that differ only
     // late in their specs (a weights file) stay apart.
@@ -381,6 +394,7 @@ fn add_game(players: &mut [PlayerStats; 2], game: &MatchGame) {
         p.moves += r.moves_made[seat] as u64;
         p.seconds += r.seconds[seat];
         p.iterations += r.iterations[seat];
+        p.searched_moves += r.searched_moves[seat] as u64;
         p.rollouts.add(r.rollouts[seat]);
         if let (1, Some(m)) = (r.outcome.value_for(player), r.match_point[seat]) {
             p.match_point_games += 1;

@@ -176,11 +176,23 @@ impl PlayerArgs {
         let threads = self.threads.map(engine::cli::or_all_cores);
         let flags = [
             ("time-ms", "time_ms", self.time_ms.map(|v| v.to_string())),
-            ("iterations", "iterations", self.iterations.map(|v| v.to_string())),
+            (
+                "iterations",
+                "iterations",
+                self.iterations.map(|v| v.to_string()),
+            ),
             ("threads", "threads", threads.map(|v| v.to_string())),
             ("seed", "seed", self.seed.map(|v| v.to_string())),
-            ("model", "model", self.model.as_ref().map(|p| p.display().to_string())),
-            ("weights", "weights", self.weights.as_ref().map(|p| p.display().to_string())),
+            (
+                "model",
+                "model",
+                self.model.as_ref().map(|p| p.display().to_string()),
+            ),
+            (
+                "weights",
+                "weights",
+                self.weights.as_ref().map(|p| p.display().to_string()),
+            ),
         ];
         let text = self.player.trim();
         let (kind, body) = text.split_once(':').unwrap_or((text, ""));
@@ -345,8 +357,8 @@ fn play(args: PlayArgs) -> Result<(), String> {
             let mut input = stdin.lock();
             let mut out = io::stdout().lock();
             let io_err = |e: io::Error| format!("terminal: {e}");
-            let agent = G::build_player(&self.player, &start)
-                .map_err(|e| self.args.explain(G::NAME, e))?;
+            let agent =
+                G::build_player(&self.player, &start).map_err(|e| self.args.explain(G::NAME, e))?;
             let engine = interactive::AgentSide::new(agent, &start)?;
             if io::stdin().is_terminal() {
                 let mut moves = Vec::new();
@@ -443,8 +455,7 @@ fn analyse_with_player<G: RegisteredGame>(
     args: &AnalyseArgs,
 ) -> Result<(), String> {
     let spec = engine::agents::parse_spec(text)?;
-    let mut agent =
-        G::build_player(&spec, state).map_err(|e| args.engine.explain(G::NAME, e))?;
+    let mut agent = G::build_player(&spec, state).map_err(|e| args.engine.explain(G::NAME, e))?;
     agent
         .new_game(state, &[])
         .map_err(|e| format!("{text}: {e}"))?;
@@ -476,11 +487,16 @@ fn analyse_with_player<G: RegisteredGame>(
         });
         println!("{json}");
     } else {
+        let name = agent.name();
+        let by = if name == text {
+            name
+        } else {
+            format!("{text} ({name})")
+        };
         println!(
-            "{}: {} by {} ({how}{odds})",
+            "{}: {} by {by} ({how}{odds})",
             state.format_action(choice.action),
             choice.action,
-            agent.name()
         );
     }
     Ok(())
@@ -582,7 +598,7 @@ fn analyse_report<G: Game>(
     let r = result.rollouts;
     if r.net_evaluations > 0 {
         println!(
-            "the net: {} evaluations, {} of {} rollouts ended by it ({:.1}%; the paper's good predictions)",
+            "the net: {} evaluations; it ended {} of {} rollouts ({:.1}%, the paper's good predictions)",
             r.net_evaluations,
             r.net_cutoffs,
             r.rollouts,
@@ -637,7 +653,9 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
     let defaults = BenchOptions::default();
     let opts = BenchOptions {
         iterations: args.iterations.unwrap_or(0),
-        threads: args.threads.map_or(defaults.threads, engine::cli::or_all_cores),
+        threads: args
+            .threads
+            .map_or(defaults.threads, engine::cli::or_all_cores),
         repeats: args.repeats,
         model: args.net.model.clone(),
         threshold: args.net.threshold,

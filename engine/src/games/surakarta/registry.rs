@@ -11,8 +11,8 @@ use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 use crate::games::{
-    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched,
-    WeightsChoice, WEIGHTS_OPTION,
+    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
+    WEIGHTS_OPTION,
 };
 use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::SearchConfig;
@@ -174,9 +174,9 @@ impl RegisteredGame for Surakarta {
             let choice = player
                 .choose(self, &[])
                 .map_err(|e| format!("the alpha-beta: {e}"))?;
-            let odds = choice
-                .win_probability
-                .map_or(String::new(), |p| format!(", {:.0}% to win for it", 100.0 * p));
+            let odds = choice.win_probability.map_or(String::new(), |p| {
+                format!(", {:.0}% to win for it", 100.0 * p)
+            });
             return Ok(Searched {
                 plies: vec![choice.action],
                 result: None,

@@ -107,9 +107,9 @@ impl Heuristics {
         quiescence: 0.0,
     };
 
-    /// The engine's default (the protocol's `genmove`, `engine play`, `analyse`): [`BEST`]
-    /// with leaves scored by the quiescence search at scale 150, the strongest we measured
-    /// (docs/surakarta-results.md).
+    /// The best MCTS (the protocol's `set_option engine mcts`): [`BEST`] with leaves scored
+    /// by the quiescence search at scale 150, the strongest MCTS we measured
+    /// (docs/surakarta-results.md); the alpha-beta, `best`, beats it.
     ///
     /// [`BEST`]: Self::BEST
     pub const ENGINE: Heuristics = Heuristics {
