@@ -138,18 +138,7 @@ fn run(args: Args) -> Result<(), String> {
         verbose: true,
         command: std::env::args().collect::<Vec<_>>().join(" "),
     })?;
-    match &trained.best {
-        Some(best) => println!(
-            "best epoch {} of {}: validation loss {:.4}, accuracy {:.1}%, share of positions the net is sure of (>= 0.9) {:.1}%; model {}",
-            trained.best_epoch,
-            trained.epochs_run,
-            best.valid_loss,
-            100.0 * best.valid_accuracy,
-            100.0 * best.valid_sure_share,
-            trained.model.display()
-        ),
-        None => println!("model {}", trained.model.display()),
-    }
+    println!("{}", trained.final_line());
 
     let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
     let positions = read_positions(&args.positions, &board)?;
@@ -171,7 +160,7 @@ fn run(args: Args) -> Result<(), String> {
     );
     let pairs = [
         (
-            format!("{nn},solver_edges=0,safe_first=0,rollout=random"),
+            format!("{nn},solver_edges=0,prove_edges=0,safe_first=0,rollout=random"),
             format!("mcts:iterations={}", args.match_iterations),
             positions,
             from_file,

@@ -204,32 +204,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         verbose: !args.quiet,
         command,
     })?;
-    match &summary.best {
-        Some(b) if summary.valid_positions == 0 => println!(
-            "epoch {} of {}: train loss {:.5}, accuracy {:.2}% (no validation set) | {} | {:.0} positions/s on {}",
-            b.epoch,
-            summary.epochs_run,
-            b.train_loss,
-            100.0 * b.train_accuracy,
-            summary.model.display(),
-            b.positions_per_second,
-            summary.device
-        ),
-        Some(b) => println!(
-            "best epoch {} of {}{}: validation loss {:.5}, accuracy {:.2}%, sure on {:.2}% (right {:.2}%) | {} | {:.0} positions/s on {}",
-            b.epoch,
-            summary.epochs_run,
-            if summary.stopped_early { " (early stop)" } else { "" },
-            b.valid_loss,
-            100.0 * b.valid_accuracy,
-            100.0 * b.valid_sure_share,
-            100.0 * b.valid_sure_accuracy,
-            summary.model.display(),
-            b.positions_per_second,
-            summary.device
-        ),
-        None => println!("no epoch run (already at {} epochs)", summary.epochs_run),
-    }
+    println!("{}", summary.final_line());
     Ok(())
 }
 

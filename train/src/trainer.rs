@@ -56,6 +56,48 @@ pub struct TrainSummary {
     pub valid_games: usize,
     pub device: String,
     pub history: Vec<EpochMetrics>,
+    /// The output a position needs for the net to be "sure" of it (the config's threshold).
+    pub threshold: f64,
+}
+
+impl TrainSummary {
+    /// The run's result in one line, each figure with what it is measured on: what `train run`
+    /// and the pipeline print last.
+    pub fn final_line(&self) -> String {
+        match &self.best {
+            None => format!(
+                "no epoch run (already at {} epochs); model {}",
+                self.epochs_run,
+                self.model.display()
+            ),
+            Some(b) if self.valid_positions == 0 => format!(
+                "epoch {} of {}: train loss {:.4}, accuracy {:.1}% on the training positions (no validation set: too few games to hold some out); model {} ({:.0} positions/s on {})",
+                b.epoch,
+                self.epochs_run,
+                b.train_loss,
+                100.0 * b.train_accuracy,
+                self.model.display(),
+                b.positions_per_second,
+                self.device
+            ),
+            Some(b) => format!(
+                "best epoch {} of {}{}: on {} positions of {} held-out games, validation loss {:.4}, accuracy {:.1}%; the net is sure (an output >= {}) of {:.1}% of them and right on {:.1}% of those; model {} ({:.0} positions/s on {})",
+                b.epoch,
+                self.epochs_run,
+                if self.stopped_early { " (early stop)" } else { "" },
+                self.valid_positions,
+                self.valid_games,
+                b.valid_loss,
+                100.0 * b.valid_accuracy,
+                self.threshold,
+                100.0 * b.valid_sure_share,
+                100.0 * b.valid_sure_accuracy,
+                self.model.display(),
+                b.positions_per_second,
+                self.device
+            ),
+        }
+    }
 }
 
 /// Everything a checkpoint needs besides the model and optimiser records.
@@ -473,6 +515,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         valid_games: index.valid.len(),
         device: device_name,
         history: state.history,
+        threshold: config.threshold,
     })
 }
 

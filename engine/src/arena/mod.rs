@@ -349,7 +349,9 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
         // Every game drawn: the games bound no difference (the interval has no width).
         "Elo 0 (every game drawn: no bound)".to_string()
     } else {
-        format!("Elo {:+.1} +/- {:.1}", pair.elo, pair.elo_error)
+        // An even score is +0.0, not -0.0.
+        let elo = if pair.elo.abs() < 0.05 { 0.0 } else { pair.elo };
+        format!("Elo {elo:+.1} +/- {:.1}", pair.elo_error)
     };
     let _ = writeln!(
         out,

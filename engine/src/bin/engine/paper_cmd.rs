@@ -48,7 +48,9 @@ pub struct PaperArgs {
     /// The seed of the matches: game k's players are seeded from it and k.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Iterations are divided by this (a quick run to try the command: 100 makes 100K 1K).
+    /// Iterations are divided by this, to try the command: 100 makes 100K 1K. The rival's
+    /// games are not scaled: `--games 2 --empty-games 2 --scale-down 1000 --parallel-games 1`
+    /// took 12 s here, most of it the rival's moves.
     #[arg(long, default_value_t = 1)]
     scale_down: u64,
     /// Write the markdown here (also printed).
@@ -110,7 +112,7 @@ fn settings(model: &str, scale: u64) -> Vec<Setting> {
             label: "net-guided, threshold 0.9",
             iterations: n,
             spec: format!(
-                "nn:model={model},threshold=0.9,iterations={},solver_edges=0,safe_first=0,rollout=random",
+                "nn:model={model},threshold=0.9,iterations={},solver_edges=0,prove_edges=0,safe_first=0,rollout=random",
                 it(n)
             ),
             paper: Some((wins, ms)),
