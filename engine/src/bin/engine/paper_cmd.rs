@@ -48,9 +48,8 @@ pub struct PaperArgs {
     /// The seed of the matches: game k's players are seeded from it and k.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Iterations are divided by this, to try the command: 100 makes 100K 1K. The rival's
-    /// games are not scaled: `--games 2 --empty-games 2 --scale-down 1000 --parallel-games 1`
-    /// took 12 s here, most of it the rival's moves.
+    /// Iterations are divided by this, to try the command: 100 makes 100K 1K. Even so,
+    /// `--games 2 --empty-games 2 --scale-down 1000 --parallel-games 1` took 12 s here.
     #[arg(long, default_value_t = 1)]
     scale_down: u64,
     /// Write the markdown here (also printed).
