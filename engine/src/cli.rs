@@ -14,10 +14,15 @@ pub fn finish(program: &str, result: Result<(), String>) -> ExitCode {
     }
 }
 
+/// The machine's cores (1 when it cannot tell).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// A count of threads or games at once as every command reads it: 0 means one a core.
 pub fn or_all_cores(n: usize) -> usize {
     if n == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        cores()
     } else {
         n
     }

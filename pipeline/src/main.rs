@@ -147,9 +147,10 @@ fn run(args: Args) -> Result<(), String> {
     // engine (chain rollouts, safe edges first, the exact endgame) at equal time a move, from
     // the empty board:
     // from the 40-edge positions both sides would play the solver from the first move, an
-    // even score that measures nothing.
+    // even score that measures nothing. `paper:net=1` is the paper's net-guided engine:
+    // random rollouts the net ends, no knowledge of the game.
     let nn = format!(
-        "nn:model={},threshold=0.9,iterations={}",
+        "paper:net=1,model={},threshold=0.9,iterations={}",
         trained.model.display(),
         args.match_iterations
     );
@@ -160,7 +161,7 @@ fn run(args: Args) -> Result<(), String> {
     );
     let pairs = [
         (
-            format!("{nn},solver_edges=0,prove_edges=0,safe_first=0,rollout=random"),
+            nn,
             format!("mcts:iterations={}", args.match_iterations),
             positions,
             from_file,

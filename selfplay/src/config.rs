@@ -207,7 +207,7 @@ impl RunConfig {
         if self.parallel_games > 0 {
             return self.parallel_games;
         }
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = engine::cli::cores();
         (cores / self.search_threads.max(1)).max(1)
     }
 

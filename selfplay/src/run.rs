@@ -301,7 +301,7 @@ fn run_game<G: RegisteredGame>(
         root_stats: config.root_stats,
     };
     let parallel = config.games_at_once().min(pending.len().max(1));
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = engine::cli::cores();
     let cores_used = (parallel * config.search_threads).min(cores).max(1);
     let mut reporter = Reporter::new(options.progress, games_planned, done.len() as u64, &dir);
     if let Some(offset) = torn_at {

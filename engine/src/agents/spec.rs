@@ -422,16 +422,22 @@ pub fn expand_alias(spec: &AgentSpec, players: &[PlayerDecl]) -> Result<Option<A
     else {
         return Ok(None);
     };
-    let mut text = target.to_string();
-    for (i, (k, v)) in keys.iter().enumerate() {
-        text.push(if i == 0 && !target.contains(':') {
-            ':'
-        } else {
-            ','
-        });
-        text.push_str(&format!("{k}={v}"));
+    let keys: Vec<String> = keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    parse_spec(&with_keys(target, &keys)).map(Some)
+}
+
+/// The spec `base` (a kind, with or without keys) with `keys` (each `key=value`) after its own.
+pub fn with_keys(base: &str, keys: &[String]) -> String {
+    let mut text = base.trim().to_string();
+    for pair in keys {
+        if !text.contains(':') {
+            text.push(':');
+        } else if !text.ends_with([':', ',']) {
+            text.push(',');
+        }
+        text.push_str(pair);
     }
-    parse_spec(&text).map(Some)
+    text
 }
 
 impl AgentSpec {
@@ -482,6 +488,15 @@ impl AgentSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_are_added_after_a_specs_own() {
+        let keys = ["time_ms=5".to_string(), "seed=2".to_string()];
+        assert_eq!(with_keys("best", &keys), "best:time_ms=5,seed=2");
+        assert_eq!(with_keys("best:", &keys), "best:time_ms=5,seed=2");
+        assert_eq!(with_keys("nn:cp=1", &keys), "nn:cp=1,time_ms=5,seed=2");
+        assert_eq!(with_keys(" mcts ", &[]), "mcts");
+    }
 
     #[test]
     fn specs_are_read_with_defaults_and_errors_named() {

@@ -87,8 +87,7 @@ pub fn weights_option_text(choice: &WeightsChoice) -> String {
         .map_or("none".into(), |(p, _)| p.display().to_string())
 }
 
-/// What the engine's own search found for a position (the protocol's `genmove`, `engine play`
-/// and `engine analyse` print it).
+/// What the engine's own search found for a position (the protocol's `genmove` answers it).
 pub struct Searched {
     /// The move, and when the search saw the rest of the player's turn (an Amazons arrow after
     /// the queen move), the plies after it.
@@ -165,8 +164,8 @@ pub trait RegisteredGame: Game + Sized {
         GameSpec::of_game(Self::INFO, &self.param_values())
     }
 
-    /// The rollout the engine's own search uses by default (self-play, the protocol, `play`,
-    /// `analyse`): random playouts, or a game's cut-off by its evaluation.
+    /// The rollout the engine's own search uses by default (self-play, the protocol): random
+    /// playouts, or a game's cut-off by its evaluation.
     type Rollout: RolloutPolicy<Self> + Default + 'static;
 
     /// The position `set_position` describes (same game and parameters as `self`).

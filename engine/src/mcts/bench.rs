@@ -45,7 +45,7 @@ impl Default for BenchOptions {
     fn default() -> BenchOptions {
         BenchOptions {
             iterations: 100_000,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: crate::cli::cores(),
             repeats: 10,
             seed: 1,
             model: None,

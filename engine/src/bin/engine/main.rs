@@ -122,7 +122,7 @@ impl BoardArgs {
 
 /// The engine a person plays or a position is analysed with: a player spec, and the flags that
 /// add the common keys to it.
-#[derive(Args, Clone)]
+#[derive(Args)]
 struct PlayerArgs {
     /// The engine as a player spec, as `engine match` takes them: `best` (the game's strongest),
     /// `paper` (its paper's player), `nn`, `qdab`, `alphabeta`, ... with keys after a colon
@@ -154,25 +154,7 @@ struct PlayerArgs {
 
 impl PlayerArgs {
     /// The player spec with the flags' keys added; a key both in the spec and a flag is refused.
-    fn spec(&self) -> Result<String, String> {
-        Ok(self.spec_and_flags()?.0)
-    }
-
-    /// A player error, with a word on the flags when some added keys to the spec (a key the
-    /// player does not take is then the flag's).
-    fn explain(&self, game: &str, e: String) -> String {
-        match self.spec_and_flags() {
-            Ok((_, flags)) if !flags.is_empty() => format!(
-                "{e} ({} {} keys to the player; `engine players --game {game}` lists the keys it takes)",
-                flags.join(", "),
-                if flags.len() == 1 { "adds" } else { "add" }
-            ),
-            _ => e,
-        }
-    }
-
-    /// The spec with the flags' keys, and the flags that added them.
-    fn spec_and_flags(&self) -> Result<(String, Vec<String>), String> {
+    fn resolve(&self) -> Result<EnginePlayer, String> {
         let threads = self.threads.map(engine::cli::or_all_cores);
         let flags = [
             ("time-ms", "time_ms", self.time_ms.map(|v| v.to_string())),
@@ -195,29 +177,54 @@ impl PlayerArgs {
             ),
         ];
         let text = self.player.trim();
-        let (kind, body) = text.split_once(':').unwrap_or((text, ""));
-        let mut keys: Vec<String> = body
-            .split(',')
-            .filter(|k| !k.trim().is_empty())
-            .map(|k| k.trim().to_string())
-            .collect();
-        let mut given = Vec::new();
+        let body = text.split_once(':').map_or("", |(_, body)| body);
+        let (mut added, mut given) = (Vec::new(), Vec::new());
         for (flag, key, value) in flags {
             let Some(value) = value else { continue };
-            if keys.iter().any(|k| k.split('=').next() == Some(key)) {
+            if body
+                .split(',')
+                .any(|k| k.split('=').next().map(str::trim) == Some(key))
+            {
                 return Err(format!(
                     "--{flag} and the player's {key}= both set ('{text}'): give one"
                 ));
             }
-            keys.push(format!("{key}={value}"));
+            added.push(format!("{key}={value}"));
             given.push(format!("--{flag}"));
         }
-        let spec = if keys.is_empty() {
-            kind.to_string()
-        } else {
-            format!("{kind}:{}", keys.join(","))
-        };
-        Ok((spec, given))
+        Ok(EnginePlayer {
+            text: engine::agents::spec::with_keys(text, &added),
+            flags: given,
+        })
+    }
+}
+
+/// The engine's player as `--player` and the flags name it.
+struct EnginePlayer {
+    /// The spec, the flags' keys included.
+    text: String,
+    /// The flags that added keys to it.
+    flags: Vec<String>,
+}
+
+impl EnginePlayer {
+    /// The player of `start`'s game; an error about a key a flag added names the flag.
+    fn build<G: RegisteredGame>(
+        &self,
+        start: &G,
+    ) -> Result<Box<dyn engine::agents::Agent<G>>, String> {
+        let spec = engine::agents::parse_spec(&self.text)?;
+        G::build_player(&spec, start).map_err(|e| {
+            if self.flags.is_empty() {
+                return e;
+            }
+            format!(
+                "{e} ({} {} keys to the player; `engine players --game {}` lists the keys it takes)",
+                self.flags.join(", "),
+                if self.flags.len() == 1 { "adds" } else { "add" },
+                G::NAME
+            )
+        })
     }
 }
 
@@ -344,11 +351,10 @@ fn play(args: PlayArgs) -> Result<(), String> {
     let human = Player::parse(&args.human)
         .ok_or_else(|| format!("--human must be 1 or 2, got '{}'", args.human))?;
     let spec = args.board.spec()?;
-    let player = engine::agents::parse_spec(&args.engine.spec()?)?;
+    let player = args.engine.resolve()?;
     struct PlayCmd {
         human: Player,
-        player: engine::agents::AgentSpec,
-        args: PlayerArgs,
+        player: EnginePlayer,
     }
     impl GameVisitor for PlayCmd {
         type Output = Result<(), String>;
@@ -357,8 +363,7 @@ fn play(args: PlayArgs) -> Result<(), String> {
             let mut input = stdin.lock();
             let mut out = io::stdout().lock();
             let io_err = |e: io::Error| format!("terminal: {e}");
-            let agent =
-                G::build_player(&self.player, &start).map_err(|e| self.args.explain(G::NAME, e))?;
+            let agent = self.player.build(&start)?;
             let engine = interactive::AgentSide::new(agent, &start)?;
             if io::stdin().is_terminal() {
                 let mut moves = Vec::new();
@@ -376,19 +381,15 @@ fn play(args: PlayArgs) -> Result<(), String> {
             Ok(())
         }
     }
-    spec.visit(PlayCmd {
-        human,
-        player,
-        args: args.engine.clone(),
-    })?
+    spec.visit(PlayCmd { human, player })?
 }
 
 fn analyse(args: AnalyseArgs) -> Result<(), String> {
     let spec = args.board.spec()?;
-    let player = args.engine.spec()?;
+    let player = args.engine.resolve()?;
     struct AnalyseCmd<'a> {
         args: &'a AnalyseArgs,
-        player: String,
+        player: EnginePlayer,
     }
     impl GameVisitor for AnalyseCmd<'_> {
         type Output = Result<(), String>;
@@ -450,12 +451,12 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
 /// search chose it, else what the player said of it (a forced reply, a solver's move, an
 /// alpha-beta's score).
 fn analyse_with_player<G: RegisteredGame>(
-    text: &str,
+    player: &EnginePlayer,
     state: &G,
     args: &AnalyseArgs,
 ) -> Result<(), String> {
-    let spec = engine::agents::parse_spec(text)?;
-    let mut agent = G::build_player(&spec, state).map_err(|e| args.engine.explain(G::NAME, e))?;
+    let text = player.text.as_str();
+    let mut agent = player.build(state)?;
     agent
         .new_game(state, &[])
         .map_err(|e| format!("{text}: {e}"))?;

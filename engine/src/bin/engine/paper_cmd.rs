@@ -111,7 +111,7 @@ fn settings(model: &str, scale: u64) -> Vec<Setting> {
             label: "net-guided, threshold 0.9",
             iterations: n,
             spec: format!(
-                "nn:model={model},threshold=0.9,iterations={},solver_edges=0,prove_edges=0,safe_first=0,rollout=random",
+                "paper:net=1,model={model},threshold=0.9,iterations={}",
                 it(n)
             ),
             paper: Some((wins, ms)),
@@ -238,7 +238,7 @@ pub fn run(args: PaperArgs) -> Result<(), String> {
          that perfect play wins for it (from the exact solver's annotation) that it won. The \
          paper played one State S, its engine always P2, 100 games a row; its column is its \
          engine's wins of those 100. Tables 3-5 play the paper's engine, with no knowledge of \
-         the game (`solver_edges=0,safe_first=0,rollout=random`); rows *ours* play the same \
+         the game (`paper`, and `paper:net=1` with the net: random rollouts, no solver or proofs); rows *ours* play the same \
          search with the product's knowledge of the game (as the rival's): only the safe edges \
          searched at the root while there are any and no box to take, free captures taken at \
          once, and the exact solver from 34 free edges on (the rival's starts at 30), still with \

@@ -266,8 +266,7 @@ impl KnownMove {
 
 /// The knowledge the `nn` and `mcts` specs give a player (`solver_edges`, `safe_first`): first a
 /// move proven without search, else the root moves the search should consider. Used by
-/// [`KnowledgeAgent`] and by callers that drive a search themselves (the protocol, `engine
-/// play`).
+/// [`KnowledgeAgent`] and by callers that drive a search themselves (the protocol).
 pub struct DotsKnowledge {
     endgame: ExactEndgame,
     safe_first: bool,

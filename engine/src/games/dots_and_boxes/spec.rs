@@ -36,7 +36,8 @@ use super::{
     QdabConfig, RivalAgent, RivalConfig,
 };
 use crate::agents::spec::{
-    expand_alias, number, only_keys, read_search_keys, switch, unknown_key, GreedyKeys, SEARCH_KEYS,
+    expand_alias, number, only_keys, read_search_keys, switch, unknown_key, with_keys, GreedyKeys,
+    SEARCH_KEYS,
 };
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
 use crate::game_spec::{key, KeyDecl, PlayerDecl};
@@ -281,18 +282,11 @@ fn paper_spec(text: &str, keys: &[(String, String)]) -> Result<AgentSpec, String
         }
     }
     let base = if net {
-        "nn:rollout=random,solver_edges=0,prove_edges=0".to_string()
+        "nn:rollout=random,solver_edges=0,prove_edges=0"
     } else {
-        "mcts".to_string()
+        "mcts"
     };
-    let joined = if rest.is_empty() {
-        base
-    } else if net {
-        format!("{base},{}", rest.join(","))
-    } else {
-        format!("{base}:{}", rest.join(","))
-    };
-    parse_spec(&joined)
+    parse_spec(&with_keys(base, &rest))
 }
 
 /// How `nn` uses a policy net (`policy=`).
@@ -753,6 +747,12 @@ mod tests {
     use crate::mcts::{Budget, CounterMode};
     use std::time::Duration;
 
+    /// Why the player `text` cannot be built on 5x5 (it must fail).
+    fn build_error(text: &str) -> String {
+        let board = DotsAndBoxes::new(5, 5).unwrap();
+        parse_spec(text).unwrap().build(&board).err().unwrap()
+    }
+
     fn parse_spec(text: &str) -> Result<DotsSpec, String> {
         parse_dots(text).map(|s| s.expect("a Dots-and-Boxes spec"))
     }
@@ -840,18 +840,9 @@ mod tests {
         }
         let err = parse_spec("nn:horizon=30").unwrap_err();
         assert!(err.contains("name one with late="), "{err}");
-        let board = DotsAndBoxes::new(5, 5).unwrap();
-        let err = parse_spec("nn:late=l.safetensors,rollout=random")
-            .unwrap()
-            .build(&board)
-            .err()
-            .unwrap();
+        let err = build_error("nn:late=l.safetensors,rollout=random");
         assert!(err.contains("late needs chain rollouts"), "{err}");
-        let err = parse_spec("nn:late=/no/such/late.safetensors")
-            .unwrap()
-            .build(&board)
-            .err()
-            .unwrap();
+        let err = build_error("nn:late=/no/such/late.safetensors");
         assert!(err.contains("/no/such/late.safetensors"), "{err}");
     }
 
@@ -905,18 +896,9 @@ mod tests {
             let err = parse_spec(&format!("nn:policy=p.safetensors,{key}=-1")).unwrap_err();
             assert!(err.contains(key), "{err}");
         }
-        let board = DotsAndBoxes::new(5, 5).unwrap();
-        let err = parse_spec("nn:policy=p.safetensors,rollout=random")
-            .unwrap()
-            .build(&board)
-            .err()
-            .unwrap();
+        let err = build_error("nn:policy=p.safetensors,rollout=random");
         assert!(err.contains("policy needs chain rollouts"), "{err}");
-        let err = parse_spec("nn:policy=/no/such/policy.safetensors")
-            .unwrap()
-            .build(&board)
-            .err()
-            .unwrap();
+        let err = build_error("nn:policy=/no/such/policy.safetensors");
         assert!(err.contains("/no/such/policy.safetensors"), "{err}");
     }
 
@@ -1023,17 +1005,12 @@ mod tests {
         assert!(!safe_first("nn") && safe_first("nn:safe_first=1"));
         assert!(!safe_first("mcts") && safe_first("mcts:safe_first=1"));
         // `mix`, `ask=turns` and `prior` need chain rollouts: refused before the net is read.
-        let board = DotsAndBoxes::new(5, 5).unwrap();
         for (key, says) in [
             ("mix=0.5", "mix needs chain rollouts"),
             ("ask=turns", "ask=turns needs chain rollouts"),
             ("prior=1", "prior needs chain rollouts"),
         ] {
-            let e = parse_spec(&format!("nn:rollout=random,{key},model=no-such-file"))
-                .unwrap()
-                .build(&board)
-                .err()
-                .unwrap();
+            let e = build_error(&format!("nn:rollout=random,{key},model=no-such-file"));
             assert!(e.contains(says), "{key}: {e}");
         }
         for (bad, says) in [

@@ -169,9 +169,14 @@ impl RegisteredGame for Surakarta {
         _: &mut (),
     ) -> Result<Searched, String> {
         if !options.mcts {
+            // The `best` player itself, so that the protocol plays what `best` names.
             let time = config.budget.time.unwrap_or(Duration::from_secs(1));
-            let mut player = AlphaBeta::new("best", time, 64, config.seed);
-            let choice = player
+            let spec = crate::agents::parse_spec(&format!(
+                "best:time_ms={},seed={}",
+                time.as_millis(),
+                config.seed
+            ))?;
+            let choice = Self::build_player(&spec, self)?
                 .choose(self, &[])
                 .map_err(|e| format!("the alpha-beta: {e}"))?;
             let odds = choice.win_probability.map_or(String::new(), |p| {
