@@ -29,6 +29,9 @@ pub struct BenchOptions {
     pub net_from_move: u32,
     /// No progress lines on standard error.
     pub quiet: bool,
+    /// The game's own report, where it has one (what `engine bench` prints with no game named:
+    /// the paper's 5x5 Dots-and-Boxes figures); otherwise its figures.
+    pub report: bool,
 }
 
 impl BenchOptions {
@@ -52,6 +55,7 @@ impl Default for BenchOptions {
             threshold: 0.9,
             net_from_move: 0,
             quiet: false,
+            report: false,
         }
     }
 }

@@ -95,6 +95,31 @@ fn genmove_searches_plays_and_answers_in_the_notation() {
     assert!(answers[13].starts_with("= "), "{}", answers[13]);
 }
 
+/// A position or a net of another board size is refused, naming both sizes, and nothing
+/// changes.
+#[test]
+fn a_position_or_net_of_another_board_is_refused_by_both_sizes() {
+    let seven = "1".to_string() + &"0".repeat(111);
+    let answers = session(&format!(
+        "play h0,0\nset_position {seven} 0 0 1\nget_position\n\
+         game dots_and_boxes rows=7 cols=7\nset_option model models/dab-5x5/model.safetensors\n\
+         get_option model\n"
+    ));
+    assert!(
+        answers[1].starts_with("? bad edge string: a 5x5 board has 60 edges")
+            && answers[1].contains("the edges of a 7x7 board"),
+        "{}",
+        answers[1]
+    );
+    assert!(answers[2].starts_with("= 1000"), "{}", answers[2]);
+    assert!(
+        answers[4].contains("5x5") && answers[4].contains("7x7"),
+        "{}",
+        answers[4]
+    );
+    assert_eq!(answers[5], "= product");
+}
+
 #[test]
 fn positions_games_and_options_are_checked() {
     let answers = session(

@@ -2,7 +2,7 @@
 //! players (built from the same spec strings as `engine match`), for every game of the registry.
 
 use std::any::Any;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::agents::{parse_spec, Agent, AgentSpec, Choice};
 use crate::game::{Action, Player};
-use crate::games::dots_and_boxes::net::net_input;
+use crate::games::dots_and_boxes::net::{net_input, NetChoice};
 use crate::games::dots_and_boxes::spec::{parse_dots, DotsSpec};
 use crate::games::{DotsAndBoxes, GameSpec, RegisteredGame};
 use crate::mcts::SearchResult;
@@ -136,7 +136,7 @@ struct GameTable<G: RegisteredGame> {
     seats: [Option<Seat<G>>; 2],
     analysis: Option<Value>,
     /// The value net of an `nn` player (Dots and Boxes), for its prediction of the position.
-    net: Option<(PathBuf, ValueNet)>,
+    net: Option<(NetChoice, ValueNet)>,
 }
 
 fn build_seat<G: RegisteredGame>(
@@ -234,7 +234,7 @@ impl<G: RegisteredGame> GameTable<G> {
             return None;
         };
         if self.net.as_ref().map(|(p, _)| p) != Some(&model) {
-            let net = crate::games::dots_and_boxes::net::load_dab_net(&model, board).ok()?;
+            let net = model.load(board).ok()??;
             self.net = Some((model, net.value_net().clone()));
         }
         let (_, net) = self.net.as_ref()?;

@@ -274,7 +274,8 @@ struct AnalyseArgs {
 #[derive(Args, Clone)]
 struct BenchNetArgs {
     /// A value net (model.safetensors from `train`): also measure the net (evaluation cost,
-    /// net-guided search from the 40-edge position). Dots and Boxes 5x5 only.
+    /// net-guided search; on 5x5 from the 40-edge position). Dots and Boxes, a net of the
+    /// board benchmarked.
     #[arg(long)]
     model: Option<PathBuf>,
     /// With --model: a rollout stops once the net's largest output (P1 wins, P2 wins, draw)
@@ -295,6 +296,13 @@ struct BenchArgs {
     /// A game parameter as key=value for --game, repeatable.
     #[arg(long = "param", short = 'p')]
     params: Vec<String>,
+    /// Rows of boxes (Dots and Boxes, 1 to 7): the product's search, the exact solver's reach
+    /// and, with --model, the net's figures on that board instead of the paper's 5x5 report.
+    #[arg(long)]
+    rows: Option<usize>,
+    /// Columns of boxes (Dots and Boxes, 1 to 7), as --rows.
+    #[arg(long)]
+    cols: Option<usize>,
     /// Board size for --game (Amazons: 10, 8 or 6).
     #[arg(long)]
     size: Option<usize>,
@@ -644,11 +652,18 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
     if args.iterations == Some(0) || args.repeats == 0 {
         return Err("--iterations and --repeats must be positive".into());
     }
-    // Without --game: 5x5 Dots and Boxes, the paper's benchmark, printed as its report.
-    let default_game = args.game.is_none();
+    // Without --game or a board: 5x5 Dots and Boxes, the paper's benchmark, printed as its
+    // report.
+    let default_game = args.game.is_none() && args.rows.is_none() && args.cols.is_none();
     let mut params = args.params.clone();
-    if let Some(size) = args.size {
-        params.push(format!("size={size}"));
+    for (key, value) in [
+        ("rows", args.rows),
+        ("cols", args.cols),
+        ("size", args.size),
+    ] {
+        if let Some(v) = value {
+            params.push(format!("{key}={v}"));
+        }
     }
     let spec = GameSpec::parse(args.game.as_deref().unwrap_or("dots_and_boxes"), &params)?;
     let defaults = BenchOptions::default();
@@ -662,6 +677,7 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
         threshold: args.net.threshold,
         net_from_move: args.net.net_from_move,
         quiet: args.json,
+        report: default_game,
         ..defaults
     };
     struct BenchCmd(BenchOptions);

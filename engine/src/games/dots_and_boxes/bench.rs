@@ -231,13 +231,19 @@ fn measure_with<R: RolloutPolicy<DotsAndBoxes>>(
     (iterations as f64 / start.elapsed().as_secs_f64(), stats)
 }
 
-/// Moves of seeded random 5x5 games: (edge, player, boxes closed), a game's first move first.
-fn random_game_moves(games: usize, seed: u64) -> Vec<Vec<(usize, Player, [bool; 2])>> {
+/// Moves of seeded random games of a `rows` x `cols` board: (edge, player, boxes closed), a
+/// game's first move first.
+pub(super) fn random_game_moves(
+    rows: usize,
+    cols: usize,
+    games: usize,
+    seed: u64,
+) -> Vec<Vec<(usize, Player, [bool; 2])>> {
     let mut rng = Rng::new(seed);
     let mut actions = Vec::new();
     (0..games)
         .map(|_| {
-            let mut state = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
+            let mut state = DotsAndBoxes::new(rows, cols).expect("a valid board size");
             let mut moves = Vec::new();
             while !state.is_terminal() {
                 state.legal_actions(&mut actions);
@@ -256,7 +262,7 @@ fn random_game_moves(games: usize, seed: u64) -> Vec<Vec<(usize, Player, [bool; 
 /// Nanoseconds per evaluation: full (input vector to outputs), incremental (one move's
 /// columns added, then the outputs), and the reference forward pass.
 fn measure_net(net: &DabNet, reference: &crate::nn::ValueNet, seed: u64) -> (f64, f64, f64) {
-    let games = random_game_moves(200, seed);
+    let games = random_game_moves(5, 5, 200, seed);
     let mut inputs = Vec::new();
     for moves in games.iter().take(20) {
         let mut state = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
@@ -327,11 +333,11 @@ fn measure_chain_rollouts(state: &DotsAndBoxes, opts: &BenchOptions) -> f64 {
     count as f64 / start.elapsed().as_secs_f64()
 }
 
-/// A value net laid out for 5x5 and how it guides rollouts.
+/// A value net laid out for the benchmark's board and how it guides rollouts.
 pub type BenchNet = (Arc<DabNet>, NetGuide);
 
 /// The net `opts` names (`--model`), checked before any search; none without one.
-pub fn bench_net(opts: &BenchOptions) -> Result<Option<BenchNet>, String> {
+pub fn bench_net(opts: &BenchOptions, board: &DotsAndBoxes) -> Result<Option<BenchNet>, String> {
     let Some(path) = &opts.model else {
         return Ok(None);
     };
@@ -341,14 +347,13 @@ pub fn bench_net(opts: &BenchOptions) -> Result<Option<BenchNet>, String> {
         ..NetGuide::default()
     };
     guide.check().map_err(|e| format!("--threshold: {e}"))?;
-    let five = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
-    let net = load_dab_net(path, &five).map_err(|e| e.to_string())?;
+    let net = load_dab_net(path, board).map_err(|e| e.to_string())?;
     Ok(Some((Arc::new(net), guide)))
 }
 
 /// The benchmark as `engine bench` prints it: the report, its figures and its text.
 pub fn output(opts: &BenchOptions) -> Result<BenchOutput, String> {
-    let net = bench_net(opts)?;
+    let net = bench_net(opts, &DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?)?;
     let report = run(opts, net.as_ref(), |name| {
         if !opts.quiet {
             eprintln!("measuring {name} ...");
@@ -497,7 +502,7 @@ mod tests {
             model: Some(path),
             ..BenchOptions::default()
         };
-        let net = bench_net(&opts).unwrap();
+        let net = bench_net(&opts, &edges40_position()).unwrap();
         let json = serde_json::to_value(run(&opts, net.as_ref(), |_| {})).unwrap();
         for key in [
             "nn_eval_full_ns",
@@ -533,7 +538,7 @@ mod tests {
                 model: Some(path.clone()),
                 ..BenchOptions::default()
             };
-            let net = bench_net(&opts).unwrap();
+            let net = bench_net(&opts, &edges40_position()).unwrap();
             let net = net.as_ref().unwrap();
             let (full, incremental, reference) = measure_net(&net.0, net.0.value_net(), 1);
             assert!(

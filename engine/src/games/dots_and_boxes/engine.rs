@@ -9,7 +9,7 @@ use crate::agents::{Agent, AgentSpec};
 use crate::game::Game;
 use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 use crate::games::{OptionDecl, Oracle, RegisteredGame, Searched};
-use crate::mcts::bench::{generic_figures, BenchOptions, BenchOutput};
+use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::{RandomRollout, Search, SearchConfig, Ucb};
 use crate::Player;
 
@@ -177,18 +177,18 @@ impl RegisteredGame for DotsAndBoxes {
         })
     }
 
-    /// On 5x5, the paper's figures and the product's (and a value net's with `--model`); on
-    /// other sizes, the generic figures.
+    /// With no board named, the paper's 5x5 report (and a value net's figures with `--model`);
+    /// on a board named, the product's search, the solver's reach and the net's figures.
     fn bench(start: &DotsAndBoxes, options: &BenchOptions) -> Result<BenchOutput, String> {
-        if (start.rows(), start.cols()) != (5, 5) {
-            if options.model.is_some() {
-                return Err("the value-net figures are measured on 5x5".into());
-            }
-            return Ok(BenchOutput::figures(generic_figures::<_, RandomRollout>(
-                start, options,
-            )));
+        if options.report && (start.rows(), start.cols()) == (5, 5) {
+            return super::bench::output(options);
         }
-        super::bench::output(options)
+        let net = super::bench::bench_net(options, start)?;
+        Ok(BenchOutput::figures(super::bench_board::board_figures(
+            start,
+            options,
+            net.as_ref(),
+        )))
     }
 }
 

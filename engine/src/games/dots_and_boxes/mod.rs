@@ -12,6 +12,7 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod bench_board;
 pub mod chains;
 pub mod endgame;
 mod engine;
@@ -230,11 +231,21 @@ impl DotsAndBoxes {
         let mut state = DotsAndBoxes::new(rows, cols)?;
         let geo = state.geo;
         let text = edge_string.trim();
-        if text.chars().count() != geo.num_edges {
+        let length = text.chars().count();
+        if length != geo.num_edges {
+            // Name the boards the string would fit: a position of another size, most likely.
+            let fits: Vec<String> = (1..=MAX_SIZE)
+                .flat_map(|r| (1..=MAX_SIZE).map(move |c| (r, c)))
+                .filter(|&(r, c)| 2 * r * c + r + c == length)
+                .map(|(r, c)| format!("{r}x{c}"))
+                .collect();
+            let of = match fits.len() {
+                0 => String::new(),
+                _ => format!(" (the edges of a {} board)", fits.join(" or ")),
+            };
             return Err(PositionError::EdgeString(format!(
-                "a {rows}x{cols} board has {} edges but the string has {} characters",
+                "a {rows}x{cols} board has {} edges but the string has {length} characters{of}",
                 geo.num_edges,
-                text.chars().count()
             )));
         }
         for (i, ch) in text.chars().enumerate() {

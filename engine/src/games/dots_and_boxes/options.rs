@@ -13,8 +13,8 @@ use crate::games::OptionDecl;
 /// The value net that guides the search (`set_option model`).
 #[derive(Clone)]
 pub enum ModelChoice {
-    /// The product's net (`models/dab-5x5-sv`, compiled in) as a prior, on the board size it
-    /// was made for (5x5); no net on other sizes and with the paper's random rollouts.
+    /// The product's net of the board's size (`net::PRODUCT_NETS`, compiled in) as a prior; no
+    /// net on a size without one and with the paper's random rollouts.
     Product,
     /// No net.
     Off,
@@ -60,7 +60,7 @@ impl Default for DotsOptions {
 pub const OPTIONS: [OptionDecl; 10] = [
     OptionDecl {
         name: "model",
-        help: "the value net: product (default: models/dab-5x5-sv as a prior, 5x5 only), none, or a model file",
+        help: "the value net: product (default: the product's net of the board's size as a prior, none on a size without one), none, or a model file",
     },
     OptionDecl {
         name: "threshold",

@@ -28,8 +28,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::net::{
-    load_dab_net, load_late_net, load_policy_net, product_net, LateNet, LateUse, NetGuide,
-    NetRollout, PAPER_MODEL, PRODUCT_CP, PRODUCT_MODEL, PRODUCT_PRIOR,
+    load_late_net, load_policy_net, LateNet, LateUse, NetChoice, NetGuide, NetRollout, PAPER_MODEL,
+    PRODUCT_CP, PRODUCT_PRIOR,
 };
 use super::{
     DotsAndBoxes, DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, QdabAgent,
@@ -109,8 +109,8 @@ const SEARCH_OWN: &[KeyDecl] = MCTS_KEYS.split_at(6).1;
 const NET: [KeyDecl; 15] = [
     key(
         "model",
-        "models/dab-5x5-sv/model.safetensors",
-        "the value net (with rollout=random: the paper's models/dab-5x5)",
+        "product",
+        "the value net: product (the product's net of the board's size, see models/README.md; none on a size without one), none (the same search without a net) or a file; with rollout=random the paper's models/dab-5x5",
     ),
     key(
         "threshold",
@@ -314,7 +314,7 @@ pub enum DotsSpec {
     Nn {
         text: String,
         config: SearchConfig,
-        model: PathBuf,
+        model: NetChoice,
         guide: NetGuide,
         /// A late net (`late=`), the free edges from which it serves the play-outs
         /// (`horizon=`), how (`late_use=`) and, as a prior, with what weight (`late_weight=`).
@@ -419,7 +419,7 @@ fn read_mcts_family(
     // with no knowledge, and the product's tree searches QDab's canonical moves there (safe
     // edges and the short chains' sacrifices; `tree=canonical`).
     let mut safe_first = false;
-    let mut model = PathBuf::from(PAPER_MODEL);
+    let mut model = NetChoice::File(PAPER_MODEL.into());
     let mut guide = NetGuide::default();
     let (mut late, mut horizon, mut late_use) = (None, LateNet::HORIZON, LateUse::End);
     let mut late_weight: f32 = 1.0;
@@ -438,7 +438,7 @@ fn read_mcts_family(
                 game_keys.push((key.clone(), value.clone()))
             }
             "safe_first" => safe_first = switch(key, value).map_err(err)?,
-            "model" => model = PathBuf::from(value),
+            "model" => model = NetChoice::parse(value),
             "late" => late = Some(PathBuf::from(value)),
             "policy" => policy = Some(PathBuf::from(value)),
             "policy_weight" => {
@@ -509,7 +509,7 @@ fn read_mcts_family(
         .iter()
         .any(|(k, v)| k == "rollout" && v == "random");
     if net && !given("model") && !random {
-        model = PathBuf::from(PRODUCT_MODEL);
+        model = NetChoice::Product;
         if !given("prior") {
             guide.prior = PRODUCT_PRIOR;
         }
@@ -649,17 +649,16 @@ impl DotsSpec {
                     "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                 ));
                 }
-                // The product's net was made for 5x5: on other boards its search runs without
-                // it (as the protocol's), where a net named by hand must fit.
-                let net = if model.as_path() == std::path::Path::new(PRODUCT_MODEL) {
-                    product_net(board)?
-                } else {
-                    Some(load_dab_net(model, board).map_err(|e| e.to_string())?)
-                };
+                // The product's net is per board size: on a size without one its search runs
+                // without a net (as with model=none), where a net named by hand must fit.
+                let net = model
+                    .load(board)
+                    .map_err(|e| format!("player '{text}': {e}"))?;
                 let Some(net) = net else {
                     if late.is_some() || policy.is_some() {
                         return Err(format!(
-                            "player '{text}': late and policy nets guide the product's net, which is for 5x5; name a model= for {}x{}",
+                            "player '{text}': late and policy nets guide a value net, and there is none here ({}); name a model= for {}x{}",
+                            if *model == NetChoice::Off { "model=none" } else { "the product has no net for this size" },
                             board.rows(),
                             board.cols()
                         ));
@@ -926,7 +925,7 @@ mod tests {
                 config,
                 ..
             } => {
-                assert_eq!(model, PathBuf::from(PRODUCT_MODEL));
+                assert_eq!(model, NetChoice::Product);
                 assert_eq!(guide.threshold, 0.8);
                 assert_eq!(guide.prior, PRODUCT_PRIOR);
                 assert_eq!(guide.prior_visits, 0.0);
@@ -972,14 +971,24 @@ mod tests {
         }
         // The paper's rollouts keep the paper's net; a named model or prior is taken as given.
         for (spec, want_model, want_prior) in [
-            ("nn:rollout=random", PAPER_MODEL, 0.0),
-            ("nn:model=a.safetensors", "a.safetensors", 0.0),
-            ("nn:prior=0", PRODUCT_MODEL, 0.0),
-            ("nn:prior=2,rollout=chains", PRODUCT_MODEL, 2.0),
+            (
+                "nn:rollout=random",
+                NetChoice::File(PAPER_MODEL.into()),
+                0.0,
+            ),
+            (
+                "nn:model=a.safetensors",
+                NetChoice::File("a.safetensors".into()),
+                0.0,
+            ),
+            ("nn:model=none", NetChoice::Off, 0.0),
+            ("nn:model=product", NetChoice::Product, 0.0),
+            ("nn:prior=0", NetChoice::Product, 0.0),
+            ("nn:prior=2,rollout=chains", NetChoice::Product, 2.0),
         ] {
             match parse_spec(spec).unwrap() {
                 DotsSpec::Nn { model, guide, .. } => {
-                    assert_eq!(model, PathBuf::from(want_model), "{spec}");
+                    assert_eq!(model, want_model, "{spec}");
                     assert_eq!(guide.prior, want_prior, "{spec}");
                 }
                 other => panic!("{other:?}"),
@@ -1049,7 +1058,7 @@ mod tests {
             panic!("best is nn");
         };
         let protocol = super::super::options::DotsOptions::default();
-        assert_eq!(model, PathBuf::from(PRODUCT_MODEL));
+        assert_eq!(model, NetChoice::Product);
         assert!(matches!(
             protocol.model,
             super::super::options::ModelChoice::Product
@@ -1087,7 +1096,7 @@ mod tests {
                 config,
                 ..
             } => {
-                assert_eq!(model, PathBuf::from(PAPER_MODEL));
+                assert_eq!(model, NetChoice::File(PAPER_MODEL.into()));
                 assert_eq!((guide.prior, guide.threshold), (0.0, 0.9));
                 assert!(!endgame.is_on(), "{endgame:?}");
                 let search = DotsSearch::from_keys("p", &game_keys, DotsSearch::PRODUCT).unwrap();
@@ -1100,17 +1109,30 @@ mod tests {
         assert!(parse_spec("paper:net=2")
             .unwrap_err()
             .contains("net is 0 or 1"));
-        // The product's net is for 5x5: on other boards `best` is its search without it.
-        for (rows, cols) in [(3, 3), (4, 5), (7, 7), (5, 5)] {
+        // The product's nets are per board size: on a size without one `best` is its search
+        // without a net, as `model=none` is on every size.
+        for (rows, cols) in [(3, 3), (4, 5), (6, 6), (7, 7), (5, 5)] {
             let board = DotsAndBoxes::new(rows, cols).unwrap();
-            let built = parse_spec("best:iterations=100").unwrap().build(&board);
-            assert!(built.is_ok(), "{rows}x{cols}: {:?}", built.err());
+            for spec in ["best:iterations=100", "best:iterations=100,model=none"] {
+                let built = parse_spec(spec).unwrap().build(&board);
+                assert!(built.is_ok(), "{rows}x{cols} {spec}: {:?}", built.err());
+            }
         }
         let board = DotsAndBoxes::new(3, 3).unwrap();
         let e = parse_spec("best:late=l.safetensors")
             .unwrap()
             .build(&board)
             .err();
-        assert!(e.unwrap().contains("for 5x5"));
+        assert!(e.unwrap().contains("no net for this size"));
+        let e = build_error("best:model=none,policy=p.safetensors");
+        assert!(e.contains("model=none"), "{e}");
+        // A net of one board is refused on another, naming both sizes.
+        let board = DotsAndBoxes::new(7, 7).unwrap();
+        let e = parse_spec(&format!("best:model={PAPER_MODEL}"))
+            .unwrap()
+            .build(&board)
+            .err()
+            .unwrap();
+        assert!(e.contains("5x5") && e.contains("7x7"), "{e}");
     }
 }

@@ -34,18 +34,73 @@ pub const PRODUCT_PRIOR: f64 = 1.0;
 /// lost to 0.35 43-57 and 42-58 (docs/players.md).
 pub const PRODUCT_CP: f64 = 0.35;
 
-/// The product's net laid out for `board`, or `None` when it was made for another board size
-/// (it is the 5x5 net). The file is read once a process.
+/// The product's net of each board size it has one for: what `best`, `nn` (with chain rollouts)
+/// and the protocol ask by default on that size. A size is listed only where its net measured
+/// better than the same search without it (docs/players.md); on the others they search without
+/// a net.
+pub const PRODUCT_NETS: [(usize, usize, &str); 1] = [(5, 5, PRODUCT_MODEL)];
+
+/// The path of the product's net for a `rows` x `cols` board, if it has one.
+pub fn product_model(rows: usize, cols: usize) -> Option<&'static str> {
+    PRODUCT_NETS
+        .iter()
+        .find(|&&(r, c, _)| (r, c) == (rows, cols))
+        .map(|&(_, _, path)| path)
+}
+
+/// The value net a Dots-and-Boxes player asks (its spec's `model=`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum NetChoice {
+    /// The product's net of the board's size ([`product_model`]); none on a size without one.
+    Product,
+    /// No net: the same search without one (`model=none`).
+    Off,
+    /// The net in this file, which must fit the board.
+    File(std::path::PathBuf),
+}
+
+impl NetChoice {
+    /// Reads a `model=` value: `product`, `none` or a file.
+    pub fn parse(value: &str) -> NetChoice {
+        match value {
+            "product" => NetChoice::Product,
+            "none" => NetChoice::Off,
+            _ => NetChoice::File(value.into()),
+        }
+    }
+
+    /// The net laid out for `board`, or `None` for no net; a file that does not fit `board`
+    /// is refused with its path and both sizes.
+    pub fn load(&self, board: &DotsAndBoxes) -> Result<Option<DabNet>, String> {
+        match self {
+            NetChoice::Product => product_net(board),
+            NetChoice::Off => Ok(None),
+            NetChoice::File(path) => load_dab_net(path, board)
+                .map(Some)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// The product's net laid out for `board`, or `None` on a size it has no net for. Each file is
+/// read once a process.
 pub fn product_net(board: &DotsAndBoxes) -> Result<Option<DabNet>, String> {
-    static NET: std::sync::OnceLock<Result<ValueNet, String>> = std::sync::OnceLock::new();
-    let net = NET
-        .get_or_init(|| load_value_net(Path::new(PRODUCT_MODEL)).map_err(|e| e.to_string()))
+    type Loaded = std::sync::OnceLock<Result<ValueNet, String>>;
+    static NETS: [Loaded; PRODUCT_NETS.len()] = [const { Loaded::new() }; PRODUCT_NETS.len()];
+    let Some(slot) = PRODUCT_NETS
+        .iter()
+        .position(|&(r, c, _)| (r, c) == (board.rows(), board.cols()))
+    else {
+        return Ok(None);
+    };
+    let path = PRODUCT_NETS[slot].2;
+    let net = NETS[slot]
+        .get_or_init(|| load_value_net(Path::new(path)).map_err(|e| e.to_string()))
         .as_ref()
         .map_err(Clone::clone)?;
-    if net.meta.game != crate::games::DotsAndBoxes::spec_for(board.rows(), board.cols())? {
-        return Ok(None);
-    }
-    DabNet::new(net, board).map(Some)
+    DabNet::new(net, board)
+        .map(Some)
+        .map_err(|detail| format!("{path}: {detail}"))
 }
 
 /// The shipped nets, compiled in: a shipped net's path (as written above, relative to the
