@@ -1,17 +1,19 @@
 //! `pipeline --generations N`: nets trained on the product's own games, generation after
 //! generation, as `models/dab-5x5-gen1` was made by hand (docs/players.md).
 //!
-//! Generation 1's games are played by the product's search without a net (the paper's net,
-//! trained on plain MCTS's games, measured nothing as a prior); each later generation's by the
-//! product's search guided by the previous generation's net as a prior. Each net reads the
-//! player to move (`table2-to-move`) and is trained on its generation's games and the
-//! previous generation's (labelled with the games' outcomes, or with `--generation-targets
-//! search` the values of the searches' root moves), then matched at equal time against the
-//! engine that played its games, from the empty board.
+//! Generation 1's games are played by the product's search without a net (`best:model=none`;
+//! the paper's net, trained on plain MCTS's games, measured nothing as a prior); each later
+//! generation's by the product's search guided by the previous generation's net as a prior
+//! (`best:model=...`). Each net reads the player to move (`table2-to-move`) and is trained on
+//! its generation's games and the previous generation's (labelled with the games' outcomes, or
+//! with `--generation-targets search` the values of the searches' root moves), then matched at
+//! equal time from the empty board against the engine that played its games and, from
+//! generation 2 on, against the same search without a net.
 
 use std::path::{Path, PathBuf};
 
 use engine::arena::report_table;
+use engine::games::DotsAndBoxes;
 use engine::record::Dataset;
 use train::config::{Encoding, TrainConfig, ValueTargets};
 use train::trainer::{train, TrainOptions};
@@ -34,11 +36,11 @@ pub struct Generations {
     pub seed: u64,
 }
 
-/// The product's engine: guided by `model` as a prior, or without a net.
+/// The product's engine (`best`): guided by `model` as a prior, or without a net.
 fn product(model: Option<&Path>, budget: &str) -> String {
     match model {
-        None => format!("mcts:solver_edges=34,rollout=sacrifices,tree=canonical,{budget}"),
-        Some(m) => format!("nn:model={},prior=1,{budget}", m.display()),
+        None => format!("best:model=none,{budget}"),
+        Some(m) => format!("best:model={},{budget}", m.display()),
     }
 }
 
@@ -50,7 +52,7 @@ fn complete(dir: &Path) -> bool {
 /// Runs the generations under `out` (`gen-1/`, `gen-2/`, ...: each `data/`, `model/` and
 /// `match.json`). A generation whose net exists is kept, so a stopped run goes on where it
 /// stopped.
-pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
+pub fn run(out: &Path, board: &DotsAndBoxes, g: &Generations) -> Result<(), String> {
     if out.display().to_string().contains(',') {
         return Err(format!(
             "--out {}: a player spec cannot name a model path with a comma",
@@ -91,7 +93,15 @@ pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
             }
             let players = [player.as_str(), player.as_str()];
             let records = Some(data.clone());
-            let report = crate::play_match(players, g.games, Vec::new(), g.threads, seed, records)?;
+            let report = crate::play_match(
+                board,
+                players,
+                g.games,
+                Vec::new(),
+                g.threads,
+                seed,
+                records,
+            )?;
             println!("{} games in {:.0} s", report.games.len(), report.seconds);
         }
 
@@ -132,22 +142,36 @@ pub fn run(out: &Path, g: &Generations) -> Result<(), String> {
         let budget = format!("time_ms={}", g.match_time_ms);
         let new = product(Some(&model), &budget);
         let old = product(previous.as_ref().map(|(_, m)| m.as_path()), &budget);
-        println!(
-            "generation {k}'s engine against the engine that played its games, {} games:",
-            g.match_games
-        );
-        let match_seed = engine::rng::derive_seed(seed, 1);
-        let players = [new.as_str(), old.as_str()];
-        let report = crate::play_match(
-            players,
-            g.match_games,
-            Vec::new(),
-            g.threads,
-            match_seed,
-            None,
-        )?;
-        print!("{}", report_table(&report, report.seconds));
-        crate::write_json(&dir.join("match.json"), &report)?;
+        let mut rivals = vec![(
+            old,
+            "the engine that played its games",
+            "match.json".to_string(),
+        )];
+        if previous.is_some() {
+            rivals.push((
+                product(None, &budget),
+                "the same search without a net",
+                "match-no-net.json".to_string(),
+            ));
+        }
+        for (i, (rival, who, file)) in rivals.iter().enumerate() {
+            println!(
+                "generation {k}'s engine against {who}, {} games:",
+                g.match_games
+            );
+            let match_seed = engine::rng::derive_seed(seed, 1 + i as u64);
+            let report = crate::play_match(
+                board,
+                [new.as_str(), rival.as_str()],
+                g.match_games,
+                Vec::new(),
+                g.threads,
+                match_seed,
+                None,
+            )?;
+            print!("{}", report_table(&report, report.seconds));
+            crate::write_json(&dir.join(file), &report)?;
+        }
         previous = Some((data, model));
     }
     Ok(())

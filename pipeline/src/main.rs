@@ -1,9 +1,10 @@
 //! `pipeline`: the whole product on its built-in default, small enough for about ten minutes
-//! on two cores. Self-play a small 5x5 dataset with plain MCTS, train the paper's value net on
-//! it, then play the net-guided engine against plain MCTS from the State-S-like positions and,
-//! with its knowledge of the game, against the rival from the empty board, printing each
-//! stage's result. Everything goes under `--out`. With `--generations N`, then N generations
-//! of nets trained on the product's own games (`generations.rs`).
+//! on two cores. Self-play a small dataset (5x5 unless `--rows`/`--cols` say otherwise) with
+//! plain MCTS, train the paper's value net on it, then play the net-guided engine against plain
+//! MCTS from the State-S-like positions and, with its knowledge of the game, against the rival
+//! from the empty board, printing each stage's result. Everything goes under `--out`. With
+//! `--generations N`, then N generations of nets trained on the product's own games
+//! (`generations.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,6 +18,7 @@ use engine::agents::parse_spec;
 use engine::arena::positions::read_positions;
 use engine::arena::positions::StartPosition;
 use engine::arena::{report_table, run_match, MatchConfig, MatchReport};
+use engine::games::dots_and_boxes::positions::state_s_like;
 use engine::games::dots_and_boxes::spec::BuildDots;
 use engine::games::DotsAndBoxes;
 use selfplay::config::RunConfig;
@@ -35,7 +37,13 @@ struct Args {
     /// Folder for the dataset, the model and the match reports.
     #[arg(long, default_value = "runs/pipeline")]
     out: PathBuf,
-    /// Self-play games (5x5).
+    /// Rows of boxes of the board (1 to 7).
+    #[arg(long, default_value_t = 5)]
+    rows: usize,
+    /// Columns of boxes of the board (1 to 7).
+    #[arg(long, default_value_t = 5)]
+    cols: usize,
+    /// Self-play games.
     #[arg(long, default_value_t = 4000)]
     games: u64,
     /// MCTS iterations a self-play move.
@@ -55,9 +63,10 @@ struct Args {
     #[arg(long, default_value_t = 100)]
     match_time_ms: u64,
     /// Start positions of the match against plain MCTS (the rival match starts from the empty
-    /// board).
-    #[arg(long, default_value = "configs/state-s-40.txt")]
-    positions: PathBuf,
+    /// board) [default: configs/state-s-40.txt on 5x5; on other boards 50 State-S-like positions
+    /// made as `engine positions` makes them, with two thirds of the edges drawn].
+    #[arg(long)]
+    positions: Option<PathBuf>,
     /// Games played at once in self-play and matches (0: one a core). `--threads` is its old
     /// spelling.
     #[arg(long, alias = "threads", default_value_t = 0)]
@@ -95,8 +104,12 @@ fn run(args: Args) -> Result<(), String> {
     let data = args.out.join("data");
     let model_dir = args.out.join("model");
 
-    println!("== 1/3 self-play: {} games of 5x5 Dots and Boxes, plain MCTS at {} iterations a move, {} at once -> {}", args.games, args.iterations, engine::cli::count(threads as u64, "game"), data.display());
+    let board = DotsAndBoxes::new(args.rows, args.cols).map_err(|e| e.to_string())?;
+    let size = format!("{}x{}", args.rows, args.cols);
+    println!("== 1/3 self-play: {} games of {size} Dots and Boxes, plain MCTS at {} iterations a move, {} at once -> {}", args.games, args.iterations, engine::cli::count(threads as u64, "game"), data.display());
     let config = RunConfig {
+        rows: args.rows,
+        cols: args.cols,
         games: args.games,
         iterations: args.iterations,
         parallel_games: threads,
@@ -116,7 +129,8 @@ fn run(args: Args) -> Result<(), String> {
     println!("{}", summary.line());
 
     println!(
-        "\n== 2/3 training the 85-100-3 value net on {} -> {}",
+        "\n== 2/3 training the paper's value net ({}-100-3) on {} -> {}",
+        engine::game::Game::feature_len(&board),
         data.display(),
         model_dir.display()
     );
@@ -140,8 +154,28 @@ fn run(args: Args) -> Result<(), String> {
     })?;
     println!("{}", trained.final_line());
 
-    let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
-    let positions = read_positions(&args.positions, &board)?;
+    let (positions, positions_name) = match &args.positions {
+        Some(path) => (read_positions(path, &board)?, path.display().to_string()),
+        None if (args.rows, args.cols) == (5, 5) => {
+            let path = Path::new("configs/state-s-40.txt");
+            (read_positions(path, &board)?, path.display().to_string())
+        }
+        None => {
+            let edges = (board.num_edges() * 2 / 3) as u32;
+            let made = state_s_like(args.rows, args.cols, edges, 50, args.seed)?;
+            let positions = made
+                .into_iter()
+                .map(|(_, moves)| StartPosition {
+                    moves,
+                    perfect: None,
+                })
+                .collect();
+            (
+                positions,
+                format!("State-S-like positions of {size} with {edges} edges drawn"),
+            )
+        }
+    };
     // Against plain MCTS the net is on its own (no game knowledge on either side: what the
     // net adds), from the State-S-like positions. Against the rival it plays as the product's
     // engine (chain rollouts, safe edges first, the exact endgame) at equal time a move, from
@@ -155,8 +189,7 @@ fn run(args: Args) -> Result<(), String> {
         args.match_iterations
     );
     let from_file = format!(
-        "{} ({} positions, seats swapped)",
-        args.positions.display(),
+        "{positions_name} ({} positions, seats swapped)",
         positions.len()
     );
     let pairs = [
@@ -184,6 +217,7 @@ fn run(args: Args) -> Result<(), String> {
             args.match_games,
         );
         let report = play_match(
+            &board,
             [nn, rival],
             args.match_games,
             starts.clone(),
@@ -199,6 +233,7 @@ fn run(args: Args) -> Result<(), String> {
     if args.generations > 0 {
         generations::run(
             &args.out,
+            &board,
             &generations::Generations {
                 count: args.generations,
                 games: args.generation_games,
@@ -221,9 +256,10 @@ fn run(args: Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Plays `games` 5x5 games of `players` (A, B) from `positions` (none: the empty board),
-/// writing them to `records` if given.
+/// Plays `games` games of `players` (A, B) on `board`'s size from `positions` (none: the
+/// empty board), writing them to `records` if given.
 fn play_match(
+    board: &DotsAndBoxes,
     players: [&str; 2],
     games: usize,
     positions: Vec<StartPosition>,
@@ -231,9 +267,8 @@ fn play_match(
     seed: u64,
     records: Option<PathBuf>,
 ) -> Result<MatchReport, String> {
-    let board = DotsAndBoxes::new(5, 5).map_err(|e| e.to_string())?;
     let config = MatchConfig {
-        game: engine::games::DotsAndBoxes::spec_for(5, 5)?,
+        game: engine::games::DotsAndBoxes::spec_for(board.rows(), board.cols())?,
         players: players.map(str::to_string),
         games,
         positions,
@@ -243,10 +278,9 @@ fn play_match(
         records,
     };
     let specs = [parse_spec(players[0])?, parse_spec(players[1])?];
-    let build = || -> Result<_, String> {
-        Ok([specs[0].build_dots(&board)?, specs[1].build_dots(&board)?])
-    };
-    run_match(&board, &config, &build, |_, _| {})
+    let build =
+        || -> Result<_, String> { Ok([specs[0].build_dots(board)?, specs[1].build_dots(board)?]) };
+    run_match(board, &config, &build, |_, _| {})
 }
 
 fn write_json(path: &Path, report: &MatchReport) -> Result<(), String> {

@@ -15,7 +15,9 @@ use super::{DotsAndBoxes, DotsSearch, EndgameConfig};
 use crate::game::{Action, Game};
 use crate::mcts::bench::{generic_figures, mcts_figures, BenchOptions, Figure};
 use crate::mcts::{RandomRollout, Search, Ucb};
-use crate::rng::Rng;
+use crate::rng::{derive_seed, Rng};
+
+use super::analysis::{capture_edges, safe_edges};
 
 /// The free-edge counts at which the solver's reach is measured (those below the board's edge
 /// count): around the engine's 34 (`solver_edges`) and 40 (`prove_edges`).
@@ -23,57 +25,25 @@ const REACH_FREE_EDGES: [usize; 10] = [20, 24, 28, 32, 34, 36, 40, 44, 48, 52];
 /// Positions solved for each free-edge count.
 const REACH_POSITIONS: u64 = 6;
 
-/// A position of `board`'s size with `free` edges free, no box to take and, where play got
-/// there that way, boxes shared as play closed them: seeded play that takes what is offered,
-/// draws safe edges while there are any, then hands out the fewest boxes it can (so chains
-/// form as in real games). The first seed from `seed` on that stops on a turn with no box to
-/// take. `free` must be below the board's edge count.
+/// A position of a `rows` x `cols` board with `free` edges free and no box to take, from the
+/// seeded play of `engine positions` (a capture when there is one, else an edge that hands
+/// nothing over, else any edge): the first of the attempts seeded from `seed` that stops on a
+/// turn with no box to take. `free` must be below the board's edge count.
 pub fn position_with_free_edges(rows: usize, cols: usize, free: usize, seed: u64) -> DotsAndBoxes {
-    let edges = DotsAndBoxes::new(rows, cols)
-        .expect("a valid board size")
-        .num_edges();
+    let board = DotsAndBoxes::new(rows, cols).expect("a valid board size");
+    let edges = board.num_edges();
     assert!(
         free < edges,
         "{rows}x{cols} has {edges} edges, not {free} free"
     );
-    let mut actions = Vec::new();
-    for attempt in 0.. {
-        let mut rng = Rng::new(seed.wrapping_add(attempt));
-        let mut state = DotsAndBoxes::new(rows, cols).expect("a valid board size");
-        loop {
-            let geo = state.geometry();
-            let edges = state.edges();
-            let left = state.num_edges() - state.edges_drawn() as usize;
-            let captures = super::analysis::capture_edges(geo, edges);
-            if left == free && captures == 0 {
-                return state;
-            }
-            if left <= free || state.is_terminal() {
-                break;
-            }
-            let edge = match captures {
-                0 => {
-                    let safe = super::analysis::safe_edges(geo, edges);
-                    if safe != 0 {
-                        super::analysis::random_edge(safe, &mut rng)
-                    } else {
-                        state.legal_actions(&mut actions);
-                        let mut best = (u32::MAX, 0);
-                        for &a in &actions {
-                            let (boxes, _) = super::analysis::sacrifice(geo, edges, a as usize);
-                            if boxes < best.0 {
-                                best = (boxes, a as usize);
-                            }
-                        }
-                        best.1
-                    }
-                }
-                captures => captures.trailing_zeros() as usize,
-            };
-            state.apply(edge as Action);
-        }
-    }
-    unreachable!("some seed stops on a turn with no box to take")
+    let drawn = (edges - free) as u32;
+    (0..)
+        .map(|k| {
+            let mut rng = Rng::new(derive_seed(seed, k));
+            super::positions::knowing_random_play(&board, drawn, &mut rng).0
+        })
+        .find(|s| s.edges_drawn() == drawn && capture_edges(s.geometry(), s.edges()) == 0)
+        .expect("some attempt stops on a turn with no box to take")
 }
 
 /// The State-S-like position of the board's figures: the first turn of seeded safe play (as
@@ -87,7 +57,7 @@ pub fn middle_game(rows: usize, cols: usize) -> DotsAndBoxes {
         .rev()
         .map(|free| position_with_free_edges(rows, cols, free, 40))
         .find(|state| {
-            let safe = super::analysis::safe_edges(state.geometry(), state.edges());
+            let safe = safe_edges(state.geometry(), state.edges());
             safe.count_ones() <= 6
         })
         .expect("safe play runs out of safe edges")
@@ -291,7 +261,7 @@ mod tests {
                 assert!(moves.iter().all(|&a| state.boxes_closed_by(a) == 0));
             }
             let middle = middle_game(rows, cols);
-            let safe = super::super::analysis::safe_edges(middle.geometry(), middle.edges());
+            let safe = super::safe_edges(middle.geometry(), middle.edges());
             assert!((1..=6).contains(&safe.count_ones()), "{rows}x{cols}");
         }
     }

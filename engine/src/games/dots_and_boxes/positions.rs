@@ -11,7 +11,7 @@ use crate::rng::{derive_seed, Rng};
 
 /// Seeded random play from `board` to `edges` drawn that takes a capture when there is one,
 /// else draws an edge that hands nothing over, else any edge: the position and its moves.
-fn knowing_random_play(
+pub(super) fn knowing_random_play(
     board: &DotsAndBoxes,
     edges: u32,
     rng: &mut Rng,
