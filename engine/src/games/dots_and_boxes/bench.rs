@@ -261,11 +261,13 @@ pub(super) fn random_game_moves(
 
 /// Nanoseconds per evaluation: full (input vector to outputs), incremental (one move's
 /// columns added, then the outputs), and the reference forward pass.
-fn measure_net(net: &DabNet, reference: &crate::nn::ValueNet, seed: u64) -> (f64, f64, f64) {
-    let games = random_game_moves(5, 5, 200, seed);
+/// On seeded random games of a `rows` x `cols` board.
+pub(super) fn measure_net(net: &DabNet, rows: usize, cols: usize, seed: u64) -> (f64, f64, f64) {
+    let reference = net.value_net();
+    let games = random_game_moves(rows, cols, 200, seed);
     let mut inputs = Vec::new();
     for moves in games.iter().take(20) {
-        let mut state = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
+        let mut state = DotsAndBoxes::new(rows, cols).expect("a valid board size");
         for &(edge, _, _) in moves {
             state.apply(edge as Action);
             inputs.push(net_input(reference, &state));
@@ -283,7 +285,7 @@ fn measure_net(net: &DabNet, reference: &crate::nn::ValueNet, seed: u64) -> (f64
         }
     }
     let full_ns = start.elapsed().as_nanos() as f64 / (rounds * inputs.len()) as f64;
-    let empty = DotsAndBoxes::new(5, 5).expect("5x5 is a valid size");
+    let empty = DotsAndBoxes::new(rows, cols).expect("a valid board size");
     let mut steps = 0usize;
     let start = Instant::now();
     for _ in 0..5 {
@@ -430,7 +432,7 @@ pub fn run(
     };
     if let Some((net, guide)) = net {
         progress("nn_eval");
-        let (full, incremental, reference) = measure_net(net, net.value_net(), opts.seed);
+        let (full, incremental, reference) = measure_net(net, 5, 5, opts.seed);
         report.nn_eval_full_ns = Some(full);
         report.nn_eval_incremental_ns = Some(incremental);
         report.nn_eval_reference_ns = Some(reference);
@@ -540,7 +542,7 @@ mod tests {
             };
             let net = bench_net(&opts, &edges40_position()).unwrap();
             let net = net.as_ref().unwrap();
-            let (full, incremental, reference) = measure_net(&net.0, net.0.value_net(), 1);
+            let (full, incremental, reference) = measure_net(&net.0, 5, 5, 1);
             assert!(
                 full > 0.0 && incremental > 0.0 && reference > 0.0,
                 "{path:?}"

@@ -12,7 +12,6 @@ use std::time::Instant;
 use super::endgame::EndgameSolver;
 use super::net::{DabNet, NetGuide, NetRollout, PRODUCT_CP, PRODUCT_PRIOR};
 use super::{DotsAndBoxes, DotsSearch, EndgameConfig};
-use crate::game::{Action, Game};
 use crate::mcts::bench::{generic_figures, mcts_figures, BenchOptions, Figure};
 use crate::mcts::{RandomRollout, Search, Ucb};
 use crate::rng::{derive_seed, Rng};
@@ -100,7 +99,7 @@ pub fn board_figures(
     out.push(chain_rollouts(start, &product_opts));
     out.extend(solver_reach(start));
     if let Some((net, guide)) = net {
-        let (full, incremental) = net_cost(net, rows, cols, opts.seed);
+        let (full, incremental, _) = super::bench::measure_net(net, rows, cols, opts.seed);
         out.push(Figure::new(
             "value net, full evaluation",
             full,
@@ -201,50 +200,10 @@ fn solver_reach(start: &DotsAndBoxes) -> Vec<Figure> {
     out
 }
 
-/// Nanoseconds per evaluation of `net` on seeded random games of the board: a full one (the
-/// input vector to the outputs) and an incremental one (one move's columns added).
-fn net_cost(net: &DabNet, rows: usize, cols: usize, seed: u64) -> (f64, f64) {
-    let games = super::bench::random_game_moves(rows, cols, 100, seed);
-    let reference = net.value_net();
-    let mut inputs = Vec::new();
-    for moves in games.iter().take(10) {
-        let mut state = DotsAndBoxes::new(rows, cols).expect("a valid board size");
-        for &(edge, _, _) in moves {
-            state.apply(edge as Action);
-            inputs.push(super::net::net_input(reference, &state));
-        }
-    }
-    let fast = net.fast_net();
-    let mut acc = vec![0f32; net.width()];
-    let mut sink = 0f32;
-    let rounds = 20;
-    let begin = Instant::now();
-    for _ in 0..rounds {
-        for x in &inputs {
-            fast.preactivations(x, &mut acc);
-            sink += fast.logits(&acc)[0];
-        }
-    }
-    let full = begin.elapsed().as_nanos() as f64 / (rounds * inputs.len()) as f64;
-    let empty = DotsAndBoxes::new(rows, cols).expect("a valid board size");
-    let mut steps = 0usize;
-    let begin = Instant::now();
-    for moves in &games {
-        net.preactivations(&empty, &mut acc);
-        for &(edge, mover, closed) in moves {
-            net.add_move(&mut acc, edge, mover, closed);
-            sink += net.logits(&acc)[0];
-        }
-        steps += moves.len();
-    }
-    let incremental = begin.elapsed().as_nanos() as f64 / steps as f64;
-    std::hint::black_box(sink);
-    (full, incremental)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
 
     #[test]
     fn positions_have_the_free_edges_asked_and_no_box_to_take() {

@@ -115,9 +115,9 @@ impl ExactEndgame {
         }
     }
 
-    /// A player's time a move: a proof then searches at most the positions the solver gets
-    /// through in that time ([`SOLVER_NODES_PER_MS`]), so a short clock is kept (`None`: only
-    /// `prove_nodes` limits it).
+    /// A player's time a move: a solve or a proof then searches at most the positions the
+    /// solver gets through in that time ([`SOLVER_NODES_PER_MS`]), so a short clock is kept
+    /// (`None`: only `nodes` and `prove_nodes` limit them).
     pub fn set_move_time(&mut self, time: Option<std::time::Duration>) {
         self.move_time = time;
     }
@@ -165,10 +165,7 @@ impl ExactEndgame {
         if free <= self.config.edges || free > self.config.prove_edges || state.is_terminal() {
             return None;
         }
-        let by_time = self.move_time.map_or(u64::MAX, |t| {
-            (t.as_millis() as u64).saturating_mul(SOLVER_NODES_PER_MS)
-        });
-        let nodes = self.config.prove_nodes.min(by_time);
+        let nodes = self.within_move_time(self.config.prove_nodes);
         let solver = self.solver_for(state);
         // One budget for the proof and the move after it: a win (not a draw) is asked for.
         let before = solver.nodes();
@@ -186,10 +183,19 @@ impl ExactEndgame {
         if free > self.config.edges || state.is_terminal() {
             return None;
         }
-        let nodes = self.config.nodes;
+        let nodes = self.within_move_time(self.config.nodes);
         self.solver_for(state)
             .try_best_action(state, nodes)
             .map(|(a, _)| a)
+    }
+
+    /// `limit` nodes, or fewer when the player's time a move is shorter than the solver takes
+    /// to search that many.
+    fn within_move_time(&self, limit: u64) -> u64 {
+        let by_time = self.move_time.map_or(u64::MAX, |t| {
+            (t.as_millis() as u64).saturating_mul(SOLVER_NODES_PER_MS)
+        });
+        limit.min(by_time).max(1)
     }
 }
 

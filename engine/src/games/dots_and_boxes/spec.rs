@@ -246,7 +246,7 @@ pub const PLAYERS: [PlayerDecl; 6] = [
     },
     PlayerDecl {
         kind: "nn",
-        about: "the product's engine: MCTS over canonical moves, chain rollouts, the exact endgame and proofs, the product's net as a prior",
+        about: "the product's engine: MCTS over canonical moves, chain rollouts, the exact endgame and proofs, and the product's net as a prior on the boards that have one (models/README.md; model=none: without it)",
         alias_of: None,
         keys: &NN_KEYS,
     },
