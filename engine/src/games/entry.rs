@@ -73,7 +73,7 @@ macro_rules! weights_option {
             $crate::games::set_weights_option::<Self>(options, value).map(|_| true)
         }
 
-        fn get_option(options: &$crate::games::WeightsChoice, name: &str) -> Option<String> {
+        fn get_option(&self, options: &$crate::games::WeightsChoice, name: &str) -> Option<String> {
             (name == $crate::games::WEIGHTS_OPTION.name)
                 .then(|| $crate::games::weights_option_text(options))
         }
@@ -195,8 +195,9 @@ pub trait RegisteredGame: Game + Sized {
         Ok(false)
     }
 
-    /// The value of one of the game's own options, as `set_option` reads it.
-    fn get_option(_options: &Self::Options, _name: &str) -> Option<String> {
+    /// The value of one of the game's own options on this game's board, as `set_option` reads
+    /// it.
+    fn get_option(&self, _options: &Self::Options, _name: &str) -> Option<String> {
         None
     }
 

@@ -184,7 +184,7 @@ impl<G: RegisteredGame> GameTable for Table<G> {
     }
 
     fn get_option(&self, name: &str) -> Option<String> {
-        G::get_option(&self.options, name)
+        self.start.get_option(&self.options, name)
     }
 
     fn option_names(&self) -> Vec<&'static str> {

@@ -95,6 +95,33 @@ fn genmove_searches_plays_and_answers_in_the_notation() {
     assert!(answers[13].starts_with("= "), "{}", answers[13]);
 }
 
+/// The solver's and the proofs' ranges follow the board until set: 34 and 40 on 5x5, 44 and
+/// 50 on 7x7; one set by hand stays, the other still follows the board.
+#[test]
+fn the_endgame_ranges_follow_the_board_until_set() {
+    let answers = session(
+        "get_option solver_edges\nget_option prove_edges\ngame dots_and_boxes rows=7 cols=7\n\
+         get_option solver_edges\nget_option prove_edges\nget_option engine\n\
+         set_option prove_edges 46\nget_option solver_edges\nget_option prove_edges\n\
+         get_option engine\nset_option engine best\nget_option prove_edges\n",
+    );
+    let want = [
+        "= 34",
+        "= 40",
+        "= dots_and_boxes rows=7 cols=7",
+        "= 44",
+        "= 50",
+        "= best",
+        "=",
+        "= 44",
+        "= 46",
+        "= custom",
+        "=",
+        "= 50",
+    ];
+    assert_eq!(answers, want);
+}
+
 /// A position or a net of another board size is refused, naming both sizes, and nothing
 /// changes.
 #[test]

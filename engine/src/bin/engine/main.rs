@@ -103,19 +103,26 @@ pub struct BoardArgs {
     pub size: Option<usize>,
 }
 
+/// `params` with the board flags given added as parameters.
+fn with_board_flags(
+    params: &[String],
+    rows: Option<usize>,
+    cols: Option<usize>,
+    size: Option<usize>,
+) -> Vec<String> {
+    let mut params = params.to_vec();
+    for (key, value) in [("rows", rows), ("cols", cols), ("size", size)] {
+        if let Some(v) = value {
+            params.push(format!("{key}={v}"));
+        }
+    }
+    params
+}
+
 impl BoardArgs {
     /// The game and its parameters, checked.
     pub fn spec(&self) -> Result<GameSpec, String> {
-        let mut params = self.params.clone();
-        for (key, value) in [
-            ("rows", self.rows),
-            ("cols", self.cols),
-            ("size", self.size),
-        ] {
-            if let Some(v) = value {
-                params.push(format!("{key}={v}"));
-            }
-        }
+        let params = with_board_flags(&self.params, self.rows, self.cols, self.size);
         GameSpec::parse(&self.game, &params)
     }
 }
@@ -655,16 +662,7 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
     // Without --game or a board: 5x5 Dots and Boxes, the paper's benchmark, printed as its
     // report.
     let default_game = args.game.is_none() && args.rows.is_none() && args.cols.is_none();
-    let mut params = args.params.clone();
-    for (key, value) in [
-        ("rows", args.rows),
-        ("cols", args.cols),
-        ("size", args.size),
-    ] {
-        if let Some(v) = value {
-            params.push(format!("{key}={v}"));
-        }
-    }
+    let params = with_board_flags(&args.params, args.rows, args.cols, args.size);
     let spec = GameSpec::parse(args.game.as_deref().unwrap_or("dots_and_boxes"), &params)?;
     let defaults = BenchOptions::default();
     let opts = BenchOptions {

@@ -321,10 +321,13 @@ fn measure_rollouts(state: &DotsAndBoxes, opts: &BenchOptions) -> f64 {
     count as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Chain rollouts a second from `state`, without a tree.
-fn measure_chain_rollouts(state: &DotsAndBoxes, opts: &BenchOptions) -> f64 {
+/// `rollout`'s play-outs a second from `state`, without a tree.
+pub(super) fn measure_chain_rollouts(
+    state: &DotsAndBoxes,
+    opts: &BenchOptions,
+    mut rollout: ChainRollout,
+) -> f64 {
     let mut rng = Rng::new(opts.seed);
-    let mut rollout = ChainRollout::new();
     let count = opts.iterations * opts.repeats.max(1) as u64;
     let start = Instant::now();
     let mut margins = 0i64;
@@ -398,7 +401,7 @@ pub fn run(
         .expect("the product's search has chain rollouts");
     let chains_empty_1t = measure_with(&empty, 1, &tenth, product).0;
     progress("chain_rollouts_empty_1t");
-    let chain_rollouts_empty_1t = measure_chain_rollouts(&empty, &tenth);
+    let chain_rollouts_empty_1t = measure_chain_rollouts(&empty, &tenth, ChainRollout::new());
     progress("tree_bytes_100k");
     let tree_bytes_100k = Search::plain(SearchConfig {
         budget: Budget::iterations(100_000),

@@ -96,7 +96,14 @@ pub fn board_figures(
         &product_opts,
         product,
     ));
-    out.push(chain_rollouts(start, &product_opts));
+    let chains = DotsSearch::PRODUCT
+        .chain_rollout()
+        .expect("the product's search has chain rollouts");
+    out.push(Figure::new(
+        "chain rollouts from the empty board, 1 thread",
+        super::bench::measure_chain_rollouts(start, &product_opts, chains),
+        "playouts/s",
+    ));
     out.extend(solver_reach(start));
     if let Some((net, guide)) = net {
         let (full, incremental, _) = super::bench::measure_net(net, rows, cols, opts.seed);
@@ -140,26 +147,6 @@ pub fn board_figures(
         }
     }
     out
-}
-
-/// Bare chain rollouts (random safe edges, then the endgame's values) from `start`, one thread.
-fn chain_rollouts(start: &DotsAndBoxes, opts: &BenchOptions) -> Figure {
-    let mut rng = Rng::new(opts.seed);
-    let mut rollout = DotsSearch::PRODUCT
-        .chain_rollout()
-        .expect("the product's search has chain rollouts");
-    let count = opts.iterations * opts.repeats.max(1) as u64;
-    let begin = Instant::now();
-    let mut margins = 0i64;
-    for _ in 0..count {
-        margins += rollout.final_margin(start, &mut rng) as i64;
-    }
-    std::hint::black_box(margins);
-    Figure::new(
-        "chain rollouts from the empty board, 1 thread",
-        count as f64 / begin.elapsed().as_secs_f64(),
-        "playouts/s",
-    )
 }
 
 /// The exact solver at each free-edge count of [`REACH_FREE_EDGES`] up to three quarters of the

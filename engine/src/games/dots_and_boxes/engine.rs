@@ -101,8 +101,8 @@ impl RegisteredGame for DotsAndBoxes {
         options.set(name, value, self)
     }
 
-    fn get_option(options: &DotsOptions, name: &str) -> Option<String> {
-        options.get(name)
+    fn get_option(&self, options: &DotsOptions, name: &str) -> Option<String> {
+        options.get(name, self)
     }
 
     fn engine_search(

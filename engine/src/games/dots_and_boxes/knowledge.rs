@@ -41,7 +41,18 @@ pub struct EndgameConfig {
     /// proofs at 38 free edges along recorded games, and yet won no more games
     /// (docs/players.md), so the default stays.
     pub table_bits: u32,
+    /// `edges` is the engine's for the board played ([`ENGINE_REACH`]), this number on boards
+    /// it does not list.
+    pub edges_by_board: bool,
+    /// The same for `prove_edges`.
+    pub prove_edges_by_board: bool,
 }
+
+/// The engine's solver and proof ranges (`edges`, `prove_edges`) on the boards where they
+/// measured better than 5x5's 34 and 40: the solver reaches further into a bigger board's game
+/// (on 7x7 the exact outcome of the product's own positions took 8 ms at 46 free edges and 91
+/// ms at 50; at 34 free edges on 5x5, 16 ms), docs/players.md.
+pub const ENGINE_REACH: [(usize, usize, u32, u32); 1] = [(7, 7, 44, 50)];
 
 impl EndgameConfig {
     /// Never solve.
@@ -51,6 +62,8 @@ impl EndgameConfig {
         prove_edges: 0,
         prove_nodes: 0,
         table_bits: EndgameConfig::TABLE_BITS,
+        edges_by_board: false,
+        prove_edges_by_board: false,
     };
 
     /// The table's size unless a player says otherwise: 2^20 entries, 32 MB.
@@ -71,10 +84,13 @@ impl EndgameConfig {
     /// 39 at worst, in the same test; seeing the endgame four edges before the rival wins the
     /// empty-board match against it), and from 40 free edges a proof of a win for the player
     /// to move within 2M positions (about 300 ms; 176-124 over 300 games against the same
-    /// engine without it at 300 ms a move, see docs/players.md).
+    /// engine without it at 300 ms a move, see docs/players.md). On the boards of
+    /// [`ENGINE_REACH`], its ranges there.
     pub const ENGINE: EndgameConfig = EndgameConfig {
         prove_edges: 40,
         prove_nodes: 2_000_000,
+        edges_by_board: true,
+        prove_edges_by_board: true,
         ..EndgameConfig::from_edges(34)
     };
 
@@ -87,6 +103,32 @@ impl EndgameConfig {
             prove_edges: 0,
             prove_nodes: EndgameConfig::PROVE_NODES,
             table_bits: EndgameConfig::TABLE_BITS,
+            edges_by_board: false,
+            prove_edges_by_board: false,
+        }
+    }
+
+    /// The settings on a `rows` x `cols` board: a range that follows the board is the
+    /// engine's there.
+    pub fn on_board(self, rows: usize, cols: usize) -> EndgameConfig {
+        let Some(&(_, _, edges, prove_edges)) = ENGINE_REACH
+            .iter()
+            .find(|&&(r, c, _, _)| (r, c) == (rows, cols))
+        else {
+            return self;
+        };
+        EndgameConfig {
+            edges: if self.edges_by_board {
+                edges
+            } else {
+                self.edges
+            },
+            prove_edges: if self.prove_edges_by_board {
+                prove_edges
+            } else {
+                self.prove_edges
+            },
+            ..self
         }
     }
 
@@ -161,11 +203,12 @@ impl ExactEndgame {
     /// Above the solver's range and up to `prove_edges` free edges: a move that keeps a win
     /// the solver proves for the player to move within `prove_nodes`.
     pub fn try_prove(&mut self, state: &DotsAndBoxes) -> Option<Action> {
+        let config = self.config.on_board(state.rows(), state.cols());
         let free = free_edges(state);
-        if free <= self.config.edges || free > self.config.prove_edges || state.is_terminal() {
+        if free <= config.edges || free > config.prove_edges || state.is_terminal() {
             return None;
         }
-        let nodes = self.within_move_time(self.config.prove_nodes);
+        let nodes = self.within_move_time(config.prove_nodes);
         let solver = self.solver_for(state);
         // One budget for the proof and the move after it: a win (not a draw) is asked for.
         let before = solver.nodes();
@@ -179,11 +222,12 @@ impl ExactEndgame {
 
     /// The solver's move when the position is late enough and it answers within its limit.
     pub fn try_solve(&mut self, state: &DotsAndBoxes) -> Option<Action> {
+        let config = self.config.on_board(state.rows(), state.cols());
         let free = free_edges(state);
-        if free > self.config.edges || state.is_terminal() {
+        if free > config.edges || state.is_terminal() {
             return None;
         }
-        let nodes = self.within_move_time(self.config.nodes);
+        let nodes = self.within_move_time(config.nodes);
         self.solver_for(state)
             .try_best_action(state, nodes)
             .map(|(a, _)| a)
@@ -391,5 +435,31 @@ impl<R: RolloutPolicy<DotsAndBoxes>> Agent<DotsAndBoxes> for KnowledgeAgent<R> {
 
     fn last_search(&self) -> Option<&crate::mcts::SearchResult> {
         self.search.last_search().filter(|_| self.searched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The engine's ranges are its own on the boards it lists and 5x5's elsewhere; a range a
+    /// player fixes stays on every board.
+    #[test]
+    fn the_engines_ranges_follow_the_board_and_fixed_ones_stay() {
+        let on = |config: EndgameConfig, rows, cols| {
+            let c = config.on_board(rows, cols);
+            (c.edges, c.prove_edges)
+        };
+        assert_eq!(on(EndgameConfig::ENGINE, 5, 5), (34, 40));
+        assert_eq!(on(EndgameConfig::ENGINE, 6, 6), (34, 40));
+        assert_eq!(on(EndgameConfig::ENGINE, 7, 7), (44, 50));
+        let fixed = EndgameConfig {
+            edges: 30,
+            edges_by_board: false,
+            ..EndgameConfig::ENGINE
+        };
+        assert_eq!(on(fixed, 7, 7), (30, 50));
+        assert_eq!(on(EndgameConfig::RIVAL, 7, 7), (30, 0));
+        assert_eq!(on(EndgameConfig::OFF, 7, 7), (0, 0));
     }
 }

@@ -34,6 +34,9 @@ pub struct DotsOptions {
     /// Above `solver_edges` and up to this many free edges, a win the solver proves for the
     /// player to move is kept without a search (0: never), as `prove_edges`.
     pub prove_edges: u32,
+    /// Each range above is the engine's for the board played (`EndgameConfig::on_board`) until
+    /// it is set.
+    pub endgame_by_board: [bool; 2],
     /// Only the safe edges searched while there are any and no box to take.
     pub safe_first: bool,
     /// How leaves are played out and which moves tree nodes search.
@@ -50,6 +53,7 @@ impl Default for DotsOptions {
             },
             solver_edges: EndgameConfig::ENGINE.edges,
             prove_edges: EndgameConfig::ENGINE.prove_edges,
+            endgame_by_board: [true; 2],
             safe_first: false,
             search: DotsSearch::PRODUCT,
         }
@@ -76,11 +80,11 @@ pub const OPTIONS: [OptionDecl; 10] = [
     },
     OptionDecl {
         name: "solver_edges",
-        help: "free captures and the exact solver from this many free edges (default 34; 0: never)",
+        help: "free captures and the exact solver from this many free edges (default: the engine's for the board, 34 on 5x5, 44 on 7x7; 0: never)",
     },
     OptionDecl {
         name: "prove_edges",
-        help: "a win the solver proves is kept without a search up to this many free edges (default 40; 0: never)",
+        help: "a win the solver proves is kept without a search up to this many free edges (default: the engine's for the board, 40 on 5x5, 50 on 7x7; 0: never)",
     },
     OptionDecl {
         name: "safe_first",
@@ -146,8 +150,14 @@ impl DotsOptions {
                 }
                 self.guide = guide;
             }
-            "solver_edges" => self.solver_edges = number(name, value)?,
-            "prove_edges" => self.prove_edges = number(name, value)?,
+            "solver_edges" => {
+                self.solver_edges = number(name, value)?;
+                self.endgame_by_board[0] = false;
+            }
+            "prove_edges" => {
+                self.prove_edges = number(name, value)?;
+                self.endgame_by_board[1] = false;
+            }
             "safe_first" => {
                 self.safe_first = match value {
                     "0" => false,
@@ -183,6 +193,7 @@ impl DotsOptions {
                     let fresh = DotsOptions::default();
                     self.solver_edges = fresh.solver_edges;
                     self.prove_edges = fresh.prove_edges;
+                    self.endgame_by_board = fresh.endgame_by_board;
                     self.safe_first = fresh.safe_first;
                     self.search = fresh.search;
                     self.model = fresh.model;
@@ -191,6 +202,7 @@ impl DotsOptions {
                 "paper" => {
                     self.solver_edges = 0;
                     self.prove_edges = 0;
+                    self.endgame_by_board = [false; 2];
                     self.safe_first = false;
                     self.search = DotsSearch::PAPER;
                     self.guide.prior = 0.0;
@@ -206,8 +218,9 @@ impl DotsOptions {
         Ok(true)
     }
 
-    /// The current value of an option, as `set` reads it.
-    pub fn get(&self, name: &str) -> Option<String> {
+    /// The current value of an option on `board`, as `set` reads it.
+    pub fn get(&self, name: &str, board: &DotsAndBoxes) -> Option<String> {
+        let endgame = self.endgame().on_board(board.rows(), board.cols());
         Some(match name {
             "model" => match &self.model {
                 ModelChoice::Product => "product".into(),
@@ -217,8 +230,8 @@ impl DotsOptions {
             "threshold" => self.guide.threshold.to_string(),
             "net_from_move" => self.guide.from_move.to_string(),
             "prior" => self.guide.prior.to_string(),
-            "solver_edges" => self.solver_edges.to_string(),
-            "prove_edges" => self.prove_edges.to_string(),
+            "solver_edges" => endgame.edges.to_string(),
+            "prove_edges" => endgame.prove_edges.to_string(),
             "safe_first" => u8::from(self.safe_first).to_string(),
             "rollout" => match (self.search.rollout, self.search.sacrifices) {
                 (DotsRolloutKind::Random, _) => "random".into(),
@@ -230,8 +243,7 @@ impl DotsOptions {
                 let paper =
                     self.solver_edges == 0 && !self.safe_first && self.search == DotsSearch::PAPER;
                 let fresh = DotsOptions::default();
-                let product = self.solver_edges == fresh.solver_edges
-                    && self.prove_edges == fresh.prove_edges
+                let product = endgame == fresh.endgame().on_board(board.rows(), board.cols())
                     && self.safe_first == fresh.safe_first
                     && self.search == fresh.search
                     && matches!(self.model, ModelChoice::Product)
@@ -251,6 +263,8 @@ impl DotsOptions {
         EndgameConfig {
             edges: self.solver_edges,
             prove_edges: self.prove_edges,
+            edges_by_board: self.endgame_by_board[0],
+            prove_edges_by_board: self.endgame_by_board[1],
             ..EndgameConfig::ENGINE
         }
     }

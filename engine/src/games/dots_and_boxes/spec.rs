@@ -52,7 +52,7 @@ const SOLVER: [KeyDecl; 5] = [
     key(
         "solver_edges",
         "0",
-        "free captures at once and the exact solver from this many free edges (mcts 0: the paper's; nn 34; rival 30)",
+        "free captures at once and the exact solver from this many free edges (mcts 0: the paper's; nn 34, 44 on 7x7; rival 30)",
     ),
     key(
         "solver_nodes",
@@ -62,7 +62,7 @@ const SOLVER: [KeyDecl; 5] = [
     key(
         "prove_edges",
         "0",
-        "up to this many free edges, a win the solver proves is kept without a search (nn 40)",
+        "up to this many free edges, a win the solver proves is kept without a search (nn 40, 50 on 7x7)",
     ),
     key("prove_nodes", "1000000", "a proof's node limit (nn 2000000)"),
     key(
@@ -486,9 +486,15 @@ fn read_mcts_family(
                     _ => return Err(err(format!("ask is leaf or turns, not '{value}'"))),
                 }
             }
-            "solver_edges" => endgame.edges = number(key, value).map_err(err)?,
+            "solver_edges" => {
+                endgame.edges = number(key, value).map_err(err)?;
+                endgame.edges_by_board = false;
+            }
             "solver_nodes" => endgame.nodes = number(key, value).map_err(err)?,
-            "prove_edges" => endgame.prove_edges = number(key, value).map_err(err)?,
+            "prove_edges" => {
+                endgame.prove_edges = number(key, value).map_err(err)?;
+                endgame.prove_edges_by_board = false;
+            }
             "prove_nodes" => endgame.prove_nodes = number(key, value).map_err(err)?,
             "solver_table" => {
                 endgame.table_bits = number(key, value).map_err(err)?;

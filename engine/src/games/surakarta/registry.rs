@@ -151,7 +151,7 @@ impl RegisteredGame for Surakarta {
         Ok(true)
     }
 
-    fn get_option(options: &SurakartaOptions, name: &str) -> Option<String> {
+    fn get_option(&self, options: &SurakartaOptions, name: &str) -> Option<String> {
         match name {
             "engine" => Some(if options.mcts { "mcts" } else { "best" }.into()),
             "weights" => Some(weights_option_text(&options.weights)),

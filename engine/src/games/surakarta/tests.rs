@@ -621,7 +621,7 @@ fn the_protocol_plays_best_the_alpha_beta_by_default() {
     };
     let mut options = <Surakarta as RegisteredGame>::Options::default();
     assert_eq!(
-        Surakarta::get_option(&options, "engine").as_deref(),
+        start.get_option(&options, "engine").as_deref(),
         Some("best")
     );
     let searched = start
