@@ -49,9 +49,10 @@ fn the_pipeline_runs_every_stage() {
         "== 2/3 training",
         "match 1 of 2",
         "match 2 of 2",
-        "== generation 1 of 2: 6 games of mcts:solver_edges=34",
-        "== generation 2 of 2: 6 games of nn:model=",
+        "== generation 1 of 2: 6 games of best:model=none,iterations=100",
+        "== generation 2 of 2: 6 games of best:model=",
         "generation 2's engine against the engine that played its games",
+        "generation 2's engine against the same search without a net",
         "pipeline done",
     ] {
         assert!(stdout.contains(stage), "{stage}:\n{stdout}");
@@ -80,6 +81,11 @@ fn the_pipeline_runs_every_stage() {
         serde_json::from_str(&std::fs::read_to_string(out.join("gen-2/match.json")).unwrap())
             .unwrap();
     assert_eq!(gen_match["pair"]["games"], 4);
+    let no_net: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("gen-2/match-no-net.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(no_net["players"][1]["spec"], "best:model=none,time_ms=20");
     assert!(out.join("data/games.rec").exists());
     assert!(out.join("model/model.safetensors").exists());
     let report: serde_json::Value =
