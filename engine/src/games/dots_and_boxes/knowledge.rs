@@ -51,8 +51,8 @@ pub struct EndgameConfig {
 /// The engine's solver and proof ranges (`edges`, `prove_edges`) on the boards where they
 /// measured better than 5x5's 34 and 40: the solver reaches further into a bigger board's game
 /// (on 7x7 the exact outcome of the product's own positions took 8 ms at 46 free edges and 91
-/// ms at 50; at 34 free edges on 5x5, 16 ms), docs/players.md.
-pub const ENGINE_REACH: [(usize, usize, u32, u32); 1] = [(7, 7, 44, 50)];
+/// ms at 50, on 6x6 7 ms at 40; at 34 free edges on 5x5, 16 ms), docs/players.md.
+pub const ENGINE_REACH: [(usize, usize, u32, u32); 2] = [(6, 6, 40, 46), (7, 7, 44, 50)];
 
 impl EndgameConfig {
     /// Never solve.
@@ -451,7 +451,8 @@ mod tests {
             (c.edges, c.prove_edges)
         };
         assert_eq!(on(EndgameConfig::ENGINE, 5, 5), (34, 40));
-        assert_eq!(on(EndgameConfig::ENGINE, 6, 6), (34, 40));
+        assert_eq!(on(EndgameConfig::ENGINE, 6, 6), (40, 46));
+        assert_eq!(on(EndgameConfig::ENGINE, 4, 6), (34, 40));
         assert_eq!(on(EndgameConfig::ENGINE, 7, 7), (44, 50));
         let fixed = EndgameConfig {
             edges: 30,

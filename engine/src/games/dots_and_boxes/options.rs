@@ -80,11 +80,11 @@ pub const OPTIONS: [OptionDecl; 10] = [
     },
     OptionDecl {
         name: "solver_edges",
-        help: "free captures and the exact solver from this many free edges (default: the engine's for the board, 34 on 5x5, 44 on 7x7; 0: never)",
+        help: "free captures and the exact solver from this many free edges (default: the engine's for the board, 34 on 5x5, 40 on 6x6, 44 on 7x7; 0: never)",
     },
     OptionDecl {
         name: "prove_edges",
-        help: "a win the solver proves is kept without a search up to this many free edges (default: the engine's for the board, 40 on 5x5, 50 on 7x7; 0: never)",
+        help: "a win the solver proves is kept without a search up to this many free edges (default: the engine's for the board, 40 on 5x5, 46 on 6x6, 50 on 7x7; 0: never)",
     },
     OptionDecl {
         name: "safe_first",

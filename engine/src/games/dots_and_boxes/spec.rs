@@ -52,7 +52,7 @@ const SOLVER: [KeyDecl; 5] = [
     key(
         "solver_edges",
         "0",
-        "free captures at once and the exact solver from this many free edges (mcts 0: the paper's; nn 34, 44 on 7x7; rival 30)",
+        "free captures at once and the exact solver from this many free edges (mcts 0: the paper's; nn 34, 40 on 6x6, 44 on 7x7; rival 30)",
     ),
     key(
         "solver_nodes",
@@ -62,7 +62,7 @@ const SOLVER: [KeyDecl; 5] = [
     key(
         "prove_edges",
         "0",
-        "up to this many free edges, a win the solver proves is kept without a search (nn 40, 50 on 7x7)",
+        "up to this many free edges, a win the solver proves is kept without a search (nn 40, 46 on 6x6, 50 on 7x7)",
     ),
     key("prove_nodes", "1000000", "a proof's node limit (nn 2000000)"),
     key(
