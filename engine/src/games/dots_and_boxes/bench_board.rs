@@ -45,9 +45,9 @@ pub fn position_with_free_edges(rows: usize, cols: usize, free: usize, seed: u64
         .expect("some attempt stops on a turn with no box to take")
 }
 
-/// The State-S-like position of the board's figures: the first turn of seeded safe play (as
-/// [`position_with_free_edges`] plays) with no box to take and at most six safe edges left, the
-/// middle game's last choices before the chains are handed out.
+/// The State-S-like position of the board's figures: of the positions
+/// [`position_with_free_edges`] makes with seed 40, the one with the most free edges and at most
+/// six safe edges left, the middle game's last choices before the chains are handed out.
 pub fn middle_game(rows: usize, cols: usize) -> DotsAndBoxes {
     let edges = DotsAndBoxes::new(rows, cols)
         .expect("a valid board size")
@@ -60,6 +60,13 @@ pub fn middle_game(rows: usize, cols: usize) -> DotsAndBoxes {
             safe.count_ones() <= 6
         })
         .expect("safe play runs out of safe edges")
+}
+
+/// The product's play-outs (chain rollouts with sacrifices).
+fn product_chains() -> super::ChainRollout {
+    DotsSearch::PRODUCT
+        .chain_rollout()
+        .expect("the product's search has chain rollouts")
 }
 
 /// The figures of `engine bench --rows R --cols C` on `start`'s board, with `net` (and how it
@@ -79,10 +86,7 @@ pub fn board_figures(
         ..opts.clone()
     };
     let product = |config: crate::mcts::SearchConfig| {
-        let chains = DotsSearch::PRODUCT
-            .chain_rollout()
-            .expect("the product's search has chain rollouts");
-        Search::new(config, Ucb::new(PRODUCT_CP), chains)
+        Search::new(config, Ucb::new(PRODUCT_CP), product_chains())
     };
     out.extend(mcts_figures(
         "product's search, empty board",
@@ -96,12 +100,9 @@ pub fn board_figures(
         &product_opts,
         product,
     ));
-    let chains = DotsSearch::PRODUCT
-        .chain_rollout()
-        .expect("the product's search has chain rollouts");
     out.push(Figure::new(
         "chain rollouts from the empty board, 1 thread",
-        super::bench::measure_chain_rollouts(start, &product_opts, chains),
+        super::bench::measure_chain_rollouts(start, &product_opts, product_chains()),
         "playouts/s",
     ));
     out.extend(solver_reach(start));
@@ -130,16 +131,13 @@ pub fn board_figures(
                 state,
                 &one_thread,
                 |config| {
-                    let chains = DotsSearch::PRODUCT
-                        .chain_rollout()
-                        .expect("the product's search has chain rollouts");
                     let guide = NetGuide {
                         prior: PRODUCT_PRIOR,
                         ..*guide
                     };
                     let rollout = NetRollout::new(net.clone(), guide)
                         .expect("the guide was checked")
-                        .then_chains(chains);
+                        .then_chains(product_chains());
                     Search::new(config, guide.tree_policy(PRODUCT_CP), rollout)
                 },
             );
