@@ -20,12 +20,15 @@ mod bench;
 mod game;
 pub mod gomocup;
 pub mod patterns;
+pub mod pvs;
 mod registry;
 pub mod renju;
 pub mod rival;
 pub mod search;
+pub mod shape_board;
 #[cfg(test)]
 mod tests;
+pub mod threat_space;
 pub mod threats;
 pub mod tuning;
 
@@ -277,6 +280,17 @@ impl Gomoku {
         }
         self.to_move = me.opponent();
         self.last = [p as u16, self.last[0]];
+    }
+
+    /// Takes back `p`, the last move played, with `last` the moves before it (the searches'
+    /// unmake: the position was not won before `p`).
+    fn unplay(&mut self, p: usize, last: [u16; 2]) {
+        let (c, r) = self.col_row(p);
+        self.set_cell_at(p, c, r, EMPTY);
+        self.stones -= 1;
+        self.winner = None;
+        self.to_move = self.to_move.opponent();
+        self.last = last;
     }
 
     /// The last two moves, the latest first, where known.

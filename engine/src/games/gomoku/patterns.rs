@@ -104,7 +104,7 @@ fn tables() -> &'static Tables {
 
 /// The table's position of a neighbour at `offset` (-5..=5, not 0).
 #[inline]
-fn digit(offset: i32) -> usize {
+pub(super) fn digit(offset: i32) -> usize {
     if offset < 0 {
         (offset + REACH) as usize
     } else {
@@ -208,6 +208,33 @@ fn classify(
     };
     memo.insert((mine, empty), shape);
     shape
+}
+
+/// The shapes by neighbour code, for the incremental board ([`super::shape_board`]): a key
+/// holds two bits a neighbour in [`digit`]'s order (0 empty, 1 black, 2 white, 3 off the
+/// board), and the entry is the shape a stone of `colour` (1 black, 2 white) makes between
+/// them, five or more winning or (`exactly`) only five.
+pub(super) fn coded_table(exactly: bool, colour: u8) -> Vec<u8> {
+    let t = tables();
+    let table = if exactly {
+        &t.exactly_five
+    } else {
+        &t.at_least_five
+    };
+    (0..1usize << 20)
+        .map(|key| {
+            let mut index = 0;
+            for (slot, power) in POWERS.iter().enumerate() {
+                let state = match (key >> (2 * slot)) & 3 {
+                    0 => EMPTY,
+                    c if c == usize::from(colour) => MINE,
+                    _ => BLOCKED,
+                };
+                index += state * power;
+            }
+            table[index]
+        })
+        .collect()
 }
 
 /// Whether exactly five wins for `player` under `rule`.

@@ -1,11 +1,12 @@
 //! Gomoku in the registry: parameters and the protocol's position.
 
 use super::patterns::PatternWeights;
+use super::pvs::{Pvs, PvsConfig};
 use super::rival::AlphaBeta;
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::GomokuPatterns;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
-use crate::agents::spec::{only_keys, AlphaBetaKeys, ALPHABETA_KEYS};
+use crate::agents::spec::{number, only_keys, unknown_key, AlphaBetaKeys, ALPHABETA_KEYS};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
@@ -13,7 +14,62 @@ use crate::games::{RegisteredGame, Searched, WeightsChoice};
 use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::{SearchConfig, Ucb};
 use crate::tuning::Tunable;
+use std::path::Path;
 use std::time::Duration;
+
+/// The keys of `pvs` ([`Pvs`]).
+const PVS_KEYS: [KeyDecl; 5] = [
+    KeyDecl {
+        name: "time_ms",
+        default: "1000",
+        help: "milliseconds a move",
+    },
+    KeyDecl {
+        name: "depth",
+        default: "60",
+        help: "the deepest iteration",
+    },
+    KeyDecl {
+        name: "threads",
+        default: "1",
+        help: "search threads (lazy SMP: one shared table)",
+    },
+    KeyDecl {
+        name: "beam",
+        default: "20",
+        help: "quiet moves searched at a node, the best by ordering (threats always)",
+    },
+    KeyDecl {
+        name: "weights",
+        default: "",
+        help: "a weights file of the evaluation (tune's set 'eval')",
+    },
+];
+
+/// A `pvs` player from its keys.
+fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
+    let err = |e: String| format!("player '{text}': {e}");
+    let mut config = PvsConfig::new(Duration::from_millis(1000));
+    for (key, value) in keys {
+        match key.as_str() {
+            "time_ms" => config.time = Duration::from_millis(number(key, value).map_err(err)?),
+            "depth" => config.max_depth = number(key, value).map_err(err)?,
+            "threads" => config.threads = number(key, value).map_err(err)?,
+            "beam" => config.beam = number(key, value).map_err(err)?,
+            "weights" => {
+                config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
+            }
+            _ => return Err(unknown_key(text, key)),
+        }
+    }
+    if config.time.is_zero() || config.max_depth == 0 || config.beam == 0 {
+        return Err(err("time_ms, depth and beam must be positive".into()));
+    }
+    if config.threads == 0 {
+        config.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    }
+    Ok(Pvs::new(text, config))
+}
 
 impl RegisteredGame for Gomoku {
     const NAME: &'static str = "gomoku";
@@ -56,6 +112,12 @@ impl RegisteredGame for Gomoku {
             about: "the paper's MCTS (its Table 1 first row): points near stones, forced replies, pruning at the root",
             alias_of: Some("mcts:heuristic=paper"),
             keys: &[],
+        },
+        PlayerDecl {
+            kind: "pvs",
+            about: "principal variation search with threat-space proofs (VCF, VCT) over incrementally kept shapes",
+            alias_of: None,
+            keys: &PVS_KEYS,
         },
         PlayerDecl {
             kind: "alphabeta",
@@ -176,6 +238,9 @@ impl RegisteredGame for Gomoku {
                     GomokuRollout::new(knowledge),
                 )))
             }
+            AgentSpec::Game { kind, text, keys } if kind == "pvs" => {
+                Ok(Box::new(pvs_player(text, keys)?))
+            }
             AgentSpec::Game { kind, text, keys } if kind == "alphabeta" => {
                 let AlphaBetaKeys {
                     time_ms,
@@ -208,7 +273,10 @@ impl RegisteredGame for Gomoku {
     fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
         Some(match set.unwrap_or("patterns") {
             "patterns" => Ok(Box::new(super::tuning::GomokuPatterns)),
-            other => Err(format!("gomoku has no weight set '{other}' (patterns)")),
+            "eval" => Ok(Box::new(super::tuning::GomokuEval)),
+            other => Err(format!(
+                "gomoku has no weight set '{other}' (patterns, eval)"
+            )),
         })
     }
 }

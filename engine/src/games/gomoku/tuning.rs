@@ -7,12 +7,14 @@
 //! iterations a move, as its Table 2's "200 simulations").
 
 use super::patterns::PatternWeights;
+use super::pvs::{EvalWeights, Pvs, PvsConfig};
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::{Gomoku, Rule};
 use crate::game::{Action, Game, Outcome};
 use crate::mcts::{Budget, SearchConfig};
 use crate::rng::{derive_seed, Rng};
 use crate::tuning::{Tunable, WeightsFile};
+use std::time::Duration;
 
 /// Stones of every fitness game's opening, put at random within 3 points of the centre.
 pub const OPENING_STONES: usize = 4;
@@ -125,6 +127,71 @@ impl Tunable for GomokuPatterns {
                     FITNESS_PLAYERS.join(", ")
                 ))
             }
+        }
+        Ok(state.outcome().expect("a finished game has an outcome"))
+    }
+}
+
+/// The fitness players of the `eval` set: the searcher to a fixed depth, one thread.
+const EVAL_PLAYERS: [&str; 2] = ["pvs4", "pvs6"];
+
+/// The evaluation weights of the product's searcher ([`Pvs`], set `eval`, 14 weights).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GomokuEval;
+
+/// The `eval` weights in a weights file `tune` wrote; errors name the file.
+pub fn load_eval(path: &std::path::Path) -> Result<EvalWeights, String> {
+    let w = WeightsFile::load(path, &GomokuEval)?;
+    EvalWeights::from_slice(&w).map_err(|e| format!("weights file {}: {e}", path.display()))
+}
+
+impl Tunable for GomokuEval {
+    fn game(&self) -> &'static str {
+        "gomoku"
+    }
+
+    fn set(&self) -> &'static str {
+        "eval"
+    }
+
+    fn names(&self) -> Vec<String> {
+        EvalWeights::names()
+    }
+
+    fn start(&self) -> Vec<f32> {
+        EvalWeights::DEFAULT.to_vec()
+    }
+
+    fn players(&self) -> &'static [&'static str] {
+        &EVAL_PLAYERS
+    }
+
+    fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
+        let depth = match player {
+            "pvs4" => 4,
+            "pvs6" => 6,
+            other => {
+                return Err(format!(
+                    "no fitness player '{other}' for gomoku's eval set ({})",
+                    EVAL_PLAYERS.join(", ")
+                ))
+            }
+        };
+        let mut players = [p1, p2].map(|w| {
+            let mut config = PvsConfig::new(Duration::from_secs(60));
+            config.max_depth = depth;
+            EvalWeights::from_slice(w)
+                .map(|weights| Pvs::new(player, PvsConfig { weights, ..config }))
+        });
+        let mut state = GomokuPatterns::opening(opening);
+        while !state.is_terminal() {
+            let searcher = players[state.to_move().index()]
+                .as_mut()
+                .map_err(|e| e.clone())?;
+            let Some((a, _)) = searcher.best_move_within(&state, Duration::from_secs(60)) else {
+                return Ok(Outcome::Draw);
+            };
+            state.apply(a);
         }
         Ok(state.outcome().expect("a finished game has an outcome"))
     }

@@ -1,0 +1,675 @@
+//! The product's Gomoku searcher (`pvs`): principal variation search over the incremental
+//! board, with threat-space proofs, as the classical Gomocup engines search.
+//!
+//! * **At the root**, before any search: a five is played, a five point of the opponent's is
+//!   blocked, then a VCF and a VCT of our own are looked for ([`ThreatSearch`]), and the
+//!   opponent's VCF as if we passed: if it has one, only the moves after which it has none are
+//!   searched.
+//! * **Iterative deepening** of a negamax principal variation search: the first move with the
+//!   full window, the rest with a null window and searched again when they beat it; late quiet
+//!   moves reduced by a ply or two (late move reductions), searched again at full depth when
+//!   they beat alpha.
+//! * **Moves that matter**: against a four, the block only (not counted as depth); against a
+//!   live three, our fours and the points of the opponent's fours and fives; else the points
+//!   near the stones, the best [`PvsConfig::beam`] by pattern score, history and killers.
+//! * **A transposition table** keyed by the Zobrist hash, shared lock-free by the threads
+//!   (lazy SMP: each thread searches the same root with the table as the only link, and the
+//!   first thread's answer is played).
+//! * **The evaluation**: the count of each shape each side can make on the empty points
+//!   ([`ShapeBoard::count`]) weighted by [`EvalWeights`], the side to move's and the
+//!   opponent's apart; a live three with the move and no four to fear is scored as a win.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::patterns::Shape;
+use super::shape_board::ShapeBoard;
+use super::threat_space::{ThreatKind, ThreatSearch};
+use super::{Gomoku, MAX_POINTS};
+use crate::agents::{Agent, AgentError, Choice};
+use crate::game::{Action, Game, Player};
+
+/// The score of a won position (less the plies to the win).
+pub const WIN: i32 = 1_000_000;
+/// Scores beyond this are wins or losses found by the search.
+const DECIDED: i32 = WIN - 1_000;
+const MAX_PLY: usize = 128;
+
+/// The evaluation's weights: each shape the side to move can make on an empty point (a point
+/// and a direction), and each the opponent can, by [`Shape`] order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EvalWeights {
+    pub mine: [i32; 9],
+    pub theirs: [i32; 9],
+}
+
+impl EvalWeights {
+    /// Hand-set: each shape a few times the one below, a threat with the move worth more than
+    /// one to answer.
+    pub const DEFAULT: EvalWeights = EvalWeights {
+        mine: [0, 1, 4, 12, 16, 70, 90, 700, 0],
+        theirs: [0, 1, 4, 10, 14, 55, 70, 450, 0],
+    };
+
+    /// The weights' names, as a weight file spells them (the `none` and `five` shapes are
+    /// decided by the search, not weighed).
+    pub fn names() -> Vec<String> {
+        let mut names = Vec::new();
+        for side in ["mine", "theirs"] {
+            for shape in &Shape::NAMES[1..8] {
+                names.push(format!("{side}-{shape}"));
+            }
+        }
+        names
+    }
+
+    pub fn to_vec(&self) -> Vec<f32> {
+        self.mine[1..8]
+            .iter()
+            .chain(&self.theirs[1..8])
+            .map(|&w| w as f32)
+            .collect()
+    }
+
+    pub fn from_slice(w: &[f32]) -> Result<EvalWeights, String> {
+        if w.len() != 14 {
+            return Err(format!(
+                "the evaluation weights are 14 numbers, not {}",
+                w.len()
+            ));
+        }
+        let mut out = EvalWeights {
+            mine: [0; 9],
+            theirs: [0; 9],
+        };
+        for i in 0..7 {
+            out.mine[i + 1] = w[i].round() as i32;
+            out.theirs[i + 1] = w[i + 7].round() as i32;
+        }
+        Ok(out)
+    }
+}
+
+/// Move ordering: what each shape of the mover's (attack) and the opponent's (defence) on a
+/// point is worth as a move, by [`Shape`] order.
+const ORDER_ATTACK: [i32; 9] = [0, 1, 8, 24, 40, 400, 500, 8_000, 100_000];
+const ORDER_DEFENCE: [i32; 9] = [0, 1, 6, 18, 30, 300, 350, 6_000, 50_000];
+
+/// How the searcher searches.
+#[derive(Clone, Debug)]
+pub struct PvsConfig {
+    pub time: Duration,
+    pub max_depth: u32,
+    pub threads: usize,
+    pub weights: EvalWeights,
+    /// Quiet moves searched at a node (the best by ordering).
+    pub beam: usize,
+    /// Node limits of the root's threat searches (VCF, VCT).
+    pub vcf_nodes: u64,
+    pub vct_nodes: u64,
+}
+
+impl PvsConfig {
+    pub fn new(time: Duration) -> PvsConfig {
+        PvsConfig {
+            time,
+            max_depth: 60,
+            threads: 1,
+            weights: EvalWeights::DEFAULT,
+            beam: 20,
+            vcf_nodes: 200_000,
+            vct_nodes: 100_000,
+        }
+    }
+}
+
+/// The table: two words an entry, the key stored xor the data so a torn write reads as a miss.
+struct Table {
+    words: Vec<AtomicU64>,
+    mask: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Exact = 0,
+    Lower = 1,
+    Upper = 2,
+}
+
+#[derive(Clone, Copy)]
+struct Probe {
+    score: i32,
+    depth: i32,
+    bound: Bound,
+    best: Option<usize>,
+}
+
+impl Table {
+    fn new(bits: u32) -> Table {
+        Table {
+            words: (0..2usize << bits).map(|_| AtomicU64::new(0)).collect(),
+            mask: (1 << bits) - 1,
+        }
+    }
+
+    fn probe(&self, key: u64) -> Option<Probe> {
+        let i = 2 * (key as usize & self.mask);
+        let data = self.words[i + 1].load(Ordering::Relaxed);
+        if self.words[i].load(Ordering::Relaxed) ^ data != key || data == 0 {
+            return None;
+        }
+        let best = (data >> 48) as u16;
+        Some(Probe {
+            score: data as u32 as i32,
+            depth: i32::from((data >> 32) as u8),
+            bound: match (data >> 40) & 3 {
+                0 => Bound::Exact,
+                1 => Bound::Lower,
+                _ => Bound::Upper,
+            },
+            best: (best != u16::MAX).then_some(usize::from(best)),
+        })
+    }
+
+    fn store(&self, key: u64, score: i32, depth: i32, bound: Bound, best: Option<usize>) {
+        let i = 2 * (key as usize & self.mask);
+        let best = best.map_or(u16::MAX, |p| p as u16);
+        let data = u64::from(score as u32)
+            | u64::from(depth.clamp(0, 255) as u8) << 32
+            | (bound as u64) << 40
+            | u64::from(best) << 48;
+        self.words[i].store(key ^ data, Ordering::Relaxed);
+        self.words[i + 1].store(data, Ordering::Relaxed);
+    }
+}
+
+/// A win or loss as the table keeps it: counted from the node, not the root.
+fn to_table(score: i32, ply: usize) -> i32 {
+    if score > DECIDED {
+        score + ply as i32
+    } else if score < -DECIDED {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_table(score: i32, ply: usize) -> i32 {
+    if score > DECIDED {
+        score - ply as i32
+    } else if score < -DECIDED {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// One thread's search.
+struct Worker<'a> {
+    config: &'a PvsConfig,
+    table: &'a Table,
+    stop: &'a AtomicBool,
+    deadline: Instant,
+    board: ShapeBoard,
+    nodes: u64,
+    killers: [[u16; 2]; MAX_PLY],
+    history: Vec<[u32; MAX_POINTS]>,
+    /// Every node's moves on the current path, each node's after its parent's.
+    stack: Vec<(usize, i32)>,
+    scratch: Vec<usize>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        config: &'a PvsConfig,
+        table: &'a Table,
+        stop: &'a AtomicBool,
+        deadline: Instant,
+        board: ShapeBoard,
+    ) -> Worker<'a> {
+        Worker {
+            config,
+            table,
+            stop,
+            deadline,
+            board,
+            nodes: 0,
+            killers: [[u16::MAX; 2]; MAX_PLY],
+            history: vec![[0; MAX_POINTS]; 2],
+            stack: Vec::with_capacity(8192),
+            scratch: Vec::with_capacity(512),
+        }
+    }
+
+    fn stopped(&mut self) -> bool {
+        if self.nodes % 1024 == 0 && Instant::now() >= self.deadline {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The static score for the side to move.
+    fn evaluate(&self, ply: usize) -> i32 {
+        let b = &self.board;
+        let me = b.to_move();
+        let opp = me.opponent();
+        if b.count(me, Shape::LiveFour) > 0 && !b.has_four_point(opp) && !b.has_forbidden_points(me)
+        {
+            // A live three with the move, and nothing to answer its live four with.
+            return WIN - ply as i32 - 3;
+        }
+        let w = &self.config.weights;
+        let mut score = 0;
+        for s in 1..8 {
+            score +=
+                w.mine[s] * b.count(me, Shape::ALL[s]) - w.theirs[s] * b.count(opp, Shape::ALL[s]);
+        }
+        score
+    }
+
+    /// Pushes the node's moves (scored, best first) and returns whether the node is forced
+    /// (a single block, not counted as depth). `None`: the side to move has lost.
+    fn push_moves(&mut self, ply: usize, tt_move: Option<usize>) -> Option<bool> {
+        let me = self.board.to_move();
+        let opp = me.opponent();
+        let start = self.stack.len();
+        self.board.five_points(opp, &mut self.scratch);
+        if !self.scratch.is_empty() {
+            let q = self.scratch[0];
+            if self.scratch.len() > 1 || !self.board.playable(me, q) {
+                return None;
+            }
+            self.stack.push((q, 0));
+            return Some(true);
+        }
+        let defending = self.board.count(opp, Shape::LiveFour) > 0;
+        self.board.candidates(&mut self.scratch);
+        let killers = self.killers[ply.min(MAX_PLY - 1)];
+        for &p in &self.scratch {
+            let (mut score, mine_four) = self.order_score(p, me);
+            if defending {
+                // Against a live three: our fours, and the points of its fours and fives.
+                let on_line = (0..4).any(|d| self.board.shape(opp, p, d) >= Shape::Four);
+                if !(mine_four || on_line) {
+                    continue;
+                }
+            }
+            if Some(p) == tt_move {
+                score = i32::MAX;
+            } else if killers.contains(&(p as u16)) {
+                score += 5_000;
+            }
+            self.stack.push((p, score));
+        }
+        self.stack[start..].sort_unstable_by_key(|&(p, s)| (std::cmp::Reverse(s), p));
+        // Beyond the beam only the threats stay (the beam counts from the first move).
+        let beam = self.config.beam;
+        let mut kept = start;
+        for i in start..self.stack.len() {
+            let (p, s) = self.stack[i];
+            if i - start < beam || s >= ORDER_ATTACK[Shape::Four as usize] {
+                self.stack[kept] = (p, s);
+                kept += 1;
+            }
+        }
+        self.stack.truncate(kept);
+        // Black's forbidden points under renju (checked only for the moves kept).
+        if self.board.has_forbidden_points(me) {
+            let mut kept = start;
+            for i in start..self.stack.len() {
+                if self.board.playable(me, self.stack[i].0) {
+                    self.stack[kept] = self.stack[i];
+                    kept += 1;
+                }
+            }
+            self.stack.truncate(kept);
+        }
+        Some(false)
+    }
+
+    /// The ordering score of `p` for `me`, and whether it makes a four for `me`.
+    fn order_score(&self, p: usize, me: Player) -> (i32, bool) {
+        let opp = me.opponent();
+        let mut score = self.history[me.index()][p].min(4_000) as i32;
+        for d in 0..4 {
+            score += ORDER_ATTACK[self.board.shape(me, p, d) as usize]
+                + ORDER_DEFENCE[self.board.shape(opp, p, d) as usize];
+        }
+        let mine = self.board.threat(me, p);
+        if mine.is_double() || mine.live_threes >= 2 {
+            score += ORDER_ATTACK[Shape::LiveFour as usize];
+        }
+        let theirs = self.board.threat(opp, p);
+        if theirs.is_double() || theirs.live_threes >= 2 {
+            score += ORDER_DEFENCE[Shape::LiveFour as usize];
+        }
+        (score, mine.is_four())
+    }
+
+    fn search(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.nodes += 1;
+        if self.stopped() {
+            return 0;
+        }
+        let me = self.board.to_move();
+        if self.board.has_five_point(me) {
+            return WIN - ply as i32;
+        }
+        if self.board.position().stones() >= self.board.points() {
+            return 0;
+        }
+        let threatened = self.board.has_five_point(me.opponent());
+        if (depth <= 0 && !threatened) || ply >= MAX_PLY - 1 {
+            return self.evaluate(ply);
+        }
+        let key = self.board.hash();
+        let mut tt_move = None;
+        if let Some(e) = self.table.probe(key) {
+            tt_move = e.best;
+            let score = from_table(e.score, ply);
+            if e.depth >= depth {
+                match e.bound {
+                    Bound::Exact => return score,
+                    Bound::Lower if score >= beta => return score,
+                    Bound::Upper if score <= alpha => return score,
+                    _ => {}
+                }
+            }
+        }
+        let start = self.stack.len();
+        let Some(forced) = self.push_moves(ply, tt_move) else {
+            self.stack.truncate(start);
+            return -(WIN - ply as i32 - 1);
+        };
+        let end = self.stack.len();
+        if end == start {
+            return self.evaluate(ply);
+        }
+        let alpha0 = alpha;
+        let mut best = -WIN;
+        let mut best_move = None;
+        for i in start..end {
+            let (p, order) = self.stack[i];
+            let n = i - start;
+            let new_depth = if forced { depth } else { depth - 1 };
+            let quiet = !forced && order < ORDER_ATTACK[Shape::LiveThree as usize];
+            let reduction = if quiet && n >= 3 && depth >= 3 {
+                1 + i32::from(n >= 10)
+            } else {
+                0
+            };
+            self.board.make(p);
+            let mut score;
+            if n == 0 {
+                score = -self.search(new_depth, -beta, -alpha, ply + 1);
+            } else {
+                score = -self.search(new_depth - reduction, -alpha - 1, -alpha, ply + 1);
+                if score > alpha && reduction > 0 {
+                    score = -self.search(new_depth, -alpha - 1, -alpha, ply + 1);
+                }
+                if score > alpha && score < beta {
+                    score = -self.search(new_depth, -beta, -alpha, ply + 1);
+                }
+            }
+            self.board.unmake();
+            if self.stop.load(Ordering::Relaxed) {
+                self.stack.truncate(start);
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(p);
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                if !forced {
+                    let k = &mut self.killers[ply.min(MAX_PLY - 1)];
+                    if k[0] != p as u16 {
+                        k[1] = k[0];
+                        k[0] = p as u16;
+                    }
+                    let h = &mut self.history[me.index()][p];
+                    *h = h.saturating_add((depth * depth) as u32);
+                }
+                break;
+            }
+        }
+        self.stack.truncate(start);
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.table
+            .store(key, to_table(best, ply), depth, bound, best_move);
+        best
+    }
+
+    /// One iteration at the root over `moves` (the best so far first): the best move and
+    /// score, or `None` when stopped before the first move was searched.
+    fn root(&mut self, moves: &mut [usize], depth: i32) -> Option<(usize, i32)> {
+        let mut alpha = -WIN;
+        let beta = WIN;
+        let mut best = None;
+        for i in 0..moves.len() {
+            let p = moves[i];
+            self.board.make(p);
+            let mut score;
+            if i == 0 {
+                score = -self.search(depth - 1, -beta, -alpha, 1);
+            } else {
+                score = -self.search(depth - 1, -alpha - 1, -alpha, 1);
+                if score > alpha {
+                    score = -self.search(depth - 1, -beta, -alpha, 1);
+                }
+            }
+            self.board.unmake();
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if score > alpha {
+                alpha = score;
+                best = Some((p, score));
+                // The best first in the next iteration.
+                moves[..=i].rotate_right(1);
+            }
+        }
+        best
+    }
+}
+
+/// A legal move of a lost position, scored as lost.
+fn any_legal(state: &Gomoku) -> Option<(Action, i32)> {
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    legal.first().map(|&a| (a, -WIN))
+}
+
+/// The searcher, as a player.
+pub struct Pvs {
+    name: String,
+    config: PvsConfig,
+    table: Table,
+    threats: ThreatSearch,
+    nodes: u64,
+    depth: i32,
+}
+
+impl Pvs {
+    pub fn new(name: impl Into<String>, config: PvsConfig) -> Pvs {
+        Pvs {
+            name: name.into(),
+            config,
+            table: Table::new(20),
+            threats: ThreatSearch::new(),
+            nodes: 0,
+            depth: 0,
+        }
+    }
+
+    /// Nodes and the deepest iteration completed by the last search.
+    pub fn last_search(&self) -> (u64, i32) {
+        (self.nodes, self.depth)
+    }
+
+    /// The move and its score for the side to move within `time` (`None`: no legal move).
+    pub fn best_move_within(&mut self, state: &Gomoku, time: Duration) -> Option<(Action, i32)> {
+        let started = Instant::now();
+        let deadline = started + time;
+        self.nodes = 0;
+        self.depth = 0;
+        let mut board = ShapeBoard::new(state);
+        let me = board.to_move();
+        let mut fives = Vec::new();
+        board.five_points(me, &mut fives);
+        if let Some(&p) = fives.first() {
+            return Some((p as Action, WIN));
+        }
+        board.five_points(me.opponent(), &mut fives);
+        if let Some(&p) = fives.iter().find(|&&p| board.playable(me, p)) {
+            // The block is forced (two five points: lost whatever we do).
+            let score = if fives.len() > 1 { -WIN } else { 0 };
+            return Some((p as Action, score));
+        }
+        let threat_deadline = Some(started + time / 3);
+        for (kind, nodes) in [
+            (ThreatKind::Vcf, self.config.vcf_nodes),
+            (ThreatKind::Vct, self.config.vct_nodes),
+        ] {
+            if let Some(p) = self
+                .threats
+                .find(&mut board, kind, 30, nodes, threat_deadline)
+            {
+                self.nodes += self.threats.nodes();
+                return Some((p as Action, WIN - 1));
+            }
+            self.nodes += self.threats.nodes();
+        }
+        // The root's moves: as any node's.
+        let stop = AtomicBool::new(false);
+        let stop = &stop;
+        let mut moves = {
+            let mut worker = Worker::new(&self.config, &self.table, stop, deadline, board.clone());
+            if worker.push_moves(0, None).is_none() {
+                return any_legal(state);
+            }
+            worker.stack.iter().map(|&(p, _)| p).collect::<Vec<usize>>()
+        };
+        if moves.is_empty() {
+            return any_legal(state);
+        }
+        // Against the opponent's VCF (as if we passed): only the moves that break it (all of
+        // them when none does: the opponent may still err).
+        if moves.len() > 1 {
+            self.keep_defences(&mut board, &mut moves, started + time / 2);
+        }
+        if moves.len() == 1 {
+            return Some((moves[0] as Action, 0));
+        }
+        let threads = self.config.threads.max(1);
+        let max_depth = self.config.max_depth as i32;
+        let (config, table) = (&self.config, &self.table);
+        let mut worker = Worker::new(config, table, stop, deadline, board.clone());
+        let results = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..threads)
+                .map(|t| {
+                    let mut helper = Worker::new(config, table, stop, deadline, board.clone());
+                    let mut moves = moves.clone();
+                    scope.spawn(move || {
+                        // Helpers start a ply deeper on odd threads, so the threads part.
+                        let mut depth = 1 + (t as i32 % 2);
+                        while depth <= max_depth && !stop.load(Ordering::Relaxed) {
+                            helper.root(&mut moves, depth);
+                            depth += 1;
+                        }
+                        helper.nodes
+                    })
+                })
+                .collect();
+            let mut best = (moves[0], 0);
+            let mut completed = 0;
+            let mut depth = 1;
+            while depth <= max_depth {
+                // A stopped iteration's best is kept too: each move it names was searched
+                // through, and the best so far was searched first.
+                if let Some(found) = worker.root(&mut moves, depth) {
+                    best = found;
+                    if !stop.load(Ordering::Relaxed) {
+                        completed = depth;
+                    }
+                }
+                if stop.load(Ordering::Relaxed) || best.1.abs() > DECIDED {
+                    break;
+                }
+                // An iteration costs a few times the last: do not start one that cannot end.
+                if started.elapsed() * 3 > time {
+                    break;
+                }
+                depth += 1;
+            }
+            stop.store(true, Ordering::Relaxed);
+            let helper_nodes: u64 = helpers.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+            (best, worker.nodes + helper_nodes, completed)
+        });
+        let ((p, score), nodes, completed) = results;
+        self.depth = completed;
+        self.nodes += nodes;
+        Some((p as Action, score))
+    }
+
+    /// Keeps the moves after which the opponent has no VCF, if any (else leaves them all).
+    fn keep_defences(&mut self, board: &mut ShapeBoard, moves: &mut Vec<usize>, by: Instant) {
+        board.pass();
+        let threat = self
+            .threats
+            .find(board, ThreatKind::Vcf, 30, self.config.vcf_nodes, Some(by));
+        board.pass();
+        if threat.is_none() {
+            return;
+        }
+        let kept: Vec<usize> = moves
+            .iter()
+            .copied()
+            .filter(|&p| {
+                board.make(p);
+                let breaks = self
+                    .threats
+                    .find(
+                        board,
+                        ThreatKind::Vcf,
+                        30,
+                        self.config.vcf_nodes / 8,
+                        Some(by),
+                    )
+                    .is_none();
+                board.unmake();
+                breaks
+            })
+            .collect();
+        if !kept.is_empty() {
+            *moves = kept;
+        }
+    }
+}
+
+impl Agent<Gomoku> for Pvs {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, _start: &Gomoku, _moves: &[Action]) -> Result<(), AgentError> {
+        self.threats.clear();
+        Ok(())
+    }
+
+    fn choose(&mut self, state: &Gomoku, _moves: &[Action]) -> Result<Choice, AgentError> {
+        let (action, score) = self
+            .best_move_within(state, self.config.time)
+            .ok_or_else(|| AgentError::new("no legal move"))?;
+        Ok(Choice::scored(action, self.nodes, score, DECIDED, 400.0))
+    }
+}

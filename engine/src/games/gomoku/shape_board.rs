@@ -1,0 +1,437 @@
+//! An incremental view of a Gomoku position, for the alpha-beta and threat-space searches.
+//!
+//! Each point keeps, for each of the four directions, a code of its ten neighbours along the
+//! line (five either side, two bits each: empty, black, white, off the board). A stone changes
+//! the codes of the forty points that can see it and nothing else, and a code is one read in a
+//! table of the shape each colour would make on the point ([`super::patterns::coded_table`],
+//! 4^10 entries, the same definitions as the MCTS heuristic's). So the shapes of every empty
+//! point, the count of each shape by colour (the evaluation's inputs), the points near the
+//! stones and a Zobrist hash follow a move and its unmake in a few hundred operations, where a
+//! board scan would cost thousands.
+
+use std::sync::OnceLock;
+
+use super::patterns::{coded_table, digit, Shape};
+use super::{renju, Gomoku, Rule, DIRECTIONS, EMPTY, MAX_POINTS};
+use crate::game::{Game, Player};
+use crate::rng::splitmix64;
+
+/// Points either side of a point its code reads.
+const REACH: i32 = 5;
+/// Points within this (king) distance of a stone are the search's candidates.
+const NEAR: i32 = 2;
+
+/// The four coded tables: `[exactly five wins][colour index]`.
+fn shape_tables() -> &'static [[Vec<u8>; 2]; 2] {
+    static TABLES: OnceLock<[[Vec<u8>; 2]; 2]> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        [
+            [coded_table(false, 1), coded_table(false, 2)],
+            [coded_table(true, 1), coded_table(true, 2)],
+        ]
+    })
+}
+
+/// Zobrist keys: one a point a colour, and one for white to move.
+struct Zobrist {
+    stones: [[u64; MAX_POINTS]; 2],
+    white_to_move: u64,
+}
+
+fn zobrist() -> &'static Zobrist {
+    static KEYS: OnceLock<Zobrist> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut state = 0x5EED_0F60_4D0C_u64;
+        let mut stones = [[0; MAX_POINTS]; 2];
+        for colour in &mut stones {
+            for key in colour.iter_mut() {
+                *key = splitmix64(&mut state);
+            }
+        }
+        Zobrist {
+            stones,
+            white_to_move: splitmix64(&mut state),
+        }
+    })
+}
+
+/// What a colour makes on one point, over its four lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PointThreat {
+    /// A line makes five.
+    pub five: bool,
+    /// Lines that make a live four.
+    pub live_fours: u8,
+    /// Lines that make a four or a live four.
+    pub fours: u8,
+    /// Lines that make a live three.
+    pub live_threes: u8,
+}
+
+impl PointThreat {
+    /// A move that threatens to win at once or next move (a four of any kind).
+    pub fn is_four(&self) -> bool {
+        self.fours > 0
+    }
+
+    /// A move that wins unless answered by fours: a live four, two fours, or a four and a live
+    /// three (two live threes also, when the opponent has no four to answer with).
+    pub fn is_double(&self) -> bool {
+        self.live_fours > 0 || self.fours >= 2 || (self.fours >= 1 && self.live_threes >= 1)
+    }
+}
+
+/// A position with its shapes kept up to date move by move.
+#[derive(Clone)]
+pub struct ShapeBoard {
+    pos: Gomoku,
+    size: i32,
+    /// The shape tables of black and white under the rule.
+    tables: [&'static [u8]; 2],
+    /// Each point's neighbour codes by direction.
+    keys: Vec<[u32; 4]>,
+    /// The shape each colour makes on each point by direction (kept for empty points).
+    shapes: [Vec<[u8; 4]>; 2],
+    /// The (empty point, direction) pairs of each shape, by colour.
+    counts: [[i32; 9]; 2],
+    /// Stones within [`NEAR`] of each point.
+    near: Vec<u8>,
+    hash: u64,
+    /// The moves made, each with the position's last moves before it (for the unmake).
+    made: Vec<(u16, [u16; 2])>,
+}
+
+impl ShapeBoard {
+    pub fn new(pos: &Gomoku) -> ShapeBoard {
+        let tables = shape_tables();
+        let exactly = |player| match (pos.rule(), player) {
+            (Rule::Freestyle, _) | (Rule::Renju, Player::P2) => 0,
+            (Rule::Standard, _) | (Rule::Renju, Player::P1) => 1,
+        };
+        let size = pos.size() as i32;
+        let points = pos.points();
+        let mut board = ShapeBoard {
+            pos: *pos,
+            size,
+            tables: [
+                &tables[exactly(Player::P1)][0],
+                &tables[exactly(Player::P2)][1],
+            ],
+            keys: vec![[0; 4]; points],
+            shapes: [vec![[0; 4]; points], vec![[0; 4]; points]],
+            counts: [[0; 9]; 2],
+            near: vec![0; points],
+            hash: 0,
+            made: Vec::with_capacity(points),
+        };
+        let keys = zobrist();
+        for p in 0..points {
+            let (c, r) = board.col_row(p);
+            for (d, &(dc, dr)) in DIRECTIONS.iter().enumerate() {
+                let mut key = 0u32;
+                for k in (-REACH..=REACH).filter(|&k| k != 0) {
+                    let code = match pos.point(c + dc * k, r + dr * k) {
+                        Some(q) => u32::from(pos.cells[q]),
+                        None => 3,
+                    };
+                    key |= code << (2 * digit(k));
+                }
+                board.keys[p][d] = key;
+            }
+            if let Some(player) = pos.stone(p) {
+                board.hash ^= keys.stones[player.index()][p];
+                board.add_near(p, 1);
+            }
+        }
+        for p in 0..points {
+            board.refresh_point(p);
+        }
+        if pos.to_move() == Player::P2 {
+            board.hash ^= keys.white_to_move;
+        }
+        board
+    }
+
+    /// The position.
+    pub fn position(&self) -> &Gomoku {
+        &self.pos
+    }
+
+    pub fn to_move(&self) -> Player {
+        self.pos.to_move()
+    }
+
+    /// The Zobrist hash of the stones and the side to move.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    pub fn points(&self) -> usize {
+        self.near.len()
+    }
+
+    /// Moves made since the board was built.
+    pub fn ply(&self) -> usize {
+        self.made.len()
+    }
+
+    #[inline]
+    fn col_row(&self, p: usize) -> (i32, i32) {
+        ((p as i32) % self.size, (p as i32) / self.size)
+    }
+
+    #[inline]
+    pub fn is_empty(&self, p: usize) -> bool {
+        self.pos.cells[p] == EMPTY
+    }
+
+    /// The shape `player` makes on `p` along direction `d` (an index into [`DIRECTIONS`]).
+    #[inline]
+    pub fn shape(&self, player: Player, p: usize, d: usize) -> Shape {
+        Shape::ALL[self.shapes[player.index()][p][d] as usize]
+    }
+
+    /// The (empty point, direction) pairs where `player` makes `shape`.
+    #[inline]
+    pub fn count(&self, player: Player, shape: Shape) -> i32 {
+        self.counts[player.index()][shape as usize]
+    }
+
+    /// Whether `player` has a point that makes five (a four on the board).
+    #[inline]
+    pub fn has_five_point(&self, player: Player) -> bool {
+        self.count(player, Shape::Five) > 0
+    }
+
+    /// Whether `player` has a point that makes a four of any kind.
+    #[inline]
+    pub fn has_four_point(&self, player: Player) -> bool {
+        self.count(player, Shape::Four) + self.count(player, Shape::LiveFour) > 0
+    }
+
+    /// What `player` makes on `p` over its four lines.
+    #[inline]
+    pub fn threat(&self, player: Player, p: usize) -> PointThreat {
+        let mut t = PointThreat::default();
+        for &s in &self.shapes[player.index()][p] {
+            t.five |= s == Shape::Five as u8;
+            t.live_fours += u8::from(s == Shape::LiveFour as u8);
+            t.fours += u8::from(s == Shape::Four as u8 || s == Shape::LiveFour as u8);
+            t.live_threes += u8::from(s == Shape::LiveThree as u8);
+        }
+        t
+    }
+
+    /// Whether `player` may play `p`: empty, and under renju not a point forbidden to black.
+    pub fn playable(&self, player: Player, p: usize) -> bool {
+        self.is_empty(p)
+            && !(player == Player::P1
+                && self.pos.rule() == Rule::Renju
+                && renju::forbidden(&self.pos, p))
+    }
+
+    /// Whether `player`'s points may be forbidden to them (black under renju).
+    pub fn has_forbidden_points(&self, player: Player) -> bool {
+        player == Player::P1 && self.pos.rule() == Rule::Renju
+    }
+
+    /// The empty points within two of a stone (the centre on an empty board), into `out`.
+    pub fn candidates(&self, out: &mut Vec<usize>) {
+        out.clear();
+        if self.pos.stones() == 0 {
+            let c = self.size / 2;
+            out.push((c * self.size + c) as usize);
+            return;
+        }
+        out.extend((0..self.points()).filter(|&p| self.near[p] > 0 && self.is_empty(p)));
+    }
+
+    /// The points where `player` makes five, into `out` (each once).
+    pub fn five_points(&self, player: Player, out: &mut Vec<usize>) {
+        out.clear();
+        if !self.has_five_point(player) {
+            return;
+        }
+        let five = Shape::Five as u8;
+        out.extend((0..self.points()).filter(|&p| {
+            self.near[p] > 0 && self.is_empty(p) && self.shapes[player.index()][p].contains(&five)
+        }));
+    }
+
+    /// Plays `p` (empty, legal, the game not over) for the side to move.
+    pub fn make(&mut self, p: usize) {
+        let player = self.pos.to_move();
+        // The point leaves the empty points: its shapes stop counting.
+        for colour in 0..2 {
+            for d in 0..4 {
+                self.counts[colour][self.shapes[colour][p][d] as usize] -= 1;
+            }
+        }
+        self.made.push((p as u16, self.pos.last));
+        self.pos.play(p);
+        self.update_lines(p, u32::from(player.number()));
+        self.add_near(p, 1);
+        let keys = zobrist();
+        self.hash ^= keys.stones[player.index()][p] ^ keys.white_to_move;
+    }
+
+    /// Takes back the last [`make`](Self::make).
+    pub fn unmake(&mut self) {
+        let (p, last) = self.made.pop().expect("unmake without a move");
+        let p = usize::from(p);
+        let player = self.pos.to_move().opponent();
+        self.pos.unplay(p, last);
+        self.update_lines(p, 0);
+        self.refresh_point(p);
+        self.add_near(p, -1);
+        let keys = zobrist();
+        self.hash ^= keys.stones[player.index()][p] ^ keys.white_to_move;
+    }
+
+    /// Gives the move to the other side without a stone (a null move, to ask what the
+    /// opponent threatens); a second pass undoes it.
+    pub fn pass(&mut self) {
+        self.pos.to_move = self.pos.to_move.opponent();
+        self.hash ^= zobrist().white_to_move;
+    }
+
+    /// Whether the last move made won the game.
+    pub fn won(&self) -> bool {
+        self.pos.winner().is_some()
+    }
+
+    /// Sets the code of `p` (0 empty, 1 black, 2 white) in the keys of the points that see it,
+    /// and their shapes.
+    fn update_lines(&mut self, p: usize, code: u32) {
+        let (c, r) = self.col_row(p);
+        for (d, &(dc, dr)) in DIRECTIONS.iter().enumerate() {
+            for sign in [-1, 1] {
+                for k in 1..=REACH {
+                    let Some(q) = self.pos.point(c + sign * dc * k, r + sign * dr * k) else {
+                        break;
+                    };
+                    // `p` is at offset -sign * k from `q`.
+                    let shift = 2 * digit(-sign * k);
+                    let key = &mut self.keys[q][d];
+                    *key = (*key & !(3 << shift)) | code << shift;
+                    let key = *key as usize;
+                    if self.is_empty(q) {
+                        for colour in 0..2 {
+                            let new = self.tables[colour][key];
+                            let old = std::mem::replace(&mut self.shapes[colour][q][d], new);
+                            self.counts[colour][old as usize] -= 1;
+                            self.counts[colour][new as usize] += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads the shapes of `p` from its keys and counts them if it is empty.
+    fn refresh_point(&mut self, p: usize) {
+        for colour in 0..2 {
+            for d in 0..4 {
+                let s = self.tables[colour][self.keys[p][d] as usize];
+                self.shapes[colour][p][d] = s;
+                if self.is_empty(p) {
+                    self.counts[colour][s as usize] += 1;
+                }
+            }
+        }
+    }
+
+    fn add_near(&mut self, p: usize, delta: i8) {
+        let (c, r) = self.col_row(p);
+        for dr in -NEAR..=NEAR {
+            for dc in -NEAR..=NEAR {
+                if let Some(q) = self.pos.point(c + dc, r + dr) {
+                    self.near[q] = self.near[q].wrapping_add_signed(delta);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::gomoku::patterns::point_shapes;
+    use crate::rng::Rng;
+
+    /// The board's shapes, counts and hash equal a fresh board's built from the position.
+    fn assert_fresh(board: &ShapeBoard) {
+        let fresh = ShapeBoard::new(board.position());
+        assert_eq!(board.keys, fresh.keys);
+        assert_eq!(board.counts, fresh.counts);
+        assert_eq!(board.near, fresh.near);
+        assert_eq!(board.hash, fresh.hash);
+        for p in (0..board.points()).filter(|&p| board.is_empty(p)) {
+            assert_eq!(board.shapes[0][p], fresh.shapes[0][p]);
+            assert_eq!(board.shapes[1][p], fresh.shapes[1][p]);
+        }
+    }
+
+    #[test]
+    fn shapes_follow_random_games_and_their_unmakes_under_every_rule() {
+        let mut rng = Rng::new(7);
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+            for size in [7, 15] {
+                let start = Gomoku::new(size, rule).unwrap();
+                let mut board = ShapeBoard::new(&start);
+                let mut hashes = vec![board.hash()];
+                let mut moves = Vec::new();
+                while !board.won() && board.pos.stones() < board.points() {
+                    board.pos.legal_actions(&mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let p = usize::from(moves[rng.below(moves.len() as u32) as usize]);
+                    board.make(p);
+                    hashes.push(board.hash());
+                    // The table's shapes are the scanning heuristic's, point by point.
+                    for q in (0..board.points()).filter(|&q| board.is_empty(q)) {
+                        for player in [Player::P1, Player::P2] {
+                            let scanned = point_shapes(board.position(), q, player);
+                            for d in 0..4 {
+                                assert_eq!(board.shape(player, q, d) as u8, scanned.lines[d]);
+                            }
+                        }
+                    }
+                    if board.ply() % 5 == 0 {
+                        assert_fresh(&board);
+                    }
+                }
+                while board.ply() > 0 {
+                    board.unmake();
+                    hashes.pop();
+                    assert_eq!(Some(&board.hash()), hashes.last());
+                }
+                assert_fresh(&board);
+                assert_eq!(board.counts, ShapeBoard::new(&start).counts);
+            }
+        }
+    }
+
+    #[test]
+    fn five_points_and_threats_are_read_from_the_shapes() {
+        let rows: Vec<String> = (0..15)
+            .map(|i| match i {
+                7 => "...XXXX........".to_string(),
+                14 => "O.O.O.O........".to_string(),
+                _ => ".".repeat(15),
+            })
+            .collect();
+        let g = Gomoku::from_board(15, Rule::Freestyle, &rows.join("/"), Player::P1).unwrap();
+        let board = ShapeBoard::new(&g);
+        let mut fives = Vec::new();
+        board.five_points(Player::P1, &mut fives);
+        let names: Vec<String> = fives.iter().map(|&p| g.point_name(p)).collect();
+        assert_eq!(names, ["c8", "h8"]);
+        assert!(board.threat(Player::P1, fives[0]).five);
+        assert!(!board.has_five_point(Player::P2));
+        // White's b1: O.O.O.O with b1 makes a broken line, a four (one five point left).
+        let b1 = g.point(1, 0).unwrap();
+        assert!(board.threat(Player::P2, b1).is_four());
+    }
+}

@@ -1,0 +1,399 @@
+//! Threat-space search on the incremental board: victory by continuous fours (VCF) and by
+//! threes and fours (VCT), the proofs strong Gomoku engines run before and inside their main
+//! search.
+//!
+//! * **The attacker** (the side to move at the root) plays only threats: a move that makes a
+//!   four (VCF and VCT) or a live three (VCT). Once it has a five point it has won. When the
+//!   defender has a five point, its only move is the block, and the line goes on only if it
+//!   still has a threat on the board.
+//! * **The defender** answers exactly: against a four, the one block (or nothing when there are
+//!   two five points); against a three, its own fours (each forces a block) and every point of
+//!   the attacker's fours and fives, each kept only if after it the attacker has no live four
+//!   left to make (or if it makes a four). A defender with a five point has won.
+//! * Renju: black's threats and blocks are only the points the rule lets black play, and a
+//!   live three of black's only threatens if the point that would make it a live four is one.
+//! * Depth counts the attacker's threats (forced blocks are free). Proven positions and the
+//!   depth to which others were searched in vain go to a table keyed by the Zobrist hash. A
+//!   node limit (and an optional deadline) ends the search with no answer, never a wrong one.
+
+use std::time::Instant;
+
+use super::patterns::Shape;
+use super::shape_board::ShapeBoard;
+use crate::game::Player;
+
+/// What the attacker may threaten with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreatKind {
+    /// Fours only (continuous fours).
+    Vcf,
+    /// Fours and live threes.
+    Vct,
+}
+
+/// One table entry: a position with the attacker to move.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    /// The attacker wins (at any depth), or (false) no win was found within `depth` threats.
+    win: bool,
+    depth: u8,
+}
+
+const TABLE_BITS: u32 = 16;
+
+/// The searcher, with its table and limits.
+pub struct ThreatSearch {
+    table: Vec<Entry>,
+    nodes: u64,
+    limit: u64,
+    deadline: Option<Instant>,
+    aborted: bool,
+    /// The moves of every node on the current path, each node's after its parent's.
+    stack: Vec<usize>,
+    scratch: Vec<usize>,
+}
+
+impl ThreatSearch {
+    pub fn new() -> ThreatSearch {
+        ThreatSearch {
+            table: vec![Entry::default(); 1 << TABLE_BITS],
+            nodes: 0,
+            limit: u64::MAX,
+            deadline: None,
+            aborted: false,
+            stack: Vec::with_capacity(4096),
+            scratch: Vec::with_capacity(512),
+        }
+    }
+
+    /// Nodes visited by the last search.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the last search stopped at its limit (its "no" means "not found in time").
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Forgets the proven positions (a new game).
+    pub fn clear(&mut self) {
+        self.table.fill(Entry::default());
+    }
+
+    /// The first move of a forced win of the side to move by `kind`'s threats, at most
+    /// `max_depth` of them, within `limit` nodes (and before `deadline`); the board is left as
+    /// it was.
+    pub fn find(
+        &mut self,
+        board: &mut ShapeBoard,
+        kind: ThreatKind,
+        max_depth: u32,
+        limit: u64,
+        deadline: Option<Instant>,
+    ) -> Option<usize> {
+        self.nodes = 0;
+        self.limit = limit;
+        self.deadline = deadline;
+        self.aborted = false;
+        let me = board.to_move();
+        if board.has_five_point(me) {
+            board.five_points(me, &mut self.scratch);
+            return self.scratch.first().copied();
+        }
+        let blocking = board.has_five_point(me.opponent());
+        for depth in 1..=max_depth {
+            let start = self.stack.len();
+            if blocking {
+                self.push_block(board, me);
+            } else {
+                self.push_threats(board, kind);
+            }
+            let end = self.stack.len();
+            let mut found = None;
+            for i in start..end {
+                let p = self.stack[i];
+                board.make(p);
+                let wins = if blocking {
+                    self.threatens(board, me, kind) && self.defend(board, depth, kind)
+                } else {
+                    self.defend(board, depth - 1, kind)
+                };
+                board.unmake();
+                if wins {
+                    found = Some(p);
+                    break;
+                }
+                if self.aborted {
+                    break;
+                }
+            }
+            self.stack.truncate(start);
+            if found.is_some() || self.aborted || end == start {
+                return found;
+            }
+        }
+        None
+    }
+
+    /// Whether the attacker (to move) wins within `depth` more threats.
+    fn attack(&mut self, board: &mut ShapeBoard, depth: u32, kind: ThreatKind) -> bool {
+        let me = board.to_move();
+        if board.has_five_point(me) {
+            return true;
+        }
+        if self.count_node() {
+            return false;
+        }
+        let key = board.hash() ^ (kind as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = (key as usize) & ((1 << TABLE_BITS) - 1);
+        let entry = self.table[slot];
+        if entry.key == key && (entry.win || u32::from(entry.depth) >= depth) {
+            return entry.win;
+        }
+        let start = self.stack.len();
+        let blocking = board.has_five_point(me.opponent());
+        if blocking {
+            self.push_block(board, me);
+        } else if depth > 0 {
+            self.push_threats(board, kind);
+        }
+        let end = self.stack.len();
+        let mut win = false;
+        for i in start..end {
+            let p = self.stack[i];
+            board.make(p);
+            win = if blocking {
+                // The block is free; the line goes on only while a threat stands.
+                self.threatens(board, me, kind) && self.defend(board, depth, kind)
+            } else {
+                self.defend(board, depth - 1, kind)
+            };
+            board.unmake();
+            if win || self.aborted {
+                break;
+            }
+        }
+        self.stack.truncate(start);
+        if !self.aborted {
+            self.table[slot] = Entry {
+                key,
+                win,
+                depth: depth.min(255) as u8,
+            };
+        }
+        win
+    }
+
+    /// Whether the attacker (who just moved) wins whatever the defender (to move) does.
+    fn defend(&mut self, board: &mut ShapeBoard, depth: u32, kind: ThreatKind) -> bool {
+        let defender = board.to_move();
+        let attacker = defender.opponent();
+        if board.has_five_point(defender) {
+            return false;
+        }
+        if self.count_node() {
+            return false;
+        }
+        let start = self.stack.len();
+        board.five_points(attacker, &mut self.scratch);
+        match self.scratch.len() {
+            0 => {
+                if !self.has_live_four_point(board, attacker) {
+                    // No threat stands: the defender is free.
+                    return false;
+                }
+                self.push_defences(board, defender, attacker);
+            }
+            1 => {
+                let q = self.scratch[0];
+                if !board.playable(defender, q) {
+                    return true;
+                }
+                self.stack.push(q);
+            }
+            _ => return true,
+        }
+        let end = self.stack.len();
+        let mut wins = true;
+        for i in start..end {
+            let p = self.stack[i];
+            board.make(p);
+            wins = self.attack(board, depth, kind);
+            board.unmake();
+            if !wins || self.aborted {
+                wins = wins && !self.aborted;
+                break;
+            }
+        }
+        self.stack.truncate(start);
+        wins
+    }
+
+    /// Counts a node; true when the limit or the deadline is reached.
+    fn count_node(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes > self.limit {
+            self.aborted = true;
+        } else if self.nodes % 1024 == 0 {
+            if let Some(deadline) = self.deadline {
+                if Instant::now() >= deadline {
+                    self.aborted = true;
+                }
+            }
+        }
+        self.aborted
+    }
+
+    /// Whether `player` (who just moved) has a threat standing: a five point, or under VCT a
+    /// live-four point it may play.
+    fn threatens(&mut self, board: &ShapeBoard, player: Player, kind: ThreatKind) -> bool {
+        board.has_five_point(player)
+            || (kind == ThreatKind::Vct && self.has_live_four_point(board, player))
+    }
+
+    /// Whether `player` has a point where it makes a live four (and may play it).
+    fn has_live_four_point(&self, board: &ShapeBoard, player: Player) -> bool {
+        if board.count(player, Shape::LiveFour) == 0 {
+            return false;
+        }
+        if !board.has_forbidden_points(player) {
+            return true;
+        }
+        (0..board.points()).any(|p| {
+            board.is_empty(p)
+                && (0..4).any(|d| board.shape(player, p, d) == Shape::LiveFour)
+                && board.playable(player, p)
+        })
+    }
+
+    /// The attacker's block of the defender's five point, if it may play it.
+    fn push_block(&mut self, board: &ShapeBoard, me: Player) {
+        board.five_points(me.opponent(), &mut self.scratch);
+        if self.scratch.len() == 1 && board.playable(me, self.scratch[0]) {
+            self.stack.push(self.scratch[0]);
+        }
+    }
+
+    /// The attacker's threats, the strongest first (double threats, fours, threes).
+    fn push_threats(&mut self, board: &ShapeBoard, kind: ThreatKind) {
+        let me = board.to_move();
+        board.candidates(&mut self.scratch);
+        let start = self.stack.len();
+        for &p in &self.scratch {
+            let t = board.threat(me, p);
+            let threat = t.fours > 0 || (kind == ThreatKind::Vct && t.live_threes > 0);
+            if threat && board.playable(me, p) {
+                self.stack.push(p);
+            }
+        }
+        let rank = |p: usize| {
+            let t = board.threat(me, p);
+            (t.is_double(), t.fours, t.live_threes, std::cmp::Reverse(p))
+        };
+        self.stack[start..].sort_unstable_by_key(|&p| std::cmp::Reverse(rank(p)));
+    }
+
+    /// The defender's answers to a three: its own fours, and each point of the attacker's
+    /// fours and fives after which no live four is left to the attacker.
+    fn push_defences(&mut self, board: &mut ShapeBoard, defender: Player, attacker: Player) {
+        board.candidates(&mut self.scratch);
+        let candidates = std::mem::take(&mut self.scratch);
+        for &p in &candidates {
+            let counter = board.threat(defender, p).fours > 0;
+            let on_line = (0..4).any(|d| board.shape(attacker, p, d) >= Shape::Four);
+            if !(counter || on_line) || !board.playable(defender, p) {
+                continue;
+            }
+            if !counter {
+                board.make(p);
+                let stops = !self.has_live_four_point(board, attacker);
+                board.unmake();
+                if !stops {
+                    continue;
+                }
+            }
+            self.stack.push(p);
+        }
+        self.scratch = candidates;
+    }
+}
+
+impl Default for ThreatSearch {
+    fn default() -> ThreatSearch {
+        ThreatSearch::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::gomoku::{Gomoku, Rule};
+
+    /// A 15x15 board from the ranks listed (top first) over empty ranks.
+    fn board(ranks: &[(usize, &str)]) -> String {
+        let mut rows = vec![".".repeat(15); 15];
+        for &(rank, row) in ranks {
+            rows[15 - rank] = format!("{row:.<15}");
+        }
+        rows.join("/")
+    }
+
+    fn solve(ranks: &[(usize, &str)], to_move: Player, kind: ThreatKind) -> Option<String> {
+        let g = Gomoku::from_board(15, Rule::Freestyle, &board(ranks), to_move).unwrap();
+        let mut b = ShapeBoard::new(&g);
+        let hash = b.hash();
+        let found = ThreatSearch::new().find(&mut b, kind, 20, 1_000_000, None);
+        assert_eq!(b.hash(), hash, "the board is left as it was");
+        found.map(|p| g.point_name(p))
+    }
+
+    #[test]
+    fn continuous_fours_are_found_and_blocked_lines_are_not() {
+        // Black's d5-d7 (closed by d4) and e8-g8 (closed by c8) meet at d8: a double four.
+        let ranks = [
+            (8, "..O.XXX"),
+            (7, "...X"),
+            (6, "...X"),
+            (5, "...X"),
+            (4, "...O"),
+            (1, "O.O.O..O"),
+        ];
+        assert_eq!(
+            solve(&ranks, Player::P1, ThreatKind::Vcf).as_deref(),
+            Some("d8")
+        );
+        // White to move must block a five point first and has no fours after it.
+        let ranks = [
+            (8, "..O.XXX"),
+            (7, "...X"),
+            (6, "...X"),
+            (5, "...X"),
+            (4, "...O"),
+            (1, "O.O.O"),
+        ];
+        assert_eq!(solve(&ranks, Player::P2, ThreatKind::Vcf), None);
+    }
+
+    #[test]
+    fn a_double_three_wins_by_vct_but_not_by_vcf() {
+        // Black's e8 f8 and g6 g7 meet at g8: two live threes at once, which no single stone
+        // stops (white's stones make no four), a VCT and not a VCF.
+        let ranks = [
+            (8, "....XX"),
+            (7, "......X"),
+            (6, "......X"),
+            (1, "O..O..O...O"),
+        ];
+        assert_eq!(
+            solve(&ranks, Player::P1, ThreatKind::Vct).as_deref(),
+            Some("g8")
+        );
+        assert_eq!(solve(&ranks, Player::P1, ThreatKind::Vcf), None);
+        // A live three with the move is a VCF: the live four next.
+        let ranks = [(8, "....XXX"), (1, "O..O..O")];
+        let found = solve(&ranks, Player::P1, ThreatKind::Vcf);
+        assert!(matches!(found.as_deref(), Some("d8" | "h8")), "{found:?}");
+    }
+}
