@@ -1,5 +1,5 @@
 //! `pbrain-engine`: the engine as a Gomocup brain (Gomoku on stdin/stdout). A Gomocup manager
-//! starts it with no arguments; `--threads N` and `--seed S` are for people.
+//! starts it with no arguments; `--threads N` is for people.
 
 use std::io::{self, BufReader};
 
@@ -8,12 +8,12 @@ use engine::games::gomoku::gomocup::{serve, Brain};
 const USAGE: &str = "Usage: pbrain-engine [OPTIONS]
 
 The engine as a Gomocup brain: it speaks the Gomocup protocol on stdin/stdout (a manager
-starts it with no arguments). It plays the engine's Gomoku search (`engine players --game
-gomoku`: best).
+starts it with no arguments). It plays the product's best Gomoku player (`engine players
+--game gomoku`: best, the principal variation search with threat-space proofs), its time
+taken from the manager's timeout_turn, timeout_match and time_left.
 
 Options:
       --threads <N>  Search threads, 0: all cores [default: 1]
-      --seed <S>     The seed of the search's random choices [default: 1]
   -h, --help         Print help";
 
 fn main() {
@@ -28,10 +28,9 @@ fn main() {
         let value = args.get(i + 1).and_then(|v| v.parse::<u64>().ok());
         match (args[i].as_str(), value) {
             ("--threads", Some(n)) => brain.threads = engine::cli::or_all_cores(n as usize),
-            ("--seed", Some(s)) => brain.seed = s,
             _ => {
                 eprintln!(
-                    "pbrain-engine: unexpected argument '{}' (usage: pbrain-engine [--threads N] [--seed S]; it then speaks the Gomocup protocol on stdin/stdout)",
+                    "pbrain-engine: unexpected argument '{}' (usage: pbrain-engine [--threads N]; it then speaks the Gomocup protocol on stdin/stdout)",
                     args[i]
                 );
                 std::process::exit(2);

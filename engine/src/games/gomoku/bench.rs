@@ -1,8 +1,15 @@
 //! `engine bench --game gomoku`: random rollouts a second on the empty board, and MCTS
 //! iterations a second (plain, the paper's and the engine's) from the empty board (plain
-//! only), a three-stone opening and a middle-game position.
+//! only), a three-stone opening and a middle-game position; the principal variation search's
+//! nodes a second and depth in the middle game (one thread and `--threads`), the threat-space
+//! searches' nodes a second, and the incremental board's moves a second.
 
+use std::time::{Duration, Instant};
+
+use super::pvs::{Pvs, PvsConfig};
 use super::search::GomokuKnowledge;
+use super::shape_board::ShapeBoard;
+use super::threat_space::{ThreatKind, ThreatSearch};
 use super::Gomoku;
 use crate::game::Game;
 use crate::mcts::bench::{mcts_figures, random_games_figure, BenchOptions, Figure};
@@ -56,6 +63,9 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
         ("opening h8 h9 i10", opening(start)),
         ("middle game", middle_game(start)),
     ];
+    if let Some(middle) = middle_game(start) {
+        out.extend(searcher_figures(&middle, opts));
+    }
     for (label, position) in positions {
         let Some(position) = position else { continue };
         for (name, knowledge) in [
@@ -77,5 +87,78 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
             ));
         }
     }
+    out
+}
+
+/// The searcher's figures in the middle game: `pvs` nodes a second and the depth it completes
+/// in a second (one thread and `opts.threads`), VCF and VCT nodes a second (both sides to
+/// move, no node limit), and make-and-unmake pairs a second of the incremental board.
+fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
+    let mut out = Vec::new();
+    let mut threads = vec![1];
+    if opts.threads > 1 {
+        threads.push(opts.threads);
+    }
+    for t in threads {
+        let (mut nodes, mut depth, mut seconds) = (0u64, 0i32, 0f64);
+        for _ in 0..opts.repeats.max(1) {
+            let mut config = PvsConfig::new(Duration::from_secs(1));
+            config.threads = t;
+            let mut pvs = Pvs::new("bench", config);
+            let started = Instant::now();
+            pvs.best_move_within(middle, Duration::from_secs(1));
+            seconds += started.elapsed().as_secs_f64();
+            let (n, d) = pvs.last_search();
+            nodes += n;
+            depth = depth.max(d);
+        }
+        let label = format!("{t} thread{}", if t == 1 { "" } else { "s" });
+        out.push(Figure::new(
+            format!("pvs, middle game, {label}"),
+            nodes as f64 / seconds,
+            "nodes/s",
+        ));
+        out.push(Figure::new(
+            format!("pvs depth completed in 1 s, middle game, {label}"),
+            f64::from(depth),
+            "plies",
+        ));
+    }
+    for (kind, name) in [(ThreatKind::Vcf, "VCF"), (ThreatKind::Vct, "VCT")] {
+        let (mut nodes, mut seconds) = (0u64, 0f64);
+        let mut board = ShapeBoard::new(middle);
+        for side in 0..2 {
+            if side == 1 {
+                board.pass();
+            }
+            let mut search = ThreatSearch::new();
+            let started = Instant::now();
+            search.find(&mut board, kind, 30, 2_000_000, None);
+            seconds += started.elapsed().as_secs_f64();
+            nodes += search.nodes();
+        }
+        out.push(Figure::new(
+            format!("{name} search, middle game, both sides, 1 thread"),
+            nodes as f64 / seconds.max(1e-9),
+            "nodes/s",
+        ));
+    }
+    let mut board = ShapeBoard::new(middle);
+    let mut points = Vec::new();
+    board.candidates(&mut points);
+    let started = Instant::now();
+    let mut pairs = 0u64;
+    while started.elapsed() < Duration::from_millis(300) {
+        for &p in &points {
+            board.make(p);
+            board.unmake();
+        }
+        pairs += points.len() as u64;
+    }
+    out.push(Figure::new(
+        "incremental board make and unmake, middle game, 1 thread",
+        pairs as f64 / started.elapsed().as_secs_f64(),
+        "pairs/s",
+    ));
     out
 }

@@ -16,10 +16,9 @@
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
-use super::search::GomokuKnowledge;
-use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
+use super::pvs::{Pvs, PvsConfig};
+use super::{Gomoku, Rule, DIRECTIONS, MAX_SIZE, MIN_SIZE};
 use crate::game::{Action, Game, Player};
-use crate::mcts::{Budget, SearchConfig};
 
 /// What the manager said of the time, in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,24 +48,53 @@ impl Clock {
     /// and the answer (a tenth, at least 30 ms and at most 500 ms); 10 ms when the turn's
     /// limit is 0 ("as fast as possible"); never below 5 ms.
     pub fn budget(&self, moves_left: usize) -> Duration {
-        let margin = |t: u64| (t / 10).clamp(30, 500);
-        let mut ms = if self.timeout_turn == 0 {
-            10
-        } else {
-            self.timeout_turn.saturating_sub(margin(self.timeout_turn))
-        };
-        let left = match (self.time_left, self.timeout_match) {
-            (Some(left), _) => Some(left),
-            (None, 0) => None,
-            (None, m) => Some(m),
-        };
-        if let Some(left) = left {
+        let mut ms = self.turn_limit();
+        if let Some(left) = self.left() {
             // Plan for at least 20 more moves of ours, so a long game keeps time in hand.
             let share = left / moves_left.clamp(20, 200) as u64;
             ms = ms.min(share.saturating_sub(margin(share)));
         }
         Duration::from_millis(ms.max(5))
     }
+
+    /// The turn's limit less its margin (10 ms for "as fast as possible").
+    fn turn_limit(&self) -> u64 {
+        if self.timeout_turn == 0 {
+            10
+        } else {
+            self.timeout_turn.saturating_sub(margin(self.timeout_turn))
+        }
+    }
+
+    /// The game's time left, where there is a limit.
+    fn left(&self) -> Option<u64> {
+        match (self.time_left, self.timeout_match) {
+            (Some(left), _) => Some(left),
+            (None, 0) => None,
+            (None, m) => Some(m),
+        }
+    }
+
+    /// The search's two limits with `moves_left` of our moves at most still to play: the
+    /// [`budget`](Self::budget) it aims at, and the most a critical position may take: the
+    /// turn's limit less its margin, and a fifth of the time left less its margin, so that a
+    /// nearly spent clock is never overrun.
+    pub fn limits(&self, moves_left: usize) -> (Duration, Duration) {
+        let soft = self.budget(moves_left);
+        let mut hard = self.turn_limit();
+        if let Some(left) = self.left() {
+            let share = left / 5;
+            hard = hard.min(share.saturating_sub(margin(share)));
+        }
+        let hard = Duration::from_millis(hard.max(5));
+        (soft.min(hard), hard)
+    }
+}
+
+/// What a search leaves for the manager and the answer out of `t` ms: a tenth, at least
+/// 30 ms and at most 500 ms.
+fn margin(t: u64) -> u64 {
+    (t / 10).clamp(30, 500)
 }
 
 /// The brain's state between commands.
@@ -82,8 +110,8 @@ pub struct Brain {
     /// Stones of a BOARD block being read: (x, y, field).
     board: Option<Vec<(i32, i32, u8)>>,
     pub threads: usize,
-    pub seed: u64,
-    searches: u64,
+    /// The searcher, kept from move to move (its table survives between moves).
+    searcher: Option<Pvs>,
 }
 
 /// What one line asks to write, and whether the session ends.
@@ -127,8 +155,7 @@ impl Brain {
             moves: Vec::new(),
             board: None,
             threads: 1,
-            seed: 1,
-            searches: 0,
+            searcher: None,
         }
     }
 
@@ -336,6 +363,13 @@ impl Brain {
                 if g.wins_at(p, owner) {
                     return Answer::error("the board already has a winning line");
                 }
+                let overline = DIRECTIONS.iter().any(|&d| g.run(p, d, owner) > 5);
+                if g.rule() == Rule::Renju && owner == Player::P1 && overline {
+                    let (x, y) = g.gomocup_coords(p as Action);
+                    return Answer::error(format!(
+                        "black has an overline through {x},{y}, which renju forbids black to make"
+                    ));
+                }
             }
         }
         self.game = Some(g);
@@ -382,22 +416,17 @@ impl Brain {
             return Ok(moves[0]);
         }
         let moves_left = (g.points() - g.stones()) / 2;
-        let budget = self.clock.budget(moves_left);
-        // The root's VCF searches are bounded by nodes, not by the clock (tens of
-        // milliseconds at most): a very short turn goes without them.
-        let knowledge = GomokuKnowledge {
-            vcf: budget >= Duration::from_millis(100),
-            ..GomokuKnowledge::ENGINE
-        };
-        let config = SearchConfig {
-            budget: Budget::time(budget),
-            threads: self.threads,
-            seed: crate::rng::derive_seed(self.seed, self.searches),
-            ..SearchConfig::default()
-        };
-        self.searches += 1;
-        let result = knowledge.search(config).run(g).map_err(|e| e.to_string())?;
-        Ok(result.best)
+        let (soft, hard) = self.clock.limits(moves_left);
+        let threads = self.threads;
+        let searcher = self.searcher.get_or_insert_with(|| {
+            let mut config = PvsConfig::new(soft);
+            config.threads = threads;
+            Pvs::new("best", config)
+        });
+        searcher
+            .best_move_timed(g, soft, hard)
+            .map(|(a, _)| a)
+            .ok_or_else(|| "no legal move".to_string())
     }
 }
 
@@ -594,6 +623,35 @@ mod tests {
         );
     }
 
+    /// A BOARD block with a five already on it, or a black overline under renju, is refused
+    /// with the reason, and the brain keeps its position and answers the next command.
+    #[test]
+    fn boards_that_cannot_happen_are_refused() {
+        let (brain, out) = session(&[
+            "START 15", "TURN 7,7", "BOARD", "0,0,1", "1,0,1", "2,0,1", "3,0,1", "4,0,1", "0,5,2",
+            "1,5,2", "2,5,2", "3,5,2", "4,5,2", "DONE",
+        ]);
+        assert!(is_move(&out[1]), "{out:?}");
+        assert_eq!(out[2], "ERROR the board already has a winning line");
+        assert_eq!(brain.game().unwrap().stones(), 2);
+        // Renju: black (the opponent, one stone more) with six in a row.
+        let mut lines = vec!["INFO rule 4", "START 15", "BOARD"];
+        let black = [
+            "0,0,2", "1,0,2", "2,0,2", "3,0,2", "4,0,2", "5,0,2", "9,9,2",
+        ];
+        let white = ["0,5,1", "2,5,1", "4,5,1", "6,5,1", "8,5,1", "10,5,1"];
+        lines.extend(black);
+        lines.extend(white);
+        lines.extend(["DONE", "ABOUT"]);
+        let (brain, out) = session(&lines);
+        assert!(
+            out[1].starts_with("ERROR black has an overline through"),
+            "{out:?}"
+        );
+        assert!(out[2].starts_with("name="), "{out:?}");
+        assert_eq!(brain.game().unwrap().stones(), 0);
+    }
+
     /// Under renju the opponent (black) may not play a double three; the brain says why.
     #[test]
     fn renju_forbidden_moves_are_refused() {
@@ -675,6 +733,70 @@ mod tests {
             ..left
         };
         assert_eq!(ms(nearly_out, 10), 5);
+    }
+
+    /// The two limits of the searcher: the aim within the hard limit, the hard limit within
+    /// the turn and a fifth of what is left, each less its margin.
+    #[test]
+    fn the_limits_stretch_within_the_turn_and_the_clock() {
+        let ms = |d: Duration| d.as_millis() as u64;
+        for (turn, soft, hard) in [(100, 70, 70), (1_000, 900, 900), (5_000, 4_500, 4_500)] {
+            let clock = Clock {
+                timeout_turn: turn,
+                timeout_match: 0,
+                time_left: None,
+            };
+            let (s, h) = clock.limits(60);
+            assert_eq!((ms(s), ms(h)), (soft, hard), "turn {turn}");
+        }
+        // Gomocup's 1 s turns and 30 s games: an even share of the game early, the turn's limit
+        // for a critical move.
+        let game = Clock {
+            timeout_turn: 1_000,
+            timeout_match: 30_000,
+            time_left: Some(30_000),
+        };
+        let (s, h) = game.limits(100);
+        assert_eq!((ms(s), ms(h)), (30_000 / 100 - 30, 900));
+        // A nearly spent clock: 200 ms left, a fifth of it less the margin at most.
+        let spent = Clock {
+            time_left: Some(200),
+            ..game
+        };
+        let (s, h) = spent.limits(100);
+        assert!(ms(h) <= 200 / 5 && ms(s) <= ms(h), "{s:?} {h:?}");
+    }
+
+    /// Two brains play each other as a manager would seat them (100 ms turns, the game's
+    /// clock running down): every answer is a legal move of the game between them.
+    #[test]
+    fn two_brains_play_a_game_through_the_protocol() {
+        let mut brains = [Brain::new(), Brain::new()];
+        let mut game = Gomoku::new(15, Rule::Freestyle).unwrap();
+        for brain in &mut brains {
+            for line in ["INFO timeout_turn 100", "INFO timeout_match 5000"] {
+                assert!(brain.handle_line(line).lines.is_empty(), "{line}");
+            }
+            assert_eq!(brain.handle_line("START 15").lines, ["OK"]);
+        }
+        let mut left = [5_000u64, 5_000];
+        let mut answer = brains[0].handle_line("BEGIN").lines;
+        let mut seat = 0;
+        while !game.is_terminal() && game.stones() < 40 {
+            assert!(is_move(&answer[0]), "{answer:?}");
+            let (x, y) = parse_pair(&answer[0]).unwrap();
+            let a = game.gomocup_point(x, y).unwrap();
+            assert!(game.is_legal(a), "{answer:?} in {}", game.board_string());
+            game.apply(a);
+            left[seat] = left[seat].saturating_sub(100);
+            seat = 1 - seat;
+            if game.is_terminal() {
+                break;
+            }
+            let info = format!("INFO time_left {}", left[seat]);
+            brains[seat].handle_line(&info);
+            answer = brains[seat].handle_line(&format!("TURN {x},{y}")).lines;
+        }
     }
 
     proptest! {

@@ -518,8 +518,24 @@ impl Pvs {
 
     /// The move and its score for the side to move within `time` (`None`: no legal move).
     pub fn best_move_within(&mut self, state: &Gomoku, time: Duration) -> Option<(Action, i32)> {
+        self.best_move_timed(state, time, time)
+    }
+
+    /// [`best_move_within`](Self::best_move_within) a clock's way: no new iteration once
+    /// half of `soft` is spent, unless the position is critical (a live three of the
+    /// opponent's on the board, or the score dropping between iterations), which may take up
+    /// to two and a half times `soft`; never past `hard`.
+    pub fn best_move_timed(
+        &mut self,
+        state: &Gomoku,
+        soft: Duration,
+        hard: Duration,
+    ) -> Option<(Action, i32)> {
         let started = Instant::now();
-        let deadline = started + time;
+        let hard = hard.max(Duration::from_millis(1));
+        let soft = soft.min(hard);
+        let time = soft;
+        let deadline = started + hard;
         self.nodes = 0;
         self.depth = 0;
         let mut board = ShapeBoard::new(state);
@@ -593,6 +609,8 @@ impl Pvs {
             let mut best = (moves[0], 0);
             let mut completed = 0;
             let mut depth = 1;
+            let attacked = board.count(board.to_move().opponent(), Shape::LiveFour) > 0;
+            let mut last_score = None;
             while depth <= max_depth {
                 // A stopped iteration's best is kept too: each move it names was searched
                 // through, and the best so far was searched first.
@@ -605,10 +623,18 @@ impl Pvs {
                 if stop.load(Ordering::Relaxed) || best.1.abs() > DECIDED {
                     break;
                 }
-                // An iteration costs a few times the last: do not start one that cannot end.
-                if started.elapsed() * 3 > time {
+                // An iteration costs a few times the last: do not start one that cannot end
+                // in the time allowed, which a critical position stretches.
+                let dropping = matches!(last_score, Some(s) if depth >= 4 && best.1 < s - 150);
+                let allowed = if attacked || dropping {
+                    (soft * 5 / 2).min(hard)
+                } else {
+                    soft
+                };
+                if started.elapsed() * 2 > allowed {
                     break;
                 }
+                last_score = Some(best.1);
                 depth += 1;
             }
             stop.store(true, Ordering::Relaxed);

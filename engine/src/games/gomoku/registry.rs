@@ -103,8 +103,8 @@ impl RegisteredGame for Gomoku {
     const PLAYERS: &'static [PlayerDecl] = &[
         PlayerDecl {
             kind: "best",
-            about: "the strongest measured: the engine's MCTS (13-2-5 against alphabeta at 1 s)",
-            alias_of: Some("mcts:heuristic=engine"),
+            about: "the strongest measured: pvs, the principal variation search with threat-space proofs (docs/gomoku-results.md)",
+            alias_of: Some("pvs"),
             keys: &[],
         },
         PlayerDecl {
@@ -201,8 +201,9 @@ impl RegisteredGame for Gomoku {
     // The protocol's one option of its own: a `weights` file of the evaluation.
     crate::weights_option!();
 
-    /// The engine's MCTS ([`GomokuKnowledge::ENGINE`]); with the `weights` option, the
-    /// heuristic with those pattern weights.
+    /// The `best` player ([`Pvs`]) for the search's time (1 s when it names only iterations)
+    /// and threads; with the `weights` option (a `patterns` file), the engine's MCTS
+    /// ([`GomokuKnowledge::ENGINE`]) with those pattern weights.
     fn engine_search(
         &self,
         weights: &WeightsChoice,
@@ -210,9 +211,25 @@ impl RegisteredGame for Gomoku {
         _: &mut (),
     ) -> Result<Searched, String> {
         let mut knowledge = GomokuKnowledge::ENGINE;
-        if let Some((path, _)) = weights {
-            knowledge.weights = GomokuPatterns::load(path)?;
-        }
+        let Some((path, _)) = weights else {
+            let time = config.budget.time.unwrap_or(Duration::from_secs(1));
+            let mut pvs_config = PvsConfig::new(time);
+            pvs_config.threads = config.threads.max(1);
+            let mut pvs = Pvs::new("best", pvs_config);
+            let (action, score) = pvs
+                .best_move_within(self, time)
+                .ok_or_else(|| "no legal move".to_string())?;
+            let (nodes, depth) = pvs.last_search();
+            return Ok(Searched {
+                plies: vec![action],
+                result: None,
+                note: Some(format!(
+                    "best (pvs): {nodes} nodes, depth {depth}, score {score} in {} ms",
+                    time.as_millis()
+                )),
+            });
+        };
+        knowledge.weights = GomokuPatterns::load(path)?;
         let result = knowledge
             .search(config)
             .run(self)
