@@ -95,6 +95,10 @@ impl EvalWeights {
 const ORDER_ATTACK: [i32; 9] = [0, 1, 8, 24, 40, 400, 500, 8_000, 100_000];
 const ORDER_DEFENCE: [i32; 9] = [0, 1, 6, 18, 30, 300, 350, 6_000, 50_000];
 
+/// What each of the opponent's double-threat points costs the side to move in the
+/// evaluation.
+const DOUBLE_THREAT: i32 = 400;
+
 /// How the searcher searches.
 #[derive(Clone, Debug)]
 pub struct PvsConfig {
@@ -107,6 +111,13 @@ pub struct PvsConfig {
     /// Node limits of the root's threat searches (VCF, VCT).
     pub vcf_nodes: u64,
     pub vct_nodes: u64,
+    /// Node limit of the VCF search at the leaves of a side with a four to make (0: none).
+    pub leaf_vcf_nodes: u64,
+    /// Whether the root also keeps to the moves that break the opponent's VCT.
+    pub defend_vct: bool,
+    /// Whether the evaluation looks for double threats (a mover's to make is a win, each of
+    /// the opponent's costs [`DOUBLE_THREAT`]).
+    pub double_threats: bool,
 }
 
 impl PvsConfig {
@@ -119,6 +130,9 @@ impl PvsConfig {
             beam: 20,
             vcf_nodes: 200_000,
             vct_nodes: 100_000,
+            leaf_vcf_nodes: 0,
+            defend_vct: false,
+            double_threats: false,
         }
     }
 }
@@ -217,6 +231,8 @@ struct Worker<'a> {
     /// Every node's moves on the current path, each node's after its parent's.
     stack: Vec<(usize, i32)>,
     scratch: Vec<usize>,
+    /// The leaves' VCF searches.
+    threats: Option<ThreatSearch>,
 }
 
 impl<'a> Worker<'a> {
@@ -238,6 +254,7 @@ impl<'a> Worker<'a> {
             history: vec![[0; MAX_POINTS]; 2],
             stack: Vec::with_capacity(8192),
             scratch: Vec::with_capacity(512),
+            threats: (config.leaf_vcf_nodes > 0).then(ThreatSearch::new),
         }
     }
 
@@ -248,8 +265,19 @@ impl<'a> Worker<'a> {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// The static score for the side to move.
-    fn evaluate(&self, ply: usize) -> i32 {
+    /// The static score for the side to move, a VCF of its own (within the leaves' node
+    /// limit) counted as a win.
+    fn evaluate(&mut self, ply: usize) -> i32 {
+        if let Some(threats) = &mut self.threats {
+            if self.board.has_four_point(self.board.to_move()) {
+                let limit = self.config.leaf_vcf_nodes;
+                let found = threats.find(&mut self.board, ThreatKind::Vcf, 16, limit, None);
+                self.nodes += threats.nodes();
+                if found.is_some() {
+                    return WIN - ply as i32 - 5;
+                }
+            }
+        }
         let b = &self.board;
         let me = b.to_move();
         let opp = me.opponent();
@@ -258,8 +286,17 @@ impl<'a> Worker<'a> {
             // A live three with the move, and nothing to answer its live four with.
             return WIN - ply as i32 - 3;
         }
+        let (mine, theirs) = if self.config.double_threats {
+            (b.double_threat_points(me), b.double_threat_points(opp))
+        } else {
+            (0, 0)
+        };
+        if mine > 0 && !b.has_four_point(opp) && !b.has_forbidden_points(me) {
+            // A double threat to make, and no four to answer it with.
+            return WIN - ply as i32 - 5;
+        }
         let w = &self.config.weights;
-        let mut score = 0;
+        let mut score = -DOUBLE_THREAT * theirs as i32;
         for s in 1..8 {
             score +=
                 w.mine[s] * b.count(me, Shape::ALL[s]) - w.theirs[s] * b.count(opp, Shape::ALL[s]);
@@ -522,7 +559,7 @@ impl Pvs {
     }
 
     /// [`best_move_within`](Self::best_move_within) a clock's way: no new iteration once
-    /// half of `soft` is spent, unless the position is critical (a live three of the
+    /// three fifths of `soft` are spent, unless the position is critical (a live three of the
     /// opponent's on the board, or the score dropping between iterations), which may take up
     /// to two and a half times `soft`; never past `hard`.
     pub fn best_move_timed(
@@ -535,11 +572,13 @@ impl Pvs {
         let hard = hard.max(Duration::from_millis(1));
         let soft = soft.min(hard);
         let time = soft;
-        let deadline = started + hard;
         self.nodes = 0;
         self.depth = 0;
         let mut board = ShapeBoard::new(state);
         let me = board.to_move();
+        let attacked = board.count(me.opponent(), Shape::LiveFour) > 0;
+        // An iteration may run on to the hard limit only where the position is critical.
+        let deadline = started + if attacked { hard } else { (soft * 2).min(hard) };
         let mut fives = Vec::new();
         board.five_points(me, &mut fives);
         if let Some(&p) = fives.first() {
@@ -581,7 +620,18 @@ impl Pvs {
         // Against the opponent's VCF (as if we passed): only the moves that break it (all of
         // them when none does: the opponent may still err).
         if moves.len() > 1 {
-            self.keep_defences(&mut board, &mut moves, started + time / 2);
+            let (vcf, vct) = (self.config.vcf_nodes, self.config.vct_nodes);
+            self.keep_defences(
+                &mut board,
+                &mut moves,
+                ThreatKind::Vcf,
+                vcf,
+                started + time / 2,
+            );
+            if self.config.defend_vct && moves.len() > 1 {
+                let by = started + time / 2;
+                self.keep_defences(&mut board, &mut moves, ThreatKind::Vct, vct, by);
+            }
         }
         if moves.len() == 1 {
             return Some((moves[0] as Action, 0));
@@ -609,7 +659,6 @@ impl Pvs {
             let mut best = (moves[0], 0);
             let mut completed = 0;
             let mut depth = 1;
-            let attacked = board.count(board.to_move().opponent(), Shape::LiveFour) > 0;
             let mut last_score = None;
             while depth <= max_depth {
                 // A stopped iteration's best is kept too: each move it names was searched
@@ -631,7 +680,7 @@ impl Pvs {
                 } else {
                     soft
                 };
-                if started.elapsed() * 2 > allowed {
+                if started.elapsed() * 5 > allowed * 3 {
                     break;
                 }
                 last_score = Some(best.1);
@@ -647,35 +696,44 @@ impl Pvs {
         Some((p as Action, score))
     }
 
-    /// Keeps the moves after which the opponent has no VCF, if any (else leaves them all).
-    fn keep_defences(&mut self, board: &mut ShapeBoard, moves: &mut Vec<usize>, by: Instant) {
+    /// Where the opponent (as if we passed) has a win by `kind`'s threats: the points after
+    /// which it has none, searched from all the candidates, not only `moves` (those first, in
+    /// their order). All of `moves` stay when none breaks it or time runs out.
+    fn keep_defences(
+        &mut self,
+        board: &mut ShapeBoard,
+        moves: &mut Vec<usize>,
+        kind: ThreatKind,
+        nodes: u64,
+        by: Instant,
+    ) {
         board.pass();
-        let threat = self
-            .threats
-            .find(board, ThreatKind::Vcf, 30, self.config.vcf_nodes, Some(by));
+        let threat = self.threats.find(board, kind, 30, nodes, Some(by));
         board.pass();
         if threat.is_none() {
             return;
         }
-        let kept: Vec<usize> = moves
-            .iter()
-            .copied()
-            .filter(|&p| {
-                board.make(p);
-                let breaks = self
-                    .threats
-                    .find(
-                        board,
-                        ThreatKind::Vcf,
-                        30,
-                        self.config.vcf_nodes / 8,
-                        Some(by),
-                    )
-                    .is_none();
-                board.unmake();
-                breaks
-            })
-            .collect();
+        let me = board.to_move();
+        let mut points = Vec::new();
+        board.candidates(&mut points);
+        let rank = |p: &usize| moves.iter().position(|m| m == p).unwrap_or(usize::MAX);
+        points.sort_by_key(rank);
+        let mut kept = Vec::new();
+        for p in points {
+            if Instant::now() >= by {
+                return;
+            }
+            if !board.playable(me, p) {
+                continue;
+            }
+            board.make(p);
+            let found = self.threats.find(board, kind, 30, nodes / 16, Some(by));
+            let breaks = found.is_none() && !self.threats.aborted();
+            board.unmake();
+            if breaks {
+                kept.push(p);
+            }
+        }
         if !kept.is_empty() {
             *moves = kept;
         }

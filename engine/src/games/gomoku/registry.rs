@@ -6,7 +6,7 @@ use super::rival::AlphaBeta;
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::GomokuPatterns;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
-use crate::agents::spec::{number, only_keys, unknown_key, AlphaBetaKeys, ALPHABETA_KEYS};
+use crate::agents::spec::{number, only_keys, switch, unknown_key, AlphaBetaKeys, ALPHABETA_KEYS};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 5] = [
+const PVS_KEYS: [KeyDecl; 8] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -44,6 +44,22 @@ const PVS_KEYS: [KeyDecl; 5] = [
         default: "",
         help: "a weights file of the evaluation (tune's set 'eval')",
     },
+    KeyDecl {
+        name: "leaf_vcf",
+        default: "0",
+        help: "node limit of a VCF search at the leaves (0: none)",
+    },
+    KeyDecl {
+        name: "defend_vct",
+        default: "0",
+        help: "at the root, keep to the moves that break the opponent's VCT (as well as its VCF)",
+    },
+    KeyDecl {
+        name: "doubles",
+        default: "0",
+        help:
+            "the evaluation looks for double threats (the mover's: a win; the opponent's: a cost)",
+    },
 ];
 
 /// A `pvs` player from its keys.
@@ -56,6 +72,9 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             "depth" => config.max_depth = number(key, value).map_err(err)?,
             "threads" => config.threads = number(key, value).map_err(err)?,
             "beam" => config.beam = number(key, value).map_err(err)?,
+            "leaf_vcf" => config.leaf_vcf_nodes = number(key, value).map_err(err)?,
+            "defend_vct" => config.defend_vct = switch(key, value).map_err(err)?,
+            "doubles" => config.double_threats = switch(key, value).map_err(err)?,
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
             }

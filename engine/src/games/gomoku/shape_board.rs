@@ -246,6 +246,25 @@ impl ShapeBoard {
         out.extend((0..self.points()).filter(|&p| self.near[p] > 0 && self.is_empty(p)));
     }
 
+    /// The empty points where `player` makes two threats at once: a live four, two fours, a
+    /// four and a live three, or two live threes (forbidden points counted too).
+    pub fn double_threat_points(&self, player: Player) -> u32 {
+        // Two threats need two lines with a four or a live three among the pairs counted.
+        let lines = self.count(player, Shape::Four)
+            + self.count(player, Shape::LiveFour)
+            + self.count(player, Shape::LiveThree);
+        if lines < 2 {
+            return 0;
+        }
+        (0..self.points())
+            .filter(|&p| self.near[p] > 0 && self.is_empty(p))
+            .filter(|&p| {
+                let t = self.threat(player, p);
+                t.is_double() || t.live_threes >= 2
+            })
+            .count() as u32
+    }
+
     /// The points where `player` makes five, into `out` (each once).
     pub fn five_points(&self, player: Player, out: &mut Vec<usize>) {
         out.clear();

@@ -52,6 +52,8 @@ pub struct ThreatSearch {
     /// The moves of every node on the current path, each node's after its parent's.
     stack: Vec<usize>,
     scratch: Vec<usize>,
+    /// The threats of the last win found (the iteration that found it).
+    depth: u32,
 }
 
 impl ThreatSearch {
@@ -64,12 +66,18 @@ impl ThreatSearch {
             aborted: false,
             stack: Vec::with_capacity(4096),
             scratch: Vec::with_capacity(512),
+            depth: 0,
         }
     }
 
     /// Nodes visited by the last search.
     pub fn nodes(&self) -> u64 {
         self.nodes
+    }
+
+    /// The threats of the attacker's line in the last win found (0: a five on the board).
+    pub fn depth(&self) -> u32 {
+        self.depth
     }
 
     /// Whether the last search stopped at its limit (its "no" means "not found in time").
@@ -97,6 +105,7 @@ impl ThreatSearch {
         self.limit = limit;
         self.deadline = deadline;
         self.aborted = false;
+        self.depth = 0;
         let me = board.to_move();
         if board.has_five_point(me) {
             board.five_points(me, &mut self.scratch);
@@ -123,6 +132,7 @@ impl ThreatSearch {
                 board.unmake();
                 if wins {
                     found = Some(p);
+                    self.depth = depth;
                     break;
                 }
                 if self.aborted {

@@ -1,0 +1,189 @@
+//! The Gomoku threat-solving suite: positions from games where the side to move has a forced
+//! win by continuous fours (VCF) or by threes and fours (VCT), and how much of it the product's
+//! limits solve, how fast.
+//!
+//! * `build FILE [PER_KIND [MAX_GAMES]]`: plays games (at most `MAX_GAMES`, 2,000) of `pvs` against itself at 30 ms a move from the ten
+//!   openings, one random move in every five plies to leave wins on the board, and keeps each
+//!   position (distinct, the side to move with no five point) whose VCF needs at least two
+//!   fours, found with no node limit, or that has no VCF and a VCT of at least two threats,
+//!   found (where it has at least two lines with a four or a live three to make) within 8 threats and 1,000,000 nodes (the positions whose search reaches the limit
+//!   are left out, and counted); `PER_KIND` (100) of each.
+//! * `run FILE`: solves each position with the root's limits of `pvs` (VCF 200,000 nodes,
+//!   VCT 100,000) and prints the share solved, nodes and time.
+//!
+//! `cargo run --release -p engine --example gomoku_threat_suite -- run engine/src/games/gomoku/threat_suite.txt`
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use engine::game::{Game, Player};
+use engine::games::gomoku::patterns::Shape;
+use engine::games::gomoku::pvs::{Pvs, PvsConfig};
+use engine::games::gomoku::shape_board::ShapeBoard;
+use engine::games::gomoku::threat_space::{ThreatKind, ThreatSearch};
+use engine::games::gomoku::{Gomoku, Rule};
+use engine::rng::Rng;
+
+/// Nodes the check of a VCT may take (a position that needs more is left out).
+const VCT_CHECK_NODES: u64 = 1_000_000;
+
+const OPENINGS: &str = include_str!("../../configs/gomoku-openings.txt");
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["build", file] => build(file, 100, 2_000),
+        ["build", file, n] => build(file, number(n)?, 2_000),
+        ["build", file, n, games] => build(file, number(n)?, number(games)?),
+        ["run", file] => run(file),
+        _ => Err("usage: gomoku_threat_suite build FILE [PER_KIND [MAX_GAMES]] | run FILE".into()),
+    }
+}
+
+fn number(text: &str) -> Result<usize, String> {
+    text.parse().map_err(|_| format!("not a number: {text}"))
+}
+
+/// The openings' positions (15x15 freestyle), from the file `engine match --positions` reads.
+fn openings() -> Result<Vec<Gomoku>, String> {
+    let mut out = Vec::new();
+    for line in OPENINGS.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut g = Gomoku::new(15, Rule::Freestyle)?;
+        for m in line.split_whitespace() {
+            let a = g
+                .parse_legal_action(m)
+                .map_err(|e| format!("opening '{line}': {e}"))?;
+            g.apply(a);
+        }
+        out.push(g);
+    }
+    Ok(out)
+}
+
+/// The (point, line) pairs where `player` makes a four or a live three: a VCT needs two.
+fn threat_lines(board: &ShapeBoard, player: Player) -> i32 {
+    [Shape::Four, Shape::LiveFour, Shape::LiveThree]
+        .iter()
+        .map(|&s| board.count(player, s))
+        .sum()
+}
+
+fn build(file: &str, per_kind: usize, max_games: usize) -> Result<(), String> {
+    let starts = openings()?;
+    let mut seen = HashSet::new();
+    let (mut vcf, mut vct) = (Vec::new(), Vec::new());
+    let mut rng = Rng::new(2026);
+    let mut player = Pvs::new("suite", PvsConfig::new(Duration::from_millis(30)));
+    let mut solver = ThreatSearch::new();
+    let mut games = 0;
+    let mut undecided = 0;
+    while (vcf.len() < per_kind || vct.len() < per_kind) && games < max_games {
+        let mut g = starts[games % starts.len()];
+        games += 1;
+        while !g.is_terminal() {
+            let board = ShapeBoard::new(&g);
+            let me = g.to_move();
+            if !board.has_five_point(me) && seen.insert(board.hash()) {
+                let mut b = board.clone();
+                solver.clear();
+                let found = solver.find(&mut b, ThreatKind::Vcf, 30, u64::MAX, None);
+                if found.is_some() && solver.depth() >= 2 && vcf.len() < per_kind {
+                    vcf.push((solver.depth(), me, g.board_string()));
+                } else if found.is_none() && vct.len() < per_kind && threat_lines(&board, me) >= 2 {
+                    solver.clear();
+                    let found = solver.find(&mut b, ThreatKind::Vct, 8, VCT_CHECK_NODES, None);
+                    if found.is_some() && solver.depth() >= 2 {
+                        vct.push((solver.depth(), me, g.board_string()));
+                    }
+                    undecided += usize::from(solver.aborted());
+                }
+            }
+            let mut moves = Vec::new();
+            g.legal_actions(&mut moves);
+            let a = if g.stones() % 5 == 4 {
+                moves[rng.below(moves.len() as u32) as usize]
+            } else {
+                player
+                    .best_move_within(&g, Duration::from_millis(30))
+                    .ok_or("no move")?
+                    .0
+            };
+            g.apply(a);
+        }
+        eprintln!(
+            "{games} games: {} VCF, {} VCT positions ({undecided} left undecided)",
+            vcf.len(),
+            vct.len()
+        );
+    }
+    let mut text = String::from(
+        "# The Gomoku threat-solving suite (engine/examples/gomoku_threat_suite.rs): kind, the\n\
+         # threats of the win found with no node limit, the side to move, the 15x15 freestyle\n\
+         # board (ranks from the top, X black, O white).\n",
+    );
+    for (kind, list) in [("vcf", &vcf), ("vct", &vct)] {
+        for (depth, me, board) in list.iter() {
+            writeln!(text, "{kind} {depth} {} {board}", me.number()).expect("a string");
+        }
+    }
+    std::fs::write(file, text).map_err(|e| format!("{file}: {e}"))?;
+    println!(
+        "{file}: {} VCF and {} VCT positions from {games} games ({undecided} positions' VCT check reached {VCT_CHECK_NODES} nodes)",
+        vcf.len(),
+        vct.len()
+    );
+    Ok(())
+}
+
+fn run(file: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let config = PvsConfig::new(Duration::from_secs(1));
+    let mut rows: Vec<(&str, usize, usize, u64, f64, f64)> = Vec::new();
+    for (kind_name, kind, limit) in [
+        ("vcf", ThreatKind::Vcf, config.vcf_nodes),
+        ("vct", ThreatKind::Vct, config.vct_nodes),
+    ] {
+        let (mut total, mut solved, mut nodes, mut seconds, mut slowest) = (0, 0, 0, 0.0, 0.0f64);
+        for (i, line) in text.lines().enumerate() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if line.starts_with('#') || fields.first() != Some(&kind_name) {
+                continue;
+            }
+            let [_, _, side, board] = fields[..] else {
+                return Err(format!("{file}:{}: not 'kind depth side board'", i + 1));
+            };
+            let me = Player::parse(side).ok_or(format!("{file}:{}: side '{side}'", i + 1))?;
+            let g = Gomoku::from_board(15, Rule::Freestyle, board, me)
+                .map_err(|e| format!("{file}:{}: {e}", i + 1))?;
+            let mut b = ShapeBoard::new(&g);
+            let mut search = ThreatSearch::new();
+            let started = Instant::now();
+            let found = search.find(&mut b, kind, 30, limit, None);
+            let t = started.elapsed().as_secs_f64();
+            total += 1;
+            solved += usize::from(found.is_some());
+            nodes += search.nodes();
+            seconds += t;
+            slowest = slowest.max(t);
+        }
+        rows.push((kind_name, total, solved, nodes, seconds, slowest));
+    }
+    println!(
+        "kind  positions  solved  share   mean nodes  mean ms  slowest ms  (limit: pvs's root)"
+    );
+    for (kind, total, solved, nodes, seconds, slowest) in rows {
+        let n = total.max(1) as f64;
+        println!(
+            "{kind:<5} {total:>9}  {solved:>6}  {:>5.1}%  {:>10.0}  {:>7.2}  {:>10.2}",
+            100.0 * solved as f64 / n,
+            nodes as f64 / n,
+            1000.0 * seconds / n,
+            1000.0 * slowest
+        );
+    }
+    Ok(())
+}
