@@ -1,21 +1,22 @@
 //! The Gomoku threat-solving suite: positions from games where the side to move has a forced
-//! win by continuous fours (VCF) or by threes and fours (VCT), and how much of it the product's
-//! limits solve, how fast.
+//! win by continuous fours (VCF) or by threes and fours (VCT).
 //!
-//! * `build FILE [PER_KIND [MAX_GAMES]]`: plays games (at most `MAX_GAMES`, 2,000) of `pvs` against itself at 30 ms a move from the ten
-//!   openings, one random move in every five plies to leave wins on the board, and keeps each
-//!   position (distinct, the side to move with no five point) whose VCF needs at least two
-//!   fours, found with no node limit, or that has no VCF and a VCT of at least two threats,
-//!   found (where it has at least two lines with a four or a live three to make) within 8 threats and 1,000,000 nodes (the positions whose search reaches the limit
-//!   are left out, and counted); `PER_KIND` (100) of each.
-//! * `run FILE`: solves each position with the root's limits of `pvs` (VCF 200,000 nodes,
-//!   VCT 100,000) and prints the share solved, nodes and time.
+//! `build FILE [PER_KIND [MAX_GAMES]]` plays games of `pvs` against itself at 30 ms a move
+//! from the ten openings (at most `MAX_GAMES`, 2,000), one random move in every five plies to
+//! leave wins on the board. It keeps each distinct position, the side to move with no five
+//! point, whose VCF needs at least two fours (found with no node limit), or that has no VCF
+//! and a VCT of at least two threats (looked for where it has at least two lines with a four
+//! or a live three to make, within 8 threats and 1,000,000 nodes; the positions whose search
+//! reaches the limit are left out and counted), `PER_KIND` (100) of each.
 //!
-//! `cargo run --release -p engine --example gomoku_threat_suite -- run engine/src/games/gomoku/threat_suite.txt`
+//! The suite the engine ships is `engine/src/games/gomoku/threat_suite.txt`, built with
+//! `cargo run --release -p engine --example gomoku_threat_suite -- build
+//! engine/src/games/gomoku/threat_suite.txt 100 60`; `engine bench --game gomoku` solves it
+//! at the root limits of `pvs` (share solved, nodes a second, time).
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use engine::game::{Game, Player};
 use engine::games::gomoku::patterns::Shape;
@@ -36,8 +37,7 @@ fn main() -> Result<(), String> {
         ["build", file] => build(file, 100, 2_000),
         ["build", file, n] => build(file, number(n)?, 2_000),
         ["build", file, n, games] => build(file, number(n)?, number(games)?),
-        ["run", file] => run(file),
-        _ => Err("usage: gomoku_threat_suite build FILE [PER_KIND [MAX_GAMES]] | run FILE".into()),
+        _ => Err("usage: gomoku_threat_suite build FILE [PER_KIND [MAX_GAMES]]".into()),
     }
 }
 
@@ -136,54 +136,5 @@ fn build(file: &str, per_kind: usize, max_games: usize) -> Result<(), String> {
         vcf.len(),
         vct.len()
     );
-    Ok(())
-}
-
-fn run(file: &str) -> Result<(), String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-    let config = PvsConfig::new(Duration::from_secs(1));
-    let mut rows: Vec<(&str, usize, usize, u64, f64, f64)> = Vec::new();
-    for (kind_name, kind, limit) in [
-        ("vcf", ThreatKind::Vcf, config.vcf_nodes),
-        ("vct", ThreatKind::Vct, config.vct_nodes),
-    ] {
-        let (mut total, mut solved, mut nodes, mut seconds, mut slowest) = (0, 0, 0, 0.0, 0.0f64);
-        for (i, line) in text.lines().enumerate() {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            if line.starts_with('#') || fields.first() != Some(&kind_name) {
-                continue;
-            }
-            let [_, _, side, board] = fields[..] else {
-                return Err(format!("{file}:{}: not 'kind depth side board'", i + 1));
-            };
-            let me = Player::parse(side).ok_or(format!("{file}:{}: side '{side}'", i + 1))?;
-            let g = Gomoku::from_board(15, Rule::Freestyle, board, me)
-                .map_err(|e| format!("{file}:{}: {e}", i + 1))?;
-            let mut b = ShapeBoard::new(&g);
-            let mut search = ThreatSearch::new();
-            let started = Instant::now();
-            let found = search.find(&mut b, kind, 30, limit, None);
-            let t = started.elapsed().as_secs_f64();
-            total += 1;
-            solved += usize::from(found.is_some());
-            nodes += search.nodes();
-            seconds += t;
-            slowest = slowest.max(t);
-        }
-        rows.push((kind_name, total, solved, nodes, seconds, slowest));
-    }
-    println!(
-        "kind  positions  solved  share   mean nodes  mean ms  slowest ms  (limit: pvs's root)"
-    );
-    for (kind, total, solved, nodes, seconds, slowest) in rows {
-        let n = total.max(1) as f64;
-        println!(
-            "{kind:<5} {total:>9}  {solved:>6}  {:>5.1}%  {:>10.0}  {:>7.2}  {:>10.2}",
-            100.0 * solved as f64 / n,
-            nodes as f64 / n,
-            1000.0 * seconds / n,
-            1000.0 * slowest
-        );
-    }
     Ok(())
 }

@@ -1,17 +1,23 @@
 //! `engine bench --game gomoku`: random rollouts a second on the empty board, and MCTS
 //! iterations a second (plain, the paper's and the engine's) from the empty board (plain
 //! only), a three-stone opening and a middle-game position; the principal variation search's
-//! nodes a second and depth in the middle game (one thread and `--threads`), the threat-space
-//! searches' nodes a second, and the incremental board's moves a second.
+//! nodes a second and depth in the middle game (one thread and `--threads`) beside the scanning
+//! rival's, the threat-space searches over the threat suite (nodes a second, share solved,
+//! time), and the incremental board's moves a second.
 
 use std::time::{Duration, Instant};
 
+use super::patterns::PatternWeights;
 use super::pvs::{Pvs, PvsConfig};
+use super::rival::AlphaBeta;
 use super::search::GomokuKnowledge;
 use super::shape_board::ShapeBoard;
 use super::threat_space::{ThreatKind, ThreatSearch};
 use super::Gomoku;
+use super::Rule;
+use crate::agents::Agent;
 use crate::game::Game;
+use crate::game::Player;
 use crate::mcts::bench::{mcts_figures, random_games_figure, BenchOptions, Figure};
 
 /// Stones of the middle-game position (on any size from 15 up): the first 20 moves of a game of
@@ -124,25 +130,18 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
             "plies",
         ));
     }
-    for (kind, name) in [(ThreatKind::Vcf, "VCF"), (ThreatKind::Vct, "VCT")] {
-        let (mut nodes, mut seconds) = (0u64, 0f64);
-        let mut board = ShapeBoard::new(middle);
-        for side in 0..2 {
-            if side == 1 {
-                board.pass();
-            }
-            let mut search = ThreatSearch::new();
-            let started = Instant::now();
-            search.find(&mut board, kind, 30, 2_000_000, None);
-            seconds += started.elapsed().as_secs_f64();
-            nodes += search.nodes();
-        }
+    // The scanning alpha-beta (the rival: a board scan a leaf), for the incremental board's
+    // gain.
+    let mut rival = AlphaBeta::new("rival", Duration::from_secs(1), 64, PatternWeights::DEFAULT);
+    let started = Instant::now();
+    if let Ok(choice) = rival.choose(middle, &[]) {
         out.push(Figure::new(
-            format!("{name} search, middle game, both sides, 1 thread"),
-            nodes as f64 / seconds.max(1e-9),
+            "alphabeta (the rival: scanning evaluation), middle game, 1 thread",
+            choice.iterations as f64 / started.elapsed().as_secs_f64(),
             "nodes/s",
         ));
     }
+    out.extend(suite_figures());
     let mut board = ShapeBoard::new(middle);
     let mut points = Vec::new();
     board.candidates(&mut points);
@@ -160,5 +159,61 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
         pairs as f64 / started.elapsed().as_secs_f64(),
         "pairs/s",
     ));
+    out
+}
+
+/// The threat-solving suite (`threat_suite.txt`, built by `examples/gomoku_threat_suite.rs`):
+/// positions from games with a VCF or a VCT for the side to move.
+const SUITE: &str = include_str!("threat_suite.txt");
+
+/// VCF and VCT over the suite at the root limits of `pvs`: nodes a second, the share solved,
+/// and the mean time a position.
+fn suite_figures() -> Vec<Figure> {
+    let config = PvsConfig::new(Duration::from_secs(1));
+    let mut out = Vec::new();
+    for (name, kind, limit) in [
+        ("vcf", ThreatKind::Vcf, config.vcf_nodes),
+        ("vct", ThreatKind::Vct, config.vct_nodes),
+    ] {
+        let (mut total, mut solved, mut nodes, mut seconds) = (0u32, 0u32, 0u64, 0f64);
+        let mut search = ThreatSearch::new();
+        for line in SUITE.lines().filter(|l| l.starts_with(name)) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let [_, _, side, board] = fields[..] else {
+                continue;
+            };
+            let Some(me) = Player::parse(side) else {
+                continue;
+            };
+            let Ok(g) = Gomoku::from_board(15, Rule::Freestyle, board, me) else {
+                continue;
+            };
+            let mut b = ShapeBoard::new(&g);
+            search.clear();
+            let started = Instant::now();
+            let found = search.find(&mut b, kind, 30, limit, None);
+            seconds += started.elapsed().as_secs_f64();
+            nodes += search.nodes();
+            total += 1;
+            solved += u32::from(found.is_some());
+        }
+        let upper = name.to_uppercase();
+        let n = f64::from(total.max(1));
+        out.push(Figure::new(
+            format!("{upper} search, the suite's {total} {upper} positions, 1 thread"),
+            nodes as f64 / seconds.max(1e-9),
+            "nodes/s",
+        ));
+        out.push(Figure::new(
+            format!("{upper} positions solved within pvs's root limit ({limit} nodes)"),
+            100.0 * f64::from(solved) / n,
+            "%",
+        ));
+        out.push(Figure::new(
+            format!("{upper} search, mean time a suite position"),
+            1000.0 * seconds / n,
+            "ms",
+        ));
+    }
     out
 }

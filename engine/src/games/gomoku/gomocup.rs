@@ -17,6 +17,7 @@ use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
 use super::pvs::{Pvs, PvsConfig};
+use super::shape_board::ShapeBoard;
 use super::{Gomoku, Rule, DIRECTIONS, MAX_SIZE, MIN_SIZE};
 use crate::game::{Action, Game, Player};
 
@@ -239,6 +240,10 @@ impl Brain {
                 self.game = Some(g);
                 self.base = Some(g);
                 self.moves.clear();
+                // The searcher's tables (the shapes', the transpositions') are built now, not
+                // on the first move's clock.
+                ShapeBoard::new(&g);
+                self.searcher();
                 Answer::line("OK")
             }
             Err(e) => Answer::error(format!("unsupported size: {e}")),
@@ -395,6 +400,16 @@ impl Brain {
         Answer::line(format!("{x},{y}"))
     }
 
+    /// The searcher, made on first use with the brain's threads.
+    fn searcher(&mut self) -> &mut Pvs {
+        let threads = self.threads;
+        self.searcher.get_or_insert_with(|| {
+            let mut config = PvsConfig::new(Duration::from_secs(1));
+            config.threads = threads;
+            Pvs::new("best", config)
+        })
+    }
+
     /// A win at once, else a block of the opponent's five, else the search's move.
     pub fn choose(&mut self, g: &Gomoku) -> Result<Action, String> {
         let mut moves = Vec::new();
@@ -417,13 +432,7 @@ impl Brain {
         }
         let moves_left = (g.points() - g.stones()) / 2;
         let (soft, hard) = self.clock.limits(moves_left);
-        let threads = self.threads;
-        let searcher = self.searcher.get_or_insert_with(|| {
-            let mut config = PvsConfig::new(soft);
-            config.threads = threads;
-            Pvs::new("best", config)
-        });
-        searcher
+        self.searcher()
             .best_move_timed(g, soft, hard)
             .map(|(a, _)| a)
             .ok_or_else(|| "no legal move".to_string())

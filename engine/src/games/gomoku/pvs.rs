@@ -82,6 +82,14 @@ impl EvalWeights {
             mine: [0; 9],
             theirs: [0; 9],
         };
+        if let Some(bad) = w
+            .iter()
+            .find(|x| !x.is_finite() || x.abs() > MAX_WEIGHT as f32)
+        {
+            return Err(format!(
+                "an evaluation weight is {bad}: each must be a number within +-{MAX_WEIGHT}"
+            ));
+        }
         for i in 0..7 {
             out.mine[i + 1] = w[i].round() as i32;
             out.theirs[i + 1] = w[i + 7].round() as i32;
@@ -89,6 +97,10 @@ impl EvalWeights {
         Ok(out)
     }
 }
+
+/// The largest evaluation weight: with at most 484 points in four lines a side the sums stay
+/// far inside an `i32`, and the evaluation is clamped short of a decided score.
+const MAX_WEIGHT: i32 = 10_000;
 
 /// Move ordering: what each shape of the mover's (attack) and the opponent's (defence) on a
 /// point is worth as a move, by [`Shape`] order.
@@ -226,6 +238,8 @@ struct Worker<'a> {
     deadline: Instant,
     board: ShapeBoard,
     nodes: u64,
+    /// Search calls, for the clock's checks (`nodes` also counts the leaves' VCF nodes).
+    calls: u64,
     killers: [[u16; 2]; MAX_PLY],
     history: Vec<[u32; MAX_POINTS]>,
     /// Every node's moves on the current path, each node's after its parent's.
@@ -250,6 +264,7 @@ impl<'a> Worker<'a> {
             deadline,
             board,
             nodes: 0,
+            calls: 0,
             killers: [[u16::MAX; 2]; MAX_PLY],
             history: vec![[0; MAX_POINTS]; 2],
             stack: Vec::with_capacity(8192),
@@ -259,7 +274,8 @@ impl<'a> Worker<'a> {
     }
 
     fn stopped(&mut self) -> bool {
-        if self.nodes % 1024 == 0 && Instant::now() >= self.deadline {
+        self.calls += 1;
+        if self.calls % 1024 == 0 && Instant::now() >= self.deadline {
             self.stop.store(true, Ordering::Relaxed);
         }
         self.stop.load(Ordering::Relaxed)
@@ -271,7 +287,8 @@ impl<'a> Worker<'a> {
         if let Some(threats) = &mut self.threats {
             if self.board.has_four_point(self.board.to_move()) {
                 let limit = self.config.leaf_vcf_nodes;
-                let found = threats.find(&mut self.board, ThreatKind::Vcf, 16, limit, None);
+                let by = Some(self.deadline);
+                let found = threats.find(&mut self.board, ThreatKind::Vcf, 16, limit, by);
                 self.nodes += threats.nodes();
                 if found.is_some() {
                     return WIN - ply as i32 - 5;
@@ -281,8 +298,9 @@ impl<'a> Worker<'a> {
         let b = &self.board;
         let me = b.to_move();
         let opp = me.opponent();
-        if b.count(me, Shape::LiveFour) > 0 && !b.has_four_point(opp) && !b.has_forbidden_points(me)
-        {
+        // Only the deepest ply comes here with a five point of the opponent's to answer.
+        let answers = b.has_four_point(opp) || b.has_five_point(opp);
+        if b.count(me, Shape::LiveFour) > 0 && !answers && !b.has_forbidden_points(me) {
             // A live three with the move, and nothing to answer its live four with.
             return WIN - ply as i32 - 3;
         }
@@ -291,7 +309,7 @@ impl<'a> Worker<'a> {
         } else {
             (0, 0)
         };
-        if mine > 0 && !b.has_four_point(opp) && !b.has_forbidden_points(me) {
+        if mine > 0 && !answers && !b.has_forbidden_points(me) {
             // A double threat to make, and no four to answer it with.
             return WIN - ply as i32 - 5;
         }
@@ -301,7 +319,7 @@ impl<'a> Worker<'a> {
             score +=
                 w.mine[s] * b.count(me, Shape::ALL[s]) - w.theirs[s] * b.count(opp, Shape::ALL[s]);
         }
-        score
+        score.clamp(-DECIDED + 1, DECIDED - 1)
     }
 
     /// Pushes the node's moves (scored, best first) and returns whether the node is forced

@@ -84,6 +84,12 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
     if config.time.is_zero() || config.max_depth == 0 || config.beam == 0 {
         return Err(err("time_ms, depth and beam must be positive".into()));
     }
+    if config.max_depth > 120 {
+        return Err(err(format!(
+            "depth is at most 120, not {}",
+            config.max_depth
+        )));
+    }
     if config.threads == 0 {
         config.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     }

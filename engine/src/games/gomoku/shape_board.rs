@@ -149,6 +149,9 @@ impl ShapeBoard {
         if pos.to_move() == Player::P2 {
             board.hash ^= keys.white_to_move;
         }
+        // Tables kept between games must not mistake one board size or rule for another.
+        let mut game = (size as u64) << 2 | pos.rule().index() as u64;
+        board.hash ^= splitmix64(&mut game);
         board
     }
 

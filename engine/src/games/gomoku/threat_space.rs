@@ -386,6 +386,30 @@ mod tests {
         assert_eq!(solve(&ranks, Player::P2, ThreatKind::Vcf), None);
     }
 
+    /// Every position of the shipped suite reads, and each VCF in it is found again (with
+    /// the node limit `pvs` uses at its root), starting with a four.
+    #[test]
+    fn the_suites_continuous_fours_are_found() {
+        let suite = include_str!("threat_suite.txt");
+        let mut vcfs = 0;
+        for line in suite.lines().filter(|l| !l.starts_with('#')) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let [kind, _, side, rows] = fields[..] else {
+                panic!("suite line '{line}'");
+            };
+            let me = Player::parse(side).unwrap();
+            let g = Gomoku::from_board(15, Rule::Freestyle, rows, me).unwrap();
+            if kind == "vcf" {
+                let mut b = ShapeBoard::new(&g);
+                let found = ThreatSearch::new().find(&mut b, ThreatKind::Vcf, 30, 200_000, None);
+                let p = found.unwrap_or_else(|| panic!("no VCF in {line}"));
+                assert!(b.threat(me, p).is_four() || b.threat(me, p).five, "{line}");
+                vcfs += 1;
+            }
+        }
+        assert!(vcfs >= 10, "{vcfs} VCF positions");
+    }
+
     #[test]
     fn a_double_three_wins_by_vct_but_not_by_vcf() {
         // Black's e8 f8 and g6 g7 meet at g8: two live threes at once, which no single stone
