@@ -113,38 +113,54 @@ impl ThreatSearch {
         }
         let blocking = board.has_five_point(me.opponent());
         for depth in 1..=max_depth {
-            let start = self.stack.len();
-            if blocking {
-                self.push_block(board, me);
-            } else {
-                self.push_threats(board, kind);
+            let found = self.first_winning_move(board, depth, kind, blocking);
+            if found.is_some() {
+                self.depth = depth;
             }
-            let end = self.stack.len();
-            let mut found = None;
-            for i in start..end {
-                let p = self.stack[i];
-                board.make(p);
-                let wins = if blocking {
-                    self.threatens(board, me, kind) && self.defend(board, depth, kind)
-                } else {
-                    self.defend(board, depth - 1, kind)
-                };
-                board.unmake();
-                if wins {
-                    found = Some(p);
-                    self.depth = depth;
-                    break;
-                }
-                if self.aborted {
-                    break;
-                }
-            }
-            self.stack.truncate(start);
-            if found.is_some() || self.aborted || end == start {
+            if found.is_some() || self.aborted {
                 return found;
             }
         }
         None
+    }
+
+    /// The attacker's (to move) first move that wins within `depth` threats: the block of the
+    /// defender's five point when `blocking` (free, and the line goes on only while a threat
+    /// stands), else its threats while depth is left.
+    fn first_winning_move(
+        &mut self,
+        board: &mut ShapeBoard,
+        depth: u32,
+        kind: ThreatKind,
+        blocking: bool,
+    ) -> Option<usize> {
+        let me = board.to_move();
+        let start = self.stack.len();
+        if blocking {
+            self.push_block(board, me);
+        } else if depth > 0 {
+            self.push_threats(board, kind);
+        }
+        let mut found = None;
+        for i in start..self.stack.len() {
+            let p = self.stack[i];
+            board.make(p);
+            let wins = if blocking {
+                self.threatens(board, me, kind) && self.defend(board, depth, kind)
+            } else {
+                self.defend(board, depth - 1, kind)
+            };
+            board.unmake();
+            if wins {
+                found = Some(p);
+                break;
+            }
+            if self.aborted {
+                break;
+            }
+        }
+        self.stack.truncate(start);
+        found
     }
 
     /// Whether the attacker (to move) wins within `depth` more threats.
@@ -162,30 +178,10 @@ impl ThreatSearch {
         if entry.key == key && (entry.win || u32::from(entry.depth) >= depth) {
             return entry.win;
         }
-        let start = self.stack.len();
         let blocking = board.has_five_point(me.opponent());
-        if blocking {
-            self.push_block(board, me);
-        } else if depth > 0 {
-            self.push_threats(board, kind);
-        }
-        let end = self.stack.len();
-        let mut win = false;
-        for i in start..end {
-            let p = self.stack[i];
-            board.make(p);
-            win = if blocking {
-                // The block is free; the line goes on only while a threat stands.
-                self.threatens(board, me, kind) && self.defend(board, depth, kind)
-            } else {
-                self.defend(board, depth - 1, kind)
-            };
-            board.unmake();
-            if win || self.aborted {
-                break;
-            }
-        }
-        self.stack.truncate(start);
+        let win = self
+            .first_winning_move(board, depth, kind, blocking)
+            .is_some();
         if !self.aborted {
             self.table[slot] = Entry {
                 key,
