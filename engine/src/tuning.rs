@@ -40,6 +40,12 @@ pub trait Tunable: Send + Sync {
     /// The fitness players this game offers (the first is the default).
     fn players(&self) -> &'static [&'static str];
 
+    /// The player kind whose `weights=` key reads this set: `tune`'s final match plays it
+    /// (`KIND:time_ms=T,weights=FILE`). By default the game's `mcts`.
+    fn final_player(&self) -> &'static str {
+        "mcts"
+    }
+
     /// Plays one fitness game: weights `p1` as the first player against `p2`, both played by
     /// the fitness player `player`, from the opening numbered `opening` (the same number gives
     /// the same opening; different numbers give varied ones).

@@ -12,15 +12,17 @@ use engine::registry::Lookup;
 
 use crate::config::TuneConfig;
 
-/// The two players' specs: the engine's `mcts` at the final time a move with each weights file.
-pub fn specs(config: &TuneConfig, tuned: &Path, start: &Path) -> [String; 2] {
-    [tuned, start].map(|f| {
+/// The two players' specs: the player that reads the set's weights (the engine's `mcts` for
+/// most sets) at the final time a move with each weights file.
+pub fn specs(config: &TuneConfig, tuned: &Path, start: &Path) -> Result<[String; 2], String> {
+    let kind = engine::registry::tunable(&config.game, Some(&config.set))?.final_player();
+    Ok([tuned, start].map(|f| {
         format!(
-            "mcts:time_ms={},weights={}",
+            "{kind}:time_ms={},weights={}",
             config.final_time_ms,
             f.display()
         )
-    })
+    }))
 }
 
 /// Plays the match, writes `final-match.json` into the run folder and returns the table.
@@ -30,7 +32,7 @@ pub fn play(
     start: &Path,
     quiet: bool,
 ) -> Result<String, String> {
-    let players = specs(config, tuned, start);
+    let players = specs(config, tuned, start)?;
     let parsed = [parse_spec(&players[0])?, parse_spec(&players[1])?];
     let spec = GameSpec::from_text(&config.game)?;
     let match_config = MatchConfig {

@@ -8,9 +8,9 @@ use engine::games::gomoku::gomocup::{serve, Brain};
 const USAGE: &str = "Usage: pbrain-engine [OPTIONS]
 
 The engine as a Gomocup brain: it speaks the Gomocup protocol on stdin/stdout (a manager
-starts it with no arguments). It plays the product's best Gomoku player (`engine players
---game gomoku`: best, the principal variation search with threat-space proofs), its time
-taken from the manager's timeout_turn, timeout_match and time_left.
+starts it with no arguments). It plays the product's best Gomoku player, `best` (the
+principal variation search with threat-space proofs; `engine players --game gomoku`), its
+time taken from the manager's timeout_turn, timeout_match and time_left.
 
 Options:
       --threads <N>  Search threads, 0: all cores [default: 1]

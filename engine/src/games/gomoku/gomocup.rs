@@ -92,6 +92,9 @@ impl Clock {
     }
 }
 
+/// The most moves of ours the clock plans for.
+const PLANNED_MOVES: usize = 30;
+
 /// What a search leaves for the manager and the answer out of `t` ms: a tenth, at least
 /// 30 ms and at most 500 ms.
 fn margin(t: u64) -> u64 {
@@ -430,7 +433,9 @@ impl Brain {
         if moves.len() == 1 {
             return Ok(moves[0]);
         }
-        let moves_left = (g.points() - g.stones()) / 2;
+        // Games between strong brains rarely last 30 more moves of ours, whatever the board's
+        // size: plan for that many at most, so that a generous clock is spent.
+        let moves_left = ((g.points() - g.stones()) / 2).min(PLANNED_MOVES);
         let (soft, hard) = self.clock.limits(moves_left);
         self.searcher()
             .best_move_timed(g, soft, hard)

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 8] = [
+const PVS_KEYS: [KeyDecl; 9] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -43,6 +43,11 @@ const PVS_KEYS: [KeyDecl; 8] = [
         name: "weights",
         default: "",
         help: "a weights file of the evaluation (tune's set 'eval')",
+    },
+    KeyDecl {
+        name: "seed",
+        default: "1",
+        help: "read as every player's is; the search makes no random choice, so it changes nothing",
     },
     KeyDecl {
         name: "leaf_vcf",
@@ -73,6 +78,9 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             "threads" => config.threads = number(key, value).map_err(err)?,
             "beam" => config.beam = number(key, value).map_err(err)?,
             "leaf_vcf" => config.leaf_vcf_nodes = number(key, value).map_err(err)?,
+            "seed" => {
+                number::<u64>(key, value).map_err(err)?;
+            }
             "defend_vct" => config.defend_vct = switch(key, value).map_err(err)?,
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
             "weights" => {

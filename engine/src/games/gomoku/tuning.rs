@@ -166,6 +166,10 @@ impl Tunable for GomokuEval {
         &EVAL_PLAYERS
     }
 
+    fn final_player(&self) -> &'static str {
+        "pvs"
+    }
+
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
         let depth = match player {
             "pvs4" => 4,
