@@ -12,12 +12,10 @@ use super::pvs::{Pvs, PvsConfig};
 use super::rival::AlphaBeta;
 use super::search::GomokuKnowledge;
 use super::shape_board::ShapeBoard;
-use super::threat_space::{ThreatKind, ThreatSearch};
+use super::threat_space::{threat_suite, ThreatKind, ThreatSearch};
 use super::Gomoku;
-use super::Rule;
 use crate::agents::Agent;
 use crate::game::Game;
-use crate::game::Player;
 use crate::mcts::bench::{mcts_figures, random_games_figure, BenchOptions, Figure};
 
 /// Stones of the middle-game position (on any size from 15 up): the first 20 moves of a game of
@@ -55,7 +53,7 @@ fn opening(start: &Gomoku) -> Option<Gomoku> {
     (start.size() >= 10).then_some(g)
 }
 
-pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
+pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, String> {
     let mut out = vec![random_games_figure(
         "random rollouts from the empty board, 1 thread",
         start,
@@ -70,7 +68,7 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
         ("middle game", middle_game(start)),
     ];
     if let Some(middle) = middle_game(start) {
-        out.extend(searcher_figures(&middle, opts));
+        out.extend(searcher_figures(&middle, opts)?);
     }
     for (label, position) in positions {
         let Some(position) = position else { continue };
@@ -93,13 +91,13 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
             ));
         }
     }
-    out
+    Ok(out)
 }
 
 /// The searcher's figures in the middle game: `pvs` nodes a second and the depth it completes
 /// in a second (one thread and `opts.threads`), VCF and VCT nodes a second (both sides to
 /// move, no node limit), and make-and-unmake pairs a second of the incremental board.
-fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
+fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, String> {
     let mut out = Vec::new();
     let mut threads = vec![1];
     if opts.threads > 1 {
@@ -141,7 +139,7 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
             "nodes/s",
         ));
     }
-    out.extend(suite_figures());
+    out.extend(suite_figures()?);
     let mut board = ShapeBoard::new(middle);
     let mut points = Vec::new();
     board.candidates(&mut points);
@@ -159,36 +157,23 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Vec<Figure> {
         pairs as f64 / started.elapsed().as_secs_f64(),
         "pairs/s",
     ));
-    out
+    Ok(out)
 }
 
-/// The threat-solving suite (`threat_suite.txt`, built by `examples/gomoku_threat_suite.rs`):
-/// positions from games with a VCF or a VCT for the side to move.
-const SUITE: &str = include_str!("threat_suite.txt");
-
-/// VCF and VCT over the suite at the root limits of `pvs`: nodes a second, the share solved,
-/// and the mean time a position.
-fn suite_figures() -> Vec<Figure> {
+/// VCF and VCT over the threat suite ([`threat_suite`]) at the root limits of `pvs`: nodes a
+/// second, the share solved, and the mean time a position.
+fn suite_figures() -> Result<Vec<Figure>, String> {
+    let suite = threat_suite()?;
     let config = PvsConfig::new(Duration::from_secs(1));
     let mut out = Vec::new();
     for (name, kind, limit) in [
-        ("vcf", ThreatKind::Vcf, config.vcf_nodes),
-        ("vct", ThreatKind::Vct, config.vct_nodes),
+        ("VCF", ThreatKind::Vcf, config.vcf_nodes),
+        ("VCT", ThreatKind::Vct, config.vct_nodes),
     ] {
         let (mut total, mut solved, mut nodes, mut seconds) = (0u32, 0u32, 0u64, 0f64);
         let mut search = ThreatSearch::new();
-        for line in SUITE.lines().filter(|l| l.starts_with(name)) {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let [_, _, side, board] = fields[..] else {
-                continue;
-            };
-            let Some(me) = Player::parse(side) else {
-                continue;
-            };
-            let Ok(g) = Gomoku::from_board(15, Rule::Freestyle, board, me) else {
-                continue;
-            };
-            let mut b = ShapeBoard::new(&g);
+        for s in suite.iter().filter(|s| s.kind == kind) {
+            let mut b = ShapeBoard::new(&s.position);
             search.clear();
             let started = Instant::now();
             let found = search.find(&mut b, kind, 30, limit, None);
@@ -197,23 +182,22 @@ fn suite_figures() -> Vec<Figure> {
             total += 1;
             solved += u32::from(found.is_some());
         }
-        let upper = name.to_uppercase();
         let n = f64::from(total.max(1));
         out.push(Figure::new(
-            format!("{upper} search, the suite's {total} {upper} positions, 1 thread"),
+            format!("{name} search, the suite's {total} {name} positions, 1 thread"),
             nodes as f64 / seconds.max(1e-9),
             "nodes/s",
         ));
         out.push(Figure::new(
-            format!("{upper} positions solved within pvs's root limit ({limit} nodes)"),
+            format!("{name} positions solved within pvs's root limit ({limit} nodes)"),
             100.0 * f64::from(solved) / n,
             "%",
         ));
         out.push(Figure::new(
-            format!("{upper} search, mean time a suite position"),
+            format!("{name} search, mean time a suite position"),
             1000.0 * seconds / n,
             "ms",
         ));
     }
-    out
+    Ok(out)
 }

@@ -357,28 +357,20 @@ impl<'a> Worker<'a> {
             self.stack.push((p, score));
         }
         self.stack[start..].sort_unstable_by_key(|&(p, s)| (std::cmp::Reverse(s), p));
-        // Beyond the beam only the threats stay (the beam counts from the first move).
+        // Beyond the beam only the threats stay (the beam counts from the first move), and
+        // under renju black's forbidden points go (checked only for the moves kept).
         let beam = self.config.beam;
+        let forbidden = self.board.has_forbidden_points(me);
         let mut kept = start;
         for i in start..self.stack.len() {
             let (p, s) = self.stack[i];
-            if i - start < beam || s >= ORDER_ATTACK[Shape::Four as usize] {
+            let in_beam = i - start < beam || s >= ORDER_ATTACK[Shape::Four as usize];
+            if in_beam && (!forbidden || self.board.playable(me, p)) {
                 self.stack[kept] = (p, s);
                 kept += 1;
             }
         }
         self.stack.truncate(kept);
-        // Black's forbidden points under renju (checked only for the moves kept).
-        if self.board.has_forbidden_points(me) {
-            let mut kept = start;
-            for i in start..self.stack.len() {
-                if self.board.playable(me, self.stack[i].0) {
-                    self.stack[kept] = self.stack[i];
-                    kept += 1;
-                }
-            }
-            self.stack.truncate(kept);
-        }
         Some(false)
     }
 
@@ -589,7 +581,6 @@ impl Pvs {
         let started = Instant::now();
         let hard = hard.max(Duration::from_millis(1));
         let soft = soft.min(hard);
-        let time = soft;
         self.nodes = 0;
         self.depth = 0;
         let mut board = ShapeBoard::new(state);
@@ -608,7 +599,7 @@ impl Pvs {
             let score = if fives.len() > 1 { -WIN } else { 0 };
             return Some((p as Action, score));
         }
-        let threat_deadline = Some(started + time / 3);
+        let threat_deadline = Some(started + soft / 3);
         for (kind, nodes) in [
             (ThreatKind::Vcf, self.config.vcf_nodes),
             (ThreatKind::Vct, self.config.vct_nodes),
@@ -644,10 +635,10 @@ impl Pvs {
                 &mut moves,
                 ThreatKind::Vcf,
                 vcf,
-                started + time / 2,
+                started + soft / 2,
             );
             if self.config.defend_vct && moves.len() > 1 {
-                let by = started + time / 2;
+                let by = started + soft / 2;
                 self.keep_defences(&mut board, &mut moves, ThreatKind::Vct, vct, by);
             }
         }

@@ -317,7 +317,7 @@ impl RegisteredGame for Gomoku {
 
     fn bench(start: &Gomoku, options: &BenchOptions) -> Result<BenchOutput, String> {
         options.no_model(Self::NAME)?;
-        Ok(BenchOutput::figures(super::bench::figures(start, options)))
+        Ok(BenchOutput::figures(super::bench::figures(start, options)?))
     }
 
     fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {

@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use super::patterns::Shape;
 use super::shape_board::ShapeBoard;
+use super::{Gomoku, Rule};
 use crate::game::Player;
 
 /// What the attacker may threaten with.
@@ -326,6 +327,47 @@ impl ThreatSearch {
     }
 }
 
+/// One position of the shipped threat suite (`threat_suite.txt`, built by
+/// `examples/gomoku_threat_suite.rs`): a 15x15 freestyle position whose side to move has a
+/// win by `kind`'s threats.
+pub struct SuitePosition {
+    pub kind: ThreatKind,
+    pub position: Gomoku,
+    /// The suite's line, for messages.
+    pub line: &'static str,
+}
+
+/// The shipped threat suite, each line read (`kind threats side board`); an error names the
+/// line that does not read.
+pub fn threat_suite() -> Result<Vec<SuitePosition>, String> {
+    let text = include_str!("threat_suite.txt");
+    let lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.starts_with('#'));
+    lines
+        .map(|(i, line)| {
+            let err = |why: String| format!("threat_suite.txt:{}: {why}", i + 1);
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let [kind, _, side, board] = fields[..] else {
+                return Err(err("not 'kind threats side board'".into()));
+            };
+            let kind = match kind {
+                "vcf" => ThreatKind::Vcf,
+                "vct" => ThreatKind::Vct,
+                other => return Err(err(format!("kind '{other}' is not vcf or vct"))),
+            };
+            let me = Player::parse(side).ok_or_else(|| err(format!("side '{side}'")))?;
+            let position = Gomoku::from_board(15, Rule::Freestyle, board, me).map_err(err)?;
+            Ok(SuitePosition {
+                kind,
+                position,
+                line,
+            })
+        })
+        .collect()
+}
+
 impl Default for ThreatSearch {
     fn default() -> ThreatSearch {
         ThreatSearch::new()
@@ -335,7 +377,7 @@ impl Default for ThreatSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::gomoku::{Gomoku, Rule};
+    use crate::game::Game;
 
     /// A 15x15 board from the ranks listed (top first) over empty ranks.
     fn board(ranks: &[(usize, &str)]) -> String {
@@ -358,27 +400,27 @@ mod tests {
     #[test]
     fn continuous_fours_are_found_and_blocked_lines_are_not() {
         // Black's d5-d7 (closed by d4) and e8-g8 (closed by c8) meet at d8: a double four.
-        let ranks = [
+        // White's stones on the first rank make the counts: four for black to move, three
+        // for white.
+        let lines = [
             (8, "..O.XXX"),
             (7, "...X"),
             (6, "...X"),
             (5, "...X"),
             (4, "...O"),
-            (1, "O.O.O..O"),
         ];
+        let with_first_rank = |rank1| {
+            let mut ranks = lines.to_vec();
+            ranks.push((1, rank1));
+            ranks
+        };
+        let ranks = with_first_rank("O.O.O..O");
         assert_eq!(
             solve(&ranks, Player::P1, ThreatKind::Vcf).as_deref(),
             Some("d8")
         );
         // White to move must block a five point first and has no fours after it.
-        let ranks = [
-            (8, "..O.XXX"),
-            (7, "...X"),
-            (6, "...X"),
-            (5, "...X"),
-            (4, "...O"),
-            (1, "O.O.O"),
-        ];
+        let ranks = with_first_rank("O.O.O");
         assert_eq!(solve(&ranks, Player::P2, ThreatKind::Vcf), None);
     }
 
@@ -386,24 +428,21 @@ mod tests {
     /// the node limit `pvs` uses at its root), starting with a four.
     #[test]
     fn the_suites_continuous_fours_are_found() {
-        let suite = include_str!("threat_suite.txt");
-        let mut vcfs = 0;
-        for line in suite.lines().filter(|l| !l.starts_with('#')) {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let [kind, _, side, rows] = fields[..] else {
-                panic!("suite line '{line}'");
-            };
-            let me = Player::parse(side).unwrap();
-            let g = Gomoku::from_board(15, Rule::Freestyle, rows, me).unwrap();
-            if kind == "vcf" {
-                let mut b = ShapeBoard::new(&g);
-                let found = ThreatSearch::new().find(&mut b, ThreatKind::Vcf, 30, 200_000, None);
-                let p = found.unwrap_or_else(|| panic!("no VCF in {line}"));
-                assert!(b.threat(me, p).is_four() || b.threat(me, p).five, "{line}");
-                vcfs += 1;
-            }
+        let suite = threat_suite().unwrap();
+        let vcfs: Vec<&SuitePosition> =
+            suite.iter().filter(|s| s.kind == ThreatKind::Vcf).collect();
+        for s in &vcfs {
+            let me = s.position.to_move();
+            let mut b = ShapeBoard::new(&s.position);
+            let found = ThreatSearch::new().find(&mut b, ThreatKind::Vcf, 30, 200_000, None);
+            let p = found.unwrap_or_else(|| panic!("no VCF in {}", s.line));
+            assert!(
+                b.threat(me, p).is_four() || b.threat(me, p).five,
+                "{}",
+                s.line
+            );
         }
-        assert!(vcfs >= 10, "{vcfs} VCF positions");
+        assert!(vcfs.len() >= 10, "{} VCF positions", vcfs.len());
     }
 
     #[test]
