@@ -22,6 +22,7 @@ pub mod record;
 pub mod registry;
 pub mod rng;
 pub mod serve;
+pub mod transposition;
 pub mod tuning;
 
 pub use game::{Action, ActionError, Game, Outcome, Player};

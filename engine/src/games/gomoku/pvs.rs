@@ -19,7 +19,7 @@
 //!   ([`ShapeBoard::count`]) weighted by [`EvalWeights`], the side to move's and the
 //!   opponent's apart; a live three with the move and no four to fear is scored as a win.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::patterns::Shape;
@@ -28,11 +28,9 @@ use super::threat_space::{ThreatKind, ThreatSearch};
 use super::{Gomoku, MAX_POINTS};
 use crate::agents::{Agent, AgentError, Choice};
 use crate::game::{Action, Game, Player};
+pub use crate::transposition::WIN;
+use crate::transposition::{Bound, Table, DECIDED};
 
-/// The score of a won position (less the plies to the win).
-pub const WIN: i32 = 1_000_000;
-/// Scores beyond this are wins or losses found by the search.
-const DECIDED: i32 = WIN - 1_000;
 const MAX_PLY: usize = 128;
 
 /// The evaluation's weights: each shape the side to move can make on an empty point (a point
@@ -146,87 +144,6 @@ impl PvsConfig {
             defend_vct: false,
             double_threats: false,
         }
-    }
-}
-
-/// The table: two words an entry, the key stored xor the data so a torn write reads as a miss.
-struct Table {
-    words: Vec<AtomicU64>,
-    mask: usize,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Bound {
-    Exact = 0,
-    Lower = 1,
-    Upper = 2,
-}
-
-#[derive(Clone, Copy)]
-struct Probe {
-    score: i32,
-    depth: i32,
-    bound: Bound,
-    best: Option<usize>,
-}
-
-impl Table {
-    fn new(bits: u32) -> Table {
-        Table {
-            words: (0..2usize << bits).map(|_| AtomicU64::new(0)).collect(),
-            mask: (1 << bits) - 1,
-        }
-    }
-
-    fn probe(&self, key: u64) -> Option<Probe> {
-        let i = 2 * (key as usize & self.mask);
-        let data = self.words[i + 1].load(Ordering::Relaxed);
-        if self.words[i].load(Ordering::Relaxed) ^ data != key || data == 0 {
-            return None;
-        }
-        let best = (data >> 48) as u16;
-        Some(Probe {
-            score: data as u32 as i32,
-            depth: i32::from((data >> 32) as u8),
-            bound: match (data >> 40) & 3 {
-                0 => Bound::Exact,
-                1 => Bound::Lower,
-                _ => Bound::Upper,
-            },
-            best: (best != u16::MAX).then_some(usize::from(best)),
-        })
-    }
-
-    fn store(&self, key: u64, score: i32, depth: i32, bound: Bound, best: Option<usize>) {
-        let i = 2 * (key as usize & self.mask);
-        let best = best.map_or(u16::MAX, |p| p as u16);
-        let data = u64::from(score as u32)
-            | u64::from(depth.clamp(0, 255) as u8) << 32
-            | (bound as u64) << 40
-            | u64::from(best) << 48;
-        self.words[i].store(key ^ data, Ordering::Relaxed);
-        self.words[i + 1].store(data, Ordering::Relaxed);
-    }
-}
-
-/// A win or loss as the table keeps it: counted from the node, not the root.
-fn to_table(score: i32, ply: usize) -> i32 {
-    if score > DECIDED {
-        score + ply as i32
-    } else if score < -DECIDED {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-fn from_table(score: i32, ply: usize) -> i32 {
-    if score > DECIDED {
-        score - ply as i32
-    } else if score < -DECIDED {
-        score + ply as i32
-    } else {
-        score
     }
 }
 
@@ -413,14 +330,8 @@ impl<'a> Worker<'a> {
         let mut tt_move = None;
         if let Some(e) = self.table.probe(key) {
             tt_move = e.best;
-            let score = from_table(e.score, ply);
-            if e.depth >= depth {
-                match e.bound {
-                    Bound::Exact => return score,
-                    Bound::Lower if score >= beta => return score,
-                    Bound::Upper if score <= alpha => return score,
-                    _ => {}
-                }
+            if let Some(score) = e.cutoff(depth, alpha, beta, ply) {
+                return score;
             }
         }
         let start = self.stack.len();
@@ -491,8 +402,7 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.table
-            .store(key, to_table(best, ply), depth, bound, best_move);
+        self.table.store(key, best, ply, depth, bound, best_move);
         best
     }
 
@@ -563,9 +473,11 @@ impl Pvs {
         (self.nodes, self.depth)
     }
 
-    /// The move and its score for the side to move within `time` (`None`: no legal move).
+    /// The move and its score for the side to move within `time` (`None`: no legal move):
+    /// iterations run on until `time` is spent, as a fixed time a move allows (a stopped
+    /// iteration still improves on the last, its first move being the last's best).
     pub fn best_move_within(&mut self, state: &Gomoku, time: Duration) -> Option<(Action, i32)> {
-        self.best_move_timed(state, time, time)
+        self.search_timed(state, time, time, true)
     }
 
     /// [`best_move_within`](Self::best_move_within) a clock's way: no new iteration once
@@ -578,6 +490,17 @@ impl Pvs {
         soft: Duration,
         hard: Duration,
     ) -> Option<(Action, i32)> {
+        self.search_timed(state, soft, hard, false)
+    }
+
+    /// The search of both: with `fill`, no iteration is held back to save time for the clock.
+    fn search_timed(
+        &mut self,
+        state: &Gomoku,
+        soft: Duration,
+        hard: Duration,
+        fill: bool,
+    ) -> Option<(Action, i32)> {
         let started = Instant::now();
         let hard = hard.max(Duration::from_millis(1));
         let soft = soft.min(hard);
@@ -587,7 +510,12 @@ impl Pvs {
         let me = board.to_move();
         let attacked = board.count(me.opponent(), Shape::LiveFour) > 0;
         // An iteration may run on to the hard limit only where the position is critical.
-        let deadline = started + if attacked { hard } else { (soft * 2).min(hard) };
+        let deadline = started
+            + if attacked || fill {
+                hard
+            } else {
+                (soft * 2).min(hard)
+            };
         let mut fives = Vec::new();
         board.five_points(me, &mut fives);
         if let Some(&p) = fives.first() {
@@ -689,7 +617,7 @@ impl Pvs {
                 } else {
                     soft
                 };
-                if started.elapsed() * 5 > allowed * 3 {
+                if !fill && started.elapsed() * 5 > allowed * 3 {
                     break;
                 }
                 last_score = Some(best.1);

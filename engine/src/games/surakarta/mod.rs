@@ -30,6 +30,7 @@ mod bench;
 mod circuits;
 pub mod energy;
 mod game;
+pub mod pvs;
 mod registry;
 pub mod rival;
 pub mod search;
@@ -269,6 +270,12 @@ impl Surakarta {
         let hash = position_hash(pieces, self.to_move.opponent());
         self.seen & filter_bit(hash) != 0
             && self.history[..self.history_len as usize].contains(&hash)
+    }
+
+    /// The same pieces with the other side to move, the history starting here: the null move
+    /// of the searchers' null-move pruning (not a move of the game).
+    pub fn null_move(&self) -> Surakarta {
+        Surakarta::from_pieces(self.pieces, self.to_move.opponent(), self.rules, self.quiet)
     }
 
     /// The side to move's pieces and the other side's.

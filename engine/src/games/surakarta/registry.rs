@@ -1,12 +1,14 @@
 //! Surakarta in the registry: parameters and the protocol's position.
 
+use std::path::Path;
 use std::time::Duration;
 
+use super::pvs::{Pvs, PvsConfig};
 use super::rival::AlphaBeta;
 use super::search::{Heuristics, SurakartaRollout};
 use super::tuning::SurakartaEnergy;
 use super::{Repetition, Rules, Surakarta, MAX_LIMIT};
-use crate::agents::spec::{AlphaBetaKeys, ALPHABETA_KEYS};
+use crate::agents::spec::{number, switch, unknown_key, AlphaBetaKeys, ALPHABETA_KEYS};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
@@ -17,6 +19,106 @@ use crate::games::{
 use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::SearchConfig;
 use crate::tuning::Tunable;
+
+/// The keys of `pvs` ([`Pvs`]).
+const PVS_KEYS: [KeyDecl; 11] = [
+    KeyDecl {
+        name: "time_ms",
+        default: "1000",
+        help: "milliseconds a move",
+    },
+    KeyDecl {
+        name: "depth",
+        default: "64",
+        help: "the deepest iteration",
+    },
+    KeyDecl {
+        name: "threads",
+        default: "1",
+        help: "search threads (lazy SMP: one shared table; 0: one a core)",
+    },
+    KeyDecl {
+        name: "weights",
+        default: "",
+        help: "a weights file of the evaluation (tune's set 'eval'; default the hand-set weights)",
+    },
+    KeyDecl {
+        name: "seed",
+        default: "1",
+        help: "the order of equal root moves",
+    },
+    KeyDecl {
+        name: "lmr",
+        default: "1",
+        help: "late move reductions of quiet moves",
+    },
+    KeyDecl {
+        name: "null_move",
+        default: "1",
+        help: "null-move pruning where the side to move has nothing attacked",
+    },
+    KeyDecl {
+        name: "aspiration",
+        default: "1",
+        help: "aspiration windows at the root from depth 4",
+    },
+    KeyDecl {
+        name: "extend",
+        default: "0",
+        help: "a ply more at the horizon for a side with an undefended piece attacked",
+    },
+    KeyDecl {
+        name: "contempt",
+        default: "20",
+        help: "what a draw costs the searcher's side (100 a piece): above 0 it avoids repetitions when level",
+    },
+    KeyDecl {
+        name: "keep_table",
+        default: "1",
+        help: "keep the transposition table from one move to the next",
+    },
+];
+
+/// A `pvs` player from its keys.
+fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
+    let err = |e: String| format!("player '{text}': {e}");
+    let mut config = PvsConfig::new(Duration::from_millis(1000));
+    for (key, value) in keys {
+        match key.as_str() {
+            "time_ms" => config.time = Duration::from_millis(number(key, value).map_err(err)?),
+            "depth" => config.max_depth = number(key, value).map_err(err)?,
+            "threads" => config.threads = number(key, value).map_err(err)?,
+            "seed" => config.seed = number(key, value).map_err(err)?,
+            "lmr" => config.lmr = switch(key, value).map_err(err)?,
+            "null_move" => config.null_move = switch(key, value).map_err(err)?,
+            "aspiration" => config.aspiration = switch(key, value).map_err(err)?,
+            "extend" => config.extend = switch(key, value).map_err(err)?,
+            "keep_table" => config.keep_table = switch(key, value).map_err(err)?,
+            "contempt" => config.contempt = number(key, value).map_err(err)?,
+            "weights" => {
+                config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
+            }
+            _ => return Err(unknown_key(text, key)),
+        }
+    }
+    if config.time.is_zero() || config.max_depth == 0 || config.max_depth > 100 {
+        return Err(err(format!(
+            "time_ms must be positive and depth within 1-100 (got {} ms, depth {})",
+            config.time.as_millis(),
+            config.max_depth
+        )));
+    }
+    if config.contempt.abs() > 1000 {
+        return Err(err(format!(
+            "contempt is within +-1000 (100 a piece), not {}",
+            config.contempt
+        )));
+    }
+    if config.threads == 0 {
+        config.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    }
+    Ok(Pvs::new(text, config))
+}
 
 /// The protocol's options of Surakarta: which engine answers `genmove`, and the MCTS's energy.
 #[derive(Default)]
@@ -73,6 +175,12 @@ impl RegisteredGame for Surakarta {
             about: "the paper's heuristic MCTS: the energy added to UCT, rollouts ended by a lead of 3 or after 50 steps",
             alias_of: Some("mcts:heuristic=paper"),
             keys: &[],
+        },
+        PlayerDecl {
+            kind: "pvs",
+            about: "principal variation search: tuned evaluation (set 'eval'), killers, history, aspiration, reductions, null move, capture-threat extensions, lazy SMP",
+            alias_of: None,
+            keys: &PVS_KEYS,
         },
         PlayerDecl {
             kind: "alphabeta",
@@ -226,6 +334,9 @@ impl RegisteredGame for Surakarta {
                     SurakartaRollout::new(heuristics),
                 )))
             }
+            AgentSpec::Game { kind, text, keys } if kind == "pvs" => {
+                Ok(Box::new(pvs_player(text, keys)?))
+            }
             AgentSpec::Game { kind, text, keys } if kind == "alphabeta" => {
                 let AlphaBetaKeys {
                     time_ms,
@@ -257,7 +368,10 @@ impl RegisteredGame for Surakarta {
     fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
         Some(match set.unwrap_or("energy") {
             "energy" => Ok(Box::new(super::tuning::SurakartaEnergy)),
-            other => Err(format!("surakarta has no weight set '{other}' (energy)")),
+            "eval" => Ok(Box::new(super::tuning::SurakartaEval)),
+            other => Err(format!(
+                "surakarta has no weight set '{other}' (energy, eval)"
+            )),
         })
     }
 }

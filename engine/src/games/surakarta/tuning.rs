@@ -2,9 +2,13 @@
 //! between two heuristic MCTS players, each with its own weights, at a fixed number of
 //! iterations a move, from varied openings.
 
+use std::time::Duration;
+
 use super::energy::EnergyWeights;
+use super::pvs::{EvalWeights, Pvs, PvsConfig};
 use super::search::Heuristics;
 use super::{Rules, Surakarta};
+use crate::agents::Agent;
 use crate::game::{Game, Outcome};
 use crate::mcts::{Budget, SearchConfig};
 use crate::rng::{derive_seed, Rng};
@@ -97,5 +101,78 @@ impl Tunable for SurakartaEnergy {
             state.apply(result.best);
         }
         Ok(state.outcome().expect("a finished game has an outcome"))
+    }
+}
+
+/// The fitness players of the `eval` set: the searcher to a fixed depth, one thread.
+const EVAL_PLAYERS: [&str; 2] = ["pvs3", "pvs5"];
+
+/// The evaluation weights of the product's searcher ([`Pvs`], set `eval`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SurakartaEval;
+
+/// The `eval` weights in a weights file `tune` wrote; errors name the file.
+pub fn load_eval(path: &std::path::Path) -> Result<EvalWeights, String> {
+    let w = WeightsFile::load(path, &SurakartaEval)?;
+    EvalWeights::from_slice(&w).map_err(|e| format!("weights file {}: {e}", path.display()))
+}
+
+impl Tunable for SurakartaEval {
+    fn game(&self) -> &'static str {
+        "surakarta"
+    }
+
+    fn set(&self) -> &'static str {
+        "eval"
+    }
+
+    fn names(&self) -> Vec<String> {
+        EvalWeights::NAMES.iter().map(|n| n.to_string()).collect()
+    }
+
+    fn start(&self) -> Vec<f32> {
+        EvalWeights::DEFAULT.to_vec()
+    }
+
+    fn players(&self) -> &'static [&'static str] {
+        &EVAL_PLAYERS
+    }
+
+    fn final_player(&self) -> &'static str {
+        "pvs"
+    }
+
+    /// The two searchers to a fixed depth (no clock, so a game depends on nothing but the
+    /// weights and the opening), each seeded by the opening.
+    fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
+        let depth = match player {
+            "pvs3" => 3,
+            "pvs5" => 5,
+            other => {
+                return Err(format!(
+                    "no fitness player '{other}' for surakarta's eval set ({})",
+                    EVAL_PLAYERS.join(", ")
+                ))
+            }
+        };
+        let mut players = Vec::new();
+        for (w, k) in [(p1, 1), (p2, 2)] {
+            let mut config = PvsConfig::new(Duration::from_secs(3600));
+            config.max_depth = depth;
+            config.weights = EvalWeights::from_slice(w)?;
+            config.seed = derive_seed(opening, k);
+            players.push(Pvs::new(player, config));
+        }
+        let mut state = SurakartaEnergy::opening(opening);
+        for p in &mut players {
+            p.new_game(&state, &[]).map_err(|e| e.to_string())?;
+        }
+        while !state.is_terminal() {
+            let Some((a, _)) = players[state.to_move().index()].best_move(&state) else {
+                break;
+            };
+            state.apply(a);
+        }
+        Ok(state.outcome().unwrap_or(Outcome::Draw))
     }
 }
