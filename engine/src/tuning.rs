@@ -37,6 +37,11 @@ pub trait Tunable: Send + Sync {
         values.to_vec()
     }
 
+    /// What [`normalise`](Self::normalise) does, for the tuned weights' table (empty: nothing).
+    fn normalise_note(&self) -> &'static str {
+        ""
+    }
+
     /// The fitness players this game offers (the first is the default).
     fn players(&self) -> &'static [&'static str];
 

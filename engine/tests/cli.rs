@@ -337,7 +337,7 @@ fn surakarta_players_play_and_bad_keys_are_named() {
         "--p1",
         "mcts:iterations=300,heuristic=best",
         "--p2",
-        "alphabeta:time_ms=20",
+        "pvs:time_ms=20,threads=2",
         "--games",
         "2",
         "--quiet",
@@ -366,6 +366,13 @@ fn surakarta_players_play_and_bad_keys_are_named() {
             "not a key of the Surakarta search",
         ),
         ("alphabeta:weights=x.json", "takes no weights"),
+        (
+            "pvs:weights=models/amazons/tuned-phases.json",
+            "weights for amazons (phases), not for surakarta (eval)",
+        ),
+        ("pvs:weights=no-such.json", "no-such.json"),
+        ("pvs:contempt=5000", "contempt is within +-1000"),
+        ("pvs:null_move=2", "null_move"),
     ] {
         let (ok, _, err) = engine(&[
             "match",
@@ -477,7 +484,7 @@ fn players_lists_best_and_paper_for_every_game() {
     let (ok, out, err) = engine(&["players", "--game", "surakarta"]);
     assert!(ok, "{err}");
     assert!(
-        out.contains("= alphabeta") && !out.contains("dots_and_boxes"),
+        out.contains("= pvs") && out.contains("alphabeta") && !out.contains("dots_and_boxes"),
         "{out}"
     );
     let (ok, _, err) = engine(&["players", "--game", "chess"]);
@@ -525,7 +532,7 @@ fn play_and_analyse_take_a_player_spec() {
     ]);
     assert!(ok, "{err}");
     assert!(
-        out.contains("alphabeta") && out.contains("without a tree"),
+        out.contains("by best") && out.contains("without a tree"),
         "{out}"
     );
     let (ok, _, err) = engine(&["analyse", "--player", "best:frobnicate=1"]);

@@ -531,8 +531,7 @@ fn finish(
     WeightsFile::new(tunable, start).save(&out.join("start-weights.json"))?;
     let table = format!(
         "# Tuned weights: {} ({})\n\nIsland {}, generation {}, tournament score {:+} of {:+}, \
-         {} against the starting weights; as the engine plays them (each phase scaled to the \
-         starting weights' sum).\n\n{}",
+         {} against the starting weights; as the engine plays them{}.\n\n{}",
         tunable.game(),
         tunable.set(),
         best.island,
@@ -541,6 +540,10 @@ fn finish(
         2 * (config.group_size - 1),
         best.vs_start
             .map_or("not measured".to_string(), |v| format!("{:.0}%", 100.0 * v)),
+        match tunable.normalise_note() {
+            "" => String::new(),
+            note => format!(" ({note})"),
+        },
         crate::report::weights_table(&tunable.names(), &tuned, start)
     );
     write_atomically(&out.join("best-weights.md"), table.as_bytes())?;

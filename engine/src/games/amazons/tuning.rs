@@ -211,6 +211,10 @@ impl Tunable for AmazonsWeights {
         out
     }
 
+    fn normalise_note(&self) -> &'static str {
+        "each phase scaled to the starting weights' sum"
+    }
+
     fn players(&self) -> &'static [&'static str] {
         &FITNESS_PLAYERS
     }

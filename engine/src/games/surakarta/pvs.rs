@@ -7,11 +7,11 @@
 //! * **Ordering**: the table's move, captures (of undefended pieces first), two killers a ply,
 //!   then the history heuristic.
 //! * **Reductions**: late quiet moves a ply or two shallower, searched again at full depth when
-//!   they beat alpha ([`PvsConfig::lmr`]); a null move (the side to move passes, searched
-//!   three plies shallower) where the side to move has nothing attacked ([`PvsConfig::null_move`]).
-//! * **Capture threats as checks**: at the horizon, a side with an undefended piece attacked
-//!   searches one more ply instead of standing pat, within twice the iteration's depth in
-//!   plies ([`PvsConfig::extend`]).
+//!   they beat alpha ([`PvsConfig::lmr`]). Measured and off by default: a null move (the side
+//!   to move passes, searched three plies shallower) where the side to move has nothing
+//!   attacked ([`PvsConfig::null_move`]), and, as a check extension for capture threats, a ply
+//!   more at the horizon for a side with an undefended piece attacked, within twice the
+//!   iteration's depth in plies ([`PvsConfig::extend`]).
 //! * **Quiescence**: captures only, the evaluation as the score of standing pat.
 //! * **A transposition table** keyed by the position's hash, shared lock-free by the threads
 //!   (lazy SMP) and kept between moves of a game ([`crate::transposition`]). As in chess
@@ -179,7 +179,7 @@ impl PvsConfig {
             weights: EvalWeights::DEFAULT,
             seed: 1,
             lmr: true,
-            null_move: true,
+            null_move: false,
             aspiration: true,
             extend: false,
             contempt: 20,

@@ -54,7 +54,7 @@ const PVS_KEYS: [KeyDecl; 11] = [
     },
     KeyDecl {
         name: "null_move",
-        default: "1",
+        default: "0",
         help: "null-move pruning where the side to move has nothing attacked",
     },
     KeyDecl {
@@ -166,8 +166,8 @@ impl RegisteredGame for Surakarta {
     const PLAYERS: &'static [PlayerDecl] = &[
         PlayerDecl {
             kind: "best",
-            about: "the strongest measured: the alpha-beta rival (it beats every MCTS player, 20-0 at 0.1 s)",
-            alias_of: Some("alphabeta"),
+            about: "the strongest measured: pvs, the principal variation search (it beats the alpha-beta rival, which beats every MCTS player; docs/surakarta-results.md)",
+            alias_of: Some("pvs"),
             keys: &[],
         },
         PlayerDecl {
@@ -178,7 +178,7 @@ impl RegisteredGame for Surakarta {
         },
         PlayerDecl {
             kind: "pvs",
-            about: "principal variation search: tuned evaluation (set 'eval'), killers, history, aspiration, reductions, null move, capture-threat extensions, lazy SMP",
+            about: "principal variation search: a weighted evaluation (tune's set 'eval'), killers, history, aspiration, late move reductions, a table kept between moves, lazy SMP",
             alias_of: None,
             keys: &PVS_KEYS,
         },
@@ -234,7 +234,7 @@ impl RegisteredGame for Surakarta {
     const OPTIONS: &'static [OptionDecl] = &[
         OptionDecl {
             name: "engine",
-            help: "best (default: the alpha-beta, the strongest measured; it reads time_ms, 1000 when unset) or mcts (our heuristic MCTS, which reads iterations and weights)",
+            help: "best (default: pvs, the principal variation search, the strongest measured; it reads time_ms, 1000 when unset, and threads) or mcts (our heuristic MCTS, which reads iterations and weights)",
         },
         WEIGHTS_OPTION,
     ];
@@ -267,7 +267,7 @@ impl RegisteredGame for Surakarta {
         }
     }
 
-    /// `best`, the alpha-beta, for the time a move (1 s when only iterations are set); with
+    /// `best`, the principal variation search, for the time a move (1 s when only iterations are set); with
     /// `engine mcts`, our heuristic MCTS ([`Heuristics::ENGINE`]), with the `weights` option's
     /// energy.
     fn engine_search(
@@ -280,9 +280,10 @@ impl RegisteredGame for Surakarta {
             // The `best` player itself, so that the protocol plays what `best` names.
             let time = config.budget.time.unwrap_or(Duration::from_secs(1));
             let spec = crate::agents::parse_spec(&format!(
-                "best:time_ms={},seed={}",
+                "best:time_ms={},seed={},threads={}",
                 time.as_millis(),
-                config.seed
+                config.seed,
+                config.threads.max(1)
             ))?;
             let choice = Self::build_player(&spec, self)?
                 .choose(self, &[])
@@ -294,7 +295,7 @@ impl RegisteredGame for Surakarta {
                 plies: vec![choice.action],
                 result: None,
                 note: Some(format!(
-                    "best (alpha-beta): {} nodes in {} ms{odds}",
+                    "best (pvs): {} nodes in {} ms{odds}",
                     choice.iterations,
                     time.as_millis()
                 )),

@@ -605,10 +605,10 @@ fn quiescence_leaves_score_material() {
     assert_eq!(s.format_action(r.best), "a2b2");
 }
 
-/// The protocol's `genmove` plays `best`, the alpha-beta, unless `set_option engine mcts` asks
+/// The protocol's `genmove` plays `best`, the principal variation search, unless `set_option engine mcts` asks
 /// for the MCTS; both answer a legal move.
 #[test]
-fn the_protocol_plays_best_the_alpha_beta_by_default() {
+fn the_protocol_plays_best_the_principal_variation_search_by_default() {
     use crate::mcts::{Budget, SearchConfig};
     use std::time::Duration;
     let start = Surakarta::new(rules(Repetition::End));
@@ -628,7 +628,7 @@ fn the_protocol_plays_best_the_alpha_beta_by_default() {
         .engine_search(&options, config.clone(), &mut ())
         .unwrap();
     let note = searched.note.unwrap();
-    assert!(note.starts_with("best (alpha-beta)"), "{note}");
+    assert!(note.starts_with("best (pvs)"), "{note}");
     assert!(start.is_legal(searched.plies[0]));
     assert!(start.set_option(&mut options, "engine", "mcts").unwrap());
     let searched = start.engine_search(&options, config, &mut ()).unwrap();

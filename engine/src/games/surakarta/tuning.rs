@@ -134,6 +134,21 @@ impl Tunable for SurakartaEval {
         EvalWeights::DEFAULT.to_vec()
     }
 
+    /// The search sees only the weights' ratios, but its contempt and aspiration windows are
+    /// in the evaluation's units: the weights are scaled so that a piece is 100, as the
+    /// hand-set ones have it.
+    fn normalise(&self, values: &[f32]) -> Vec<f32> {
+        let piece = values.first().copied().unwrap_or(0.0);
+        if piece <= 0.0 {
+            return values.to_vec();
+        }
+        values.iter().map(|v| v * 100.0 / piece).collect()
+    }
+
+    fn normalise_note(&self) -> &'static str {
+        "scaled so that a piece is 100"
+    }
+
     fn players(&self) -> &'static [&'static str] {
         &EVAL_PLAYERS
     }
