@@ -57,6 +57,29 @@ pub trait Tunable: Send + Sync {
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String>;
 }
 
+/// The depth of a fixed-depth fitness player (`pvs4`: 4) of `tunable`'s, which must be one of
+/// its [`players`](Tunable::players).
+pub fn fitness_depth(tunable: &dyn Tunable, player: &str) -> Result<u32, String> {
+    let players = tunable.players();
+    players
+        .contains(&player)
+        .then(|| {
+            player
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .parse()
+                .ok()
+        })
+        .flatten()
+        .ok_or_else(|| {
+            format!(
+                "no fitness player '{player}' for {}'s {} set ({})",
+                tunable.game(),
+                tunable.set(),
+                players.join(", ")
+            )
+        })
+}
+
 /// Weights on disk: which game and set they are for, and each weight by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -171,16 +171,7 @@ impl Tunable for GomokuEval {
     }
 
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
-        let depth = match player {
-            "pvs4" => 4,
-            "pvs6" => 6,
-            other => {
-                return Err(format!(
-                    "no fitness player '{other}' for gomoku's eval set ({})",
-                    EVAL_PLAYERS.join(", ")
-                ))
-            }
-        };
+        let depth = crate::tuning::fitness_depth(self, player)?;
         let mut players = [p1, p2].map(|w| {
             let mut config = PvsConfig::new(Duration::from_secs(60));
             config.max_depth = depth;

@@ -160,16 +160,7 @@ impl Tunable for SurakartaEval {
     /// The two searchers to a fixed depth (no clock, so a game depends on nothing but the
     /// weights and the opening), each seeded by the opening.
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
-        let depth = match player {
-            "pvs3" => 3,
-            "pvs5" => 5,
-            other => {
-                return Err(format!(
-                    "no fitness player '{other}' for surakarta's eval set ({})",
-                    EVAL_PLAYERS.join(", ")
-                ))
-            }
-        };
+        let depth = crate::tuning::fitness_depth(self, player)?;
         let mut players = Vec::new();
         for (w, k) in [(p1, 1), (p2, 2)] {
             let mut config = PvsConfig::new(Duration::from_secs(3600));
@@ -189,5 +180,38 @@ impl Tunable for SurakartaEval {
             state.apply(a);
         }
         Ok(state.outcome().unwrap_or(Outcome::Draw))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eval_fitness_games_finish_and_weights_round_trip() {
+        let t = SurakartaEval;
+        let start = t.start();
+        assert_eq!(start.len(), t.names().len());
+        for opening in 0..2 {
+            let o = t.play(&start, &start, "pvs3", opening).unwrap();
+            assert!(matches!(o, Outcome::P1Win | Outcome::P2Win | Outcome::Draw));
+        }
+        let err = t.play(&start, &start, "pvs4", 0).unwrap_err();
+        assert!(err.contains("pvs3, pvs5"), "{err}");
+        // Scaled so a piece is 100; the ratios kept.
+        let halved: Vec<f32> = start.iter().map(|w| w / 2.0).collect();
+        assert_eq!(t.normalise(&halved), start);
+        let dir = std::env::temp_dir().join(format!("surakarta-eval-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.json");
+        WeightsFile::new(&t, &start).save(&path).unwrap();
+        assert_eq!(load_eval(&path).unwrap(), EvalWeights::DEFAULT);
+        // The energy's file is another set's.
+        WeightsFile::new(&SurakartaEnergy, &SurakartaEnergy.start())
+            .save(&path)
+            .unwrap();
+        let err = load_eval(&path).unwrap_err();
+        assert!(err.contains("not for surakarta (eval)"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -114,7 +114,9 @@ function renderKinds(g) {
     o.title = p.about;
     select.appendChild(o);
   }
+  // Left to itself the builder starts at the game's strongest player.
   if ([...select.options].some((o) => o.value === before)) select.value = before;
+  else if ([...select.options].some((o) => o.value === 'best')) select.value = 'best';
   else if ([...select.options].some((o) => o.value === 'mcts')) select.value = 'mcts';
 }
 
@@ -124,10 +126,13 @@ function builderSpec() {
   const it = parseInt($('b-iterations').value, 10);
   const time = parseInt($('b-time').value, 10);
   const threads = parseInt($('b-threads').value, 10);
-  const searches = ['mcts', 'nn', 'rival'].includes(kind);
+  // An alias (`best`, `paper`) takes the keys of the kind it names.
+  const decl = (gameEntry().players || []).find((p) => p.kind === kind);
+  const base = decl && decl.alias_of ? decl.alias_of.split(':')[0] : kind;
+  const searches = ['mcts', 'nn', 'rival'].includes(base);
   if (searches && it > 0) keys.push('iterations=' + it);
-  if ((searches || kind === 'alphabeta') && time > 0) keys.push('time_ms=' + time);
-  if (searches && threads > 1) keys.push('threads=' + threads);
+  if ((searches || base === 'alphabeta' || base === 'pvs') && time > 0) keys.push('time_ms=' + time);
+  if ((searches || base === 'pvs') && threads > 1) keys.push('threads=' + threads);
   if (gameEntry().name === 'dots_and_boxes') {
     if (kind === 'nn') {
       keys.push('model=' + $('b-model').value.trim());
