@@ -15,7 +15,8 @@
 //! * **Quiescence**: captures only, the evaluation as the score of standing pat.
 //! * **A transposition table** keyed by the position's hash, shared lock-free by the threads
 //!   (lazy SMP) and kept between moves of a game ([`crate::transposition`]). As in chess
-//!   programs it ignores the repetition history and the no-capture count.
+//!   programs it ignores the repetition history and the no-capture count; a decided score
+//!   (which a repetition can make, under the Olympiad rule a win or a loss) is not stored.
 //! * **The rules decide finished games**: a repeated position (`repetition=end`) or the
 //!   no-capture limit ends the game and the side with more pieces wins. So the search seeks a
 //!   repetition when ahead and avoids it when behind; a draw scores [`PvsConfig::contempt`]
@@ -424,8 +425,13 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.table
-            .store(key, best, ply, depth, bound, Some(best_move as usize));
+        // A decided score may come from a repetition, which depends on the path's history,
+        // not on the position the table keys: kept out of it, with its move.
+        let score_kept = (best.abs() <= DECIDED).then_some(best);
+        if let Some(score) = score_kept {
+            self.table
+                .store(key, score, ply, depth, bound, Some(best_move as usize));
+        }
         best
     }
 
@@ -490,11 +496,17 @@ impl<'a> Worker<'a> {
             }
             _ => full,
         };
+        let mut last = None;
         loop {
-            let found = self.root(state, moves, depth, alpha, beta)?;
+            // Stopped before the re-search's first move (the one that failed high) finished:
+            // the pass before still named it.
+            let Some(found) = self.root(state, moves, depth, alpha, beta) else {
+                return last;
+            };
             if self.stop.load(Ordering::Relaxed) {
                 return Some(found);
             }
+            last = Some(found);
             let score = found.1;
             if score <= alpha && alpha > full.0 {
                 delta *= 4;
@@ -700,7 +712,7 @@ mod tests {
     }
 
     #[test]
-    fn a_free_capture_is_taken_and_an_attacked_piece_moved() {
+    fn a_free_capture_is_taken_by_either_side() {
         // c1 and a3 attack each other round the a1 loop of the outer circuit; the corners
         // take no part. The side to move takes, a piece up.
         let board = ".....O/....../....../O...../....../X.X...";
@@ -722,21 +734,26 @@ mod tests {
         let mut two = Pvs::new("two", config.clone());
         config.threads = 1;
         config.lmr = false;
-        config.null_move = false;
+        config.null_move = true;
         config.aspiration = false;
-        config.extend = false;
+        config.extend = true;
         config.keep_table = false;
-        let mut plain = Pvs::new("plain", config);
+        let mut switched = Pvs::new("switched", config);
         let mut legal = Vec::new();
         for ply in 0..30 {
             if state.is_terminal() {
                 break;
             }
-            let p = if ply % 2 == 0 { &mut two } else { &mut plain };
+            let p = if ply % 2 == 0 {
+                &mut two
+            } else {
+                &mut switched
+            };
             let (a, _) = p.best_move(&state).unwrap();
             state.legal_actions(&mut legal);
             assert!(legal.contains(&a));
-            assert!(p.last_search().0 > 0);
+            // A single legal move is played without a search.
+            assert!(legal.len() == 1 || p.last_search().0 > 0);
             state.apply(a);
         }
     }

@@ -114,6 +114,12 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             config.contempt
         )));
     }
+    if config.threads > 256 {
+        return Err(err(format!(
+            "threads is at most 256, not {}",
+            config.threads
+        )));
+    }
     if config.threads == 0 {
         config.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     }

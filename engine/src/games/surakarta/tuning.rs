@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::energy::EnergyWeights;
-use super::pvs::{EvalWeights, Pvs, PvsConfig};
+use super::pvs::{EvalWeights, Pvs, PvsConfig, MAX_WEIGHT};
 use super::search::Heuristics;
 use super::{Rules, Surakarta};
 use crate::agents::Agent;
@@ -134,15 +134,19 @@ impl Tunable for SurakartaEval {
         EvalWeights::DEFAULT.to_vec()
     }
 
-    /// The search sees only the weights' ratios, but its contempt and aspiration windows are
-    /// in the evaluation's units: the weights are scaled so that a piece is 100, as the
-    /// hand-set ones have it.
+    /// Contempt and the aspiration windows are in the evaluation's units: the weights are
+    /// scaled so that a piece is 100, as the hand-set ones have it (each within
+    /// [`MAX_WEIGHT`]); the fitness games play them so too.
     fn normalise(&self, values: &[f32]) -> Vec<f32> {
         let piece = values.first().copied().unwrap_or(0.0);
         if piece <= 0.0 {
             return values.to_vec();
         }
-        values.iter().map(|v| v * 100.0 / piece).collect()
+        let most = MAX_WEIGHT as f32;
+        values
+            .iter()
+            .map(|v| (v * 100.0 / piece).clamp(-most, most))
+            .collect()
     }
 
     fn normalise_note(&self) -> &'static str {
@@ -165,7 +169,9 @@ impl Tunable for SurakartaEval {
         for (w, k) in [(p1, 1), (p2, 2)] {
             let mut config = PvsConfig::new(Duration::from_secs(3600));
             config.max_depth = depth;
-            config.weights = EvalWeights::from_slice(w)?;
+            // As the engine will play them: scaled so a piece is 100 (contempt and the
+            // aspiration windows are in the evaluation's units), then rounded.
+            config.weights = EvalWeights::from_slice(&self.normalise(w))?;
             config.seed = derive_seed(opening, k);
             players.push(Pvs::new(player, config));
         }
