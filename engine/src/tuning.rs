@@ -150,6 +150,17 @@ impl WeightsFile {
             .map_err(|e| format!("weights file {}: {e}", path.display()))
     }
 
+    /// Reads and checks a weights file for `tunable`, then turns its values into `T` by
+    /// `parse`; errors name the file.
+    pub fn load_as<T>(
+        path: &Path,
+        tunable: &dyn Tunable,
+        parse: impl FnOnce(&[f32]) -> Result<T, String>,
+    ) -> Result<T, String> {
+        parse(&WeightsFile::load(path, tunable)?)
+            .map_err(|e| format!("weights file {}: {e}", path.display()))
+    }
+
     /// Writes the file whole or not at all (a temporary file renamed over the target).
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).expect("weights serialise");

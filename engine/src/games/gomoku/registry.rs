@@ -98,9 +98,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             config.max_depth
         )));
     }
-    if config.threads == 0 {
-        config.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    }
+    config.threads = crate::cli::or_all_cores(config.threads);
     Ok(Pvs::new(text, config))
 }
 

@@ -141,8 +141,7 @@ pub struct GomokuEval;
 
 /// The `eval` weights in a weights file `tune` wrote; errors name the file.
 pub fn load_eval(path: &std::path::Path) -> Result<EvalWeights, String> {
-    let w = WeightsFile::load(path, &GomokuEval)?;
-    EvalWeights::from_slice(&w).map_err(|e| format!("weights file {}: {e}", path.display()))
+    WeightsFile::load_as(path, &GomokuEval, EvalWeights::from_slice)
 }
 
 impl Tunable for GomokuEval {

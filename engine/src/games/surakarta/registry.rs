@@ -120,9 +120,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             config.threads
         )));
     }
-    if config.threads == 0 {
-        config.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    }
+    config.threads = crate::cli::or_all_cores(config.threads);
     Ok(Pvs::new(text, config))
 }
 
