@@ -227,7 +227,9 @@ impl RegisteredGame for Gomoku {
         format!("{} {}", self.board_string(), self.to_move().number())
     }
 
-    type Memory = ();
+    /// The protocol's `best` player, kept from move to move so that its transposition table
+    /// carries over (as in a match), with the time and threads it was built for.
+    type Memory = Option<((Duration, usize), Pvs)>;
 
     // The protocol's one option of its own: a `weights` file of the evaluation.
     crate::weights_option!();
@@ -239,14 +241,20 @@ impl RegisteredGame for Gomoku {
         &self,
         weights: &WeightsChoice,
         config: SearchConfig,
-        _: &mut (),
+        memory: &mut Self::Memory,
     ) -> Result<Searched, String> {
         let mut knowledge = GomokuKnowledge::ENGINE;
         let Some((path, _)) = weights else {
             let time = config.budget.time.unwrap_or(Duration::from_secs(1));
-            let mut pvs_config = PvsConfig::new(time);
-            pvs_config.threads = config.threads.max(1);
-            let mut pvs = Pvs::new("best", pvs_config);
+            let built_for = (time, config.threads.max(1));
+            let pvs = match memory {
+                Some((built, pvs)) if *built == built_for => pvs,
+                _ => {
+                    let mut pvs_config = PvsConfig::new(time);
+                    pvs_config.threads = built_for.1;
+                    &mut memory.insert((built_for, Pvs::new("best", pvs_config))).1
+                }
+            };
             let (action, score) = pvs
                 .best_move_within(self, time)
                 .ok_or_else(|| "no legal move".to_string())?;

@@ -22,8 +22,9 @@
 //!   repetition when ahead and avoids it when behind; a draw scores [`PvsConfig::contempt`]
 //!   below zero for the side the search plays, so it avoids one when level too.
 //! * **The evaluation** ([`EvalWeights`]): for each side, its pieces, its moves, the paper's
-//!   position map, the enemy pieces it attacks, its own pieces it defends and its pieces left
-//!   attacked and undefended; the side to move's terms less the opponent's, weighted.
+//!   position map, the enemy pieces it attacks, its own pieces it defends, its pieces left
+//!   attacked and undefended and its pieces on the circuits' crossings; the side to move's
+//!   terms less the opponent's, weighted.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -44,7 +45,7 @@ const MAX_PLY: usize = 128;
 pub const MAX_WEIGHT: i32 = 1_000;
 
 /// The evaluation's terms, by [`EvalWeights::NAMES`] order.
-pub const TERMS: usize = 6;
+pub const TERMS: usize = 7;
 
 /// The evaluation's weights, each applied to the side to move's term less the opponent's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,16 +54,17 @@ pub struct EvalWeights(pub [i32; TERMS]);
 impl EvalWeights {
     /// The terms, as weights files name them.
     pub const NAMES: [&'static str; TERMS] = [
-        "piece", "mobility", "position", "attack", "defence", "hanging",
+        "piece", "mobility", "position", "attack", "defence", "hanging", "crossing",
     ];
 
     /// Hand-set: a piece is 100; a move 1; the position map's 0-20 a piece, halved; an
     /// attacked enemy piece 4, a defended own piece 2, an own piece attacked and undefended
-    /// -12.
-    pub const DEFAULT: EvalWeights = EvalWeights([100, 1, 1, 4, 2, -12]);
+    /// -12; a piece on a crossing of the circuits 0 (the position map already values those
+    /// points; the term is there for `tune`).
+    pub const DEFAULT: EvalWeights = EvalWeights([100, 1, 1, 4, 2, -12, 0]);
 
     /// The rival's evaluation: material and mobility only.
-    pub const MATERIAL: EvalWeights = EvalWeights([100, 1, 0, 0, 0, 0]);
+    pub const MATERIAL: EvalWeights = EvalWeights([100, 1, 0, 0, 0, 0, 0]);
 
     pub fn to_vec(self) -> Vec<f32> {
         self.0.iter().map(|&w| w as f32).collect()
@@ -92,6 +94,10 @@ impl EvalWeights {
     }
 }
 
+/// The 16 points where two stations meet (a rank and a file of the circuits cross): files b-e
+/// of ranks 2-5. A piece there can leave along either line.
+const CROSSINGS: u64 = 0b011110 << 6 | 0b011110 << 12 | 0b011110 << 18 | 0b011110 << 24;
+
 /// One side's terms (the position map halved, so a weight of 1 makes it 0-10 a piece).
 /// Also the enemy pieces it attacks and its own pieces it defends.
 fn side_terms(own: u64, enemy: u64, occupied: u64, rings: Rings) -> ([i32; TERMS], u64, u64) {
@@ -114,6 +120,7 @@ fn side_terms(own: u64, enemy: u64, occupied: u64, rings: Rings) -> ([i32; TERMS
         attacked.count_ones() as i32,
         defended.count_ones() as i32,
         0,
+        (own & CROSSINGS).count_ones() as i32,
     ];
     (terms, attacked, defended)
 }
@@ -760,12 +767,37 @@ mod tests {
 
     #[test]
     fn weights_outside_their_range_are_refused() {
-        assert!(EvalWeights::from_slice(&[1.0; 5]).is_err());
-        assert!(EvalWeights::from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, f32::NAN]).is_err());
-        assert!(EvalWeights::from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 5_000.0]).is_err());
+        assert!(EvalWeights::from_slice(&[1.0; 6]).is_err());
+        assert!(EvalWeights::from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, f32::NAN]).is_err());
+        assert!(EvalWeights::from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 5_000.0]).is_err());
         assert_eq!(
             EvalWeights::from_slice(&EvalWeights::DEFAULT.to_vec()).unwrap(),
             EvalWeights::DEFAULT
         );
+    }
+
+    #[test]
+    fn the_crossing_term_counts_pieces_where_two_lines_of_the_circuits_cross() {
+        let only = |t: usize| {
+            let mut w = [0; TERMS];
+            w[t] = 1;
+            EvalWeights(w)
+        };
+        let crossing = only(6);
+        // Two pieces each: P1 on c3 and b2 (crossings), P2 on a6 and f4 (not).
+        let board = "O...../....../.....O/..X.../.X..../......";
+        let p1 = position(board, Player::P1);
+        assert_eq!(evaluate(&p1, &crossing).0, 2);
+        assert_eq!(evaluate(&position(board, Player::P2), &crossing).0, -2);
+        assert_eq!(evaluate(&p1, &only(0)).0, 0, "two pieces each");
+        // The start is level, and the sixteen crossings are the inner 4x4 square.
+        let start = Surakarta::new(Rules::default());
+        assert_eq!(evaluate(&start, &crossing).0, 0);
+        assert_eq!(CROSSINGS.count_ones(), 16);
+        for p in 0..POINTS {
+            let (file, rank) = (p % 6, p / 6);
+            let inner = (1..=4).contains(&file) && (1..=4).contains(&rank);
+            assert_eq!(CROSSINGS >> p & 1 == 1, inner, "point {p}");
+        }
     }
 }

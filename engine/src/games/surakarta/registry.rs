@@ -231,7 +231,9 @@ impl RegisteredGame for Surakarta {
         )
     }
 
-    type Memory = ();
+    /// The protocol's `best` player, kept from move to move so that its transposition table
+    /// carries over (as in a match), with the time and threads it was built for.
+    type Memory = Option<(String, Box<dyn Agent<Surakarta>>)>;
 
     type Options = SurakartaOptions;
 
@@ -278,18 +280,26 @@ impl RegisteredGame for Surakarta {
         &self,
         options: &SurakartaOptions,
         config: SearchConfig,
-        _: &mut (),
+        memory: &mut Self::Memory,
     ) -> Result<Searched, String> {
         if !options.mcts {
-            // The `best` player itself, so that the protocol plays what `best` names.
+            // The `best` player itself, so that the protocol plays what `best` names; built
+            // again only when the time or the threads change.
             let time = config.budget.time.unwrap_or(Duration::from_secs(1));
-            let spec = crate::agents::parse_spec(&format!(
-                "best:time_ms={},seed={},threads={}",
+            let text = format!(
+                "best:time_ms={},threads={}",
                 time.as_millis(),
-                config.seed,
                 config.threads.max(1)
-            ))?;
-            let choice = Self::build_player(&spec, self)?
+            );
+            let player = match memory {
+                Some((built, player)) if *built == text => player,
+                _ => {
+                    let player = Self::build_player(&crate::agents::parse_spec(&text)?, self)?;
+                    &mut memory.insert((text, player)).1
+                }
+            };
+            player.reseed(config.seed);
+            let choice = player
                 .choose(self, &[])
                 .map_err(|e| format!("the alpha-beta: {e}"))?;
             let odds = choice.win_probability.map_or(String::new(), |p| {

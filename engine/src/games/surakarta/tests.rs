@@ -609,6 +609,7 @@ fn quiescence_leaves_score_material() {
 /// for the MCTS; both answer a legal move.
 #[test]
 fn the_protocol_plays_best_the_principal_variation_search_by_default() {
+    use crate::agents::Agent;
     use crate::mcts::{Budget, SearchConfig};
     use std::time::Duration;
     let start = Surakarta::new(rules(Repetition::End));
@@ -624,14 +625,35 @@ fn the_protocol_plays_best_the_principal_variation_search_by_default() {
         start.get_option(&options, "engine").as_deref(),
         Some("best")
     );
+    let mut memory = None;
     let searched = start
-        .engine_search(&options, config.clone(), &mut ())
+        .engine_search(&options, config.clone(), &mut memory)
         .unwrap();
     let note = searched.note.unwrap();
     assert!(note.starts_with("best (pvs)"), "{note}");
     assert!(start.is_legal(searched.plies[0]));
+    // The player (and its table) is kept for the next move at the same time and threads,
+    // and built again for another time.
+    let kept = |m: &<Surakarta as RegisteredGame>::Memory| {
+        let (text, player) = m.as_ref().expect("the player is kept");
+        (
+            text.clone(),
+            &**player as *const dyn Agent<Surakarta> as *const u8,
+        )
+    };
+    let first = kept(&memory);
+    assert_eq!(first.0, "best:time_ms=30,threads=1");
+    let mut next = start;
+    next.apply(searched.plies[0]);
+    next.engine_search(&options, config.clone(), &mut memory)
+        .unwrap();
+    assert_eq!(kept(&memory), first);
+    let mut longer = config.clone();
+    longer.budget.time = Some(Duration::from_millis(40));
+    next.engine_search(&options, longer, &mut memory).unwrap();
+    assert_eq!(kept(&memory).0, "best:time_ms=40,threads=1");
     assert!(start.set_option(&mut options, "engine", "mcts").unwrap());
-    let searched = start.engine_search(&options, config, &mut ()).unwrap();
+    let searched = start.engine_search(&options, config, &mut memory).unwrap();
     assert!(searched.note.is_none() && searched.result.is_some());
     assert!(start
         .set_option(&mut options, "engine", "fast")
