@@ -10,7 +10,7 @@
 //! * `nn` — net-guided MCTS: the `mcts` keys and `model` (default the product's
 //!   `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
 //!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `net_from_move` (0), `prior` (1),
-//!   `prior_visits` (0: a progressive bias), `mix`, `blend`, `ask`, a late net (`late`,
+//!   `prior_visits` (0: a progressive bias), `prior_order` (0: first visits at random), `mix`, `blend`, `ask`, a late net (`late`,
 //!   `horizon`, `late_use`, `late_weight`) and a policy net (`policy`, `policy_weight`,
 //!   `policy_rollout`); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`
 //!   `canonical` and `cp` 0.35 by default (`solver_edges=0,rollout=random` is the paper's
@@ -106,7 +106,7 @@ pub const MCTS_KEYS: [KeyDecl; 10] = [
 const SEARCH_OWN: &[KeyDecl] = MCTS_KEYS.split_at(6).1;
 
 /// The net's keys of `nn`.
-const NET: [KeyDecl; 15] = [
+const NET: [KeyDecl; 16] = [
     key(
         "model",
         "product",
@@ -133,6 +133,11 @@ const NET: [KeyDecl; 15] = [
         "the prior counted as this many visits instead of a fading bias",
     ),
     key(
+        "prior_order",
+        "0",
+        "1: a node's children get their first visits in the prior's order, best first (else at random)",
+    ),
+    key(
         "mix",
         "0",
         "the share of leaves drawn from the net's outputs (chain rollouts)",
@@ -157,7 +162,7 @@ const NET: [KeyDecl; 15] = [
 ];
 
 /// `nn`'s keys: the net's and `mcts`'s on Dots and Boxes.
-const NN_KEYS: [KeyDecl; 25] = [
+const NN_KEYS: [KeyDecl; 26] = [
     NET[0],
     NET[1],
     NET[2],
@@ -173,6 +178,7 @@ const NN_KEYS: [KeyDecl; 25] = [
     NET[12],
     NET[13],
     NET[14],
+    NET[15],
     MCTS_KEYS[0],
     MCTS_KEYS[1],
     MCTS_KEYS[2],
@@ -479,6 +485,7 @@ fn read_mcts_family(
             "blend" => guide.blend = number(key, value).map_err(err)?,
             "prior" => guide.prior = number(key, value).map_err(err)?,
             "prior_visits" => guide.prior_visits = number(key, value).map_err(err)?,
+            "prior_order" => guide.order = switch(key, value).map_err(err)?,
             "ask" => {
                 guide.every_turn = match value.as_str() {
                     "leaf" => false,
@@ -961,8 +968,11 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
-        match parse_spec("nn:prior_visits=30").unwrap() {
-            DotsSpec::Nn { guide, .. } => assert_eq!(guide.prior_visits, 30.0),
+        match parse_spec("nn:prior_visits=30,prior_order=1").unwrap() {
+            DotsSpec::Nn { guide, .. } => {
+                assert_eq!(guide.prior_visits, 30.0);
+                assert!(guide.order);
+            }
             other => panic!("{other:?}"),
         }
         for (spec, want) in [
@@ -971,6 +981,8 @@ mod tests {
                 "prior_visits must be a non-negative number",
             ),
             ("nn:prior=0,prior_visits=5", "it needs prior above 0"),
+            ("nn:prior=0,prior_order=1", "it needs prior above 0"),
+            ("nn:prior_order=2", "prior_order"),
         ] {
             let e = parse_spec(spec).unwrap_err();
             assert!(e.contains(want), "{spec}: {e}");

@@ -59,6 +59,10 @@ pub struct NetGuide {
     /// Silver's equivalent experience, [`Ucb::with_prior_visits`]), fading
     /// only as the child's own visits outweigh it (0: the progressive bias).
     pub prior_visits: f64,
+    /// A node's children get their first visits in the order of the prior's biases (best
+    /// first) instead of a random order, as a policy net's do: on a big board a node's first
+    /// sweep over its children is most of its visits, and the bias acts only after it.
+    pub order: bool,
 }
 
 impl NetGuide {
@@ -93,6 +97,9 @@ impl NetGuide {
         if self.prior_visits > 0.0 && self.prior <= 0.0 {
             return Err("prior_visits weighs the net's prior: it needs prior above 0".into());
         }
+        if self.order && self.prior <= 0.0 {
+            return Err("prior_order orders by the net's prior: it needs prior above 0".into());
+        }
         Ok(())
     }
 
@@ -124,6 +131,7 @@ impl Default for NetGuide {
             blend: 0.0,
             prior: 0.0,
             prior_visits: 0.0,
+            order: false,
         }
     }
 }
@@ -366,6 +374,8 @@ pub struct NetRollout {
     /// Whether any leaf's reward may be blended (`blend` > 0 or a blending late net).
     blends: bool,
     prior: f32,
+    /// First visits in the order of the biases ([`NetGuide::order`]).
+    order: bool,
     /// A child's pre-activations, while the children of a node are given their biases.
     child_acc: Vec<f32>,
     /// The root of the current search (edges, owners, player to move) and its pre-activations.
@@ -686,6 +696,7 @@ impl NetRollout {
             leaf_value: None,
             blends: guide.blend > 0.0,
             prior: guide.prior as f32,
+            order: guide.order,
             child_acc: vec![0f32; w],
             root: None,
             root_acc: vec![0f32; w],
@@ -893,7 +904,7 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
 
     #[inline]
     fn first_visits_by_bias(&self) -> bool {
-        self.policy_biases()
+        self.policy_biases() || (self.order && self.prior > 0.0)
     }
 
     /// Each child's bias: the policy net's (see [`with_policy`](Self::with_policy)) plus

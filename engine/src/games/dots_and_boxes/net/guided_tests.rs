@@ -522,6 +522,22 @@ fn prior_biases_children_by_the_nets_view_of_them() {
         .unwrap()
         .then_chains(ChainRollout::default());
     assert!(policy.gives_bias());
+    // First visits at random unless `order` asks for the prior's order.
+    assert!(!RolloutPolicy::<DotsAndBoxes>::first_visits_by_bias(
+        &policy
+    ));
+    let ordered = NetRollout::new(
+        dab.clone(),
+        NetGuide {
+            order: true,
+            ..guide
+        },
+    )
+    .unwrap()
+    .then_chains(ChainRollout::default());
+    assert!(RolloutPolicy::<DotsAndBoxes>::first_visits_by_bias(
+        &ordered
+    ));
     policy.begin_search(&board);
     let mut actions = Vec::new();
     let mut biases = Vec::new();
