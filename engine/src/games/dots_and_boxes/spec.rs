@@ -115,7 +115,7 @@ const NET: [KeyDecl; 16] = [
     key(
         "threshold",
         "0.9",
-        "a rollout ends once an output reaches this (the paper's 0.9)",
+        "a rollout ends once an output reaches this (the paper's 0.9); 1: never, and with chain rollouts (no mix, blend or ask=turns) the net is not asked at the leaves at all",
     ),
     key(
         "net_from_move",
@@ -125,7 +125,7 @@ const NET: [KeyDecl; 16] = [
     key(
         "prior",
         "1",
-        "the weight of the net's P(win) - P(loss) as a bias on tree children (chain rollouts; 0 with rollout=random)",
+        "the weight of the net's P(win) - P(loss) as a bias on tree children (chain rollouts, any net; 0 with rollout=random)",
     ),
     key(
         "prior_visits",
@@ -515,14 +515,18 @@ fn read_mcts_family(
             _ => unreachable!("keys were checked"),
         }
     }
-    // The product's net and its prior, unless a model, a prior or the paper's random
-    // rollouts are asked for (a net made on other games measured nothing as a prior).
+    // The product's net unless a model or the paper's random rollouts are asked for; with
+    // chain rollouts any net is asked as the product's is, as a prior of PRODUCT_PRIOR unless
+    // a prior is given (a named model once got none, so a file net was asked only at the
+    // leaves: see docs/players.md, bigger boards).
     let given = |k: &str| keys.iter().any(|(key, _)| key == k);
     let random = game_keys
         .iter()
         .any(|(k, v)| k == "rollout" && v == "random");
-    if net && !given("model") && !random {
-        model = NetChoice::Product;
+    if net && !random {
+        if !given("model") {
+            model = NetChoice::Product;
+        }
         if !given("prior") {
             guide.prior = PRODUCT_PRIOR;
         }
@@ -987,7 +991,8 @@ mod tests {
             let e = parse_spec(spec).unwrap_err();
             assert!(e.contains(want), "{spec}: {e}");
         }
-        // The paper's rollouts keep the paper's net; a named model or prior is taken as given.
+        // The paper's rollouts keep the paper's net; a named model is asked as the product's
+        // net is (a prior of PRODUCT_PRIOR) unless a prior is given.
         for (spec, want_model, want_prior) in [
             (
                 "nn:rollout=random",
@@ -997,10 +1002,20 @@ mod tests {
             (
                 "nn:model=a.safetensors",
                 NetChoice::File("a.safetensors".into()),
+                PRODUCT_PRIOR,
+            ),
+            (
+                "nn:model=a.safetensors,prior=0",
+                NetChoice::File("a.safetensors".into()),
                 0.0,
             ),
-            ("nn:model=none", NetChoice::Off, 0.0),
-            ("nn:model=product", NetChoice::Product, 0.0),
+            (
+                "nn:model=a.safetensors,rollout=random",
+                NetChoice::File("a.safetensors".into()),
+                0.0,
+            ),
+            ("nn:model=none", NetChoice::Off, PRODUCT_PRIOR),
+            ("nn:model=product", NetChoice::Product, PRODUCT_PRIOR),
             ("nn:prior=0", NetChoice::Product, 0.0),
             ("nn:prior=2,rollout=chains", NetChoice::Product, 2.0),
         ] {

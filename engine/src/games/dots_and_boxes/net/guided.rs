@@ -374,6 +374,9 @@ pub struct NetRollout {
     /// Whether any leaf's reward may be blended (`blend` > 0 or a blending late net).
     blends: bool,
     prior: f32,
+    /// Whether a chain rollout's leaf asks the net: not when nothing can come of it (a
+    /// threshold of 1 ends no play-out, and no `mix`, `blend` or `ask=turns` reads it).
+    leaf_asks: bool,
     /// First visits in the order of the biases ([`NetGuide::order`]).
     order: bool,
     /// A child's pre-activations, while the children of a node are given their biases.
@@ -696,6 +699,10 @@ impl NetRollout {
             leaf_value: None,
             blends: guide.blend > 0.0,
             prior: guide.prior as f32,
+            leaf_asks: guide.threshold < 1.0
+                || guide.mix > 0.0
+                || guide.blend > 0.0
+                || guide.every_turn,
             order: guide.order,
             child_acc: vec![0f32; w],
             root: None,
@@ -980,6 +987,7 @@ impl NetRollout {
             late,
             policy,
             policy_rollout,
+            leaf_asks,
             ..
         } = self;
         let geo = state.geometry();
@@ -994,7 +1002,9 @@ impl NetRollout {
             stats.net_cutoffs += call.is_some() as u64;
             Some((logits, call))
         };
-        if let Some((logits, call)) = ask(&leaf) {
+        // Asked only where something can come of it (`leaf_asks`).
+        let at_leaf = if *leaf_asks { ask(&leaf) } else { None };
+        if let Some((logits, call)) = at_leaf {
             if let Some(outcome) = call {
                 return outcome;
             }

@@ -853,3 +853,38 @@ fn a_blending_late_net_values_leaves_from_p1s_side_within_its_horizon() {
     };
     assert_eq!(late.leaf_value(&capture, geo), None);
 }
+
+/// With chain rollouts the leaf asks the net only where something can come of it: at a
+/// threshold of 1 (no play-out ends) with no `mix`, `blend` or `ask=turns`, not at all; at the
+/// paper's 0.9 once a leaf.
+#[test]
+fn chain_rollouts_ask_the_net_at_leaves_only_where_it_can_matter() {
+    use crate::games::dots_and_boxes::rollout::ChainRollout;
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let dab = Arc::new(DabNet::new(&random_board_net(3, 3, 10, 2), &board).unwrap());
+    let asks = |guide: NetGuide| {
+        let mut rollout = NetRollout::new(dab.clone(), guide)
+            .unwrap()
+            .then_chains(ChainRollout::default());
+        rollout.begin_search(&board);
+        let mut rng = Rng::new(9);
+        for _ in 0..50 {
+            let mut s = board;
+            rollout.rollout(&mut s, &mut rng);
+        }
+        rollout.take_stats().net_evaluations
+    };
+    let never = NetGuide {
+        threshold: 1.0,
+        ..NetGuide::default()
+    };
+    assert_eq!(asks(never), 0);
+    assert_eq!(asks(NetGuide::default()), 50);
+    assert_eq!(
+        asks(NetGuide {
+            blend: 0.5,
+            ..never
+        }),
+        50
+    );
+}
