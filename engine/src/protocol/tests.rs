@@ -253,9 +253,9 @@ list_options
         "{}",
         answers[0]
     );
-    assert_eq!(answers[1], "= 0.9");
+    assert_eq!(answers[1], "= 1");
     assert!(
-        answers[2].contains("genmove_plies 0\nmodel product\nthreshold 0.9\n"),
+        answers[2].contains("genmove_plies 0\nmodel product\nthreshold 1\n"),
         "{}",
         answers[2]
     );

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::net::{load_dab_net, product_net, DabNet, NetGuide, PRODUCT_PRIOR};
+use super::net::{load_dab_net, product_net, DabNet, NetGuide, PRODUCT_PRIOR, PRODUCT_THRESHOLD};
 use super::{DotsAndBoxes, DotsRolloutKind, DotsSearch, EndgameConfig, TreeMoves};
 use crate::games::OptionDecl;
 
@@ -49,6 +49,7 @@ impl Default for DotsOptions {
             model: ModelChoice::Product,
             guide: NetGuide {
                 prior: PRODUCT_PRIOR,
+                threshold: PRODUCT_THRESHOLD,
                 ..NetGuide::default()
             },
             solver_edges: EndgameConfig::ENGINE.edges,
@@ -68,7 +69,7 @@ pub const OPTIONS: [OptionDecl; 10] = [
     },
     OptionDecl {
         name: "threshold",
-        help: "the net ends a rollout once an output reaches this (default 0.9)",
+        help: "the net ends a rollout once an output reaches this (default 1 with chain rollouts: never, and the net is not asked at the leaves; the paper's 0.9 with rollout random)",
     },
     OptionDecl {
         name: "net_from_move",
@@ -182,8 +183,10 @@ impl DotsOptions {
                 }
                 if search.chain_rollout().is_none() {
                     // The prior is made and measured for chain rollouts only, as `nn` refuses
-                    // `prior` with `rollout=random`: the paper's engine runs without it.
+                    // `prior` with `rollout=random`: the paper's engine runs without it, and
+                    // its net ends play-outs at the paper's threshold.
                     self.guide.prior = 0.0;
+                    self.guide.threshold = NetGuide::DEFAULT_THRESHOLD;
                 }
                 self.search = search;
             }
@@ -198,6 +201,7 @@ impl DotsOptions {
                     self.search = fresh.search;
                     self.model = fresh.model;
                     self.guide.prior = fresh.guide.prior;
+                    self.guide.threshold = fresh.guide.threshold;
                 }
                 "paper" => {
                     self.solver_edges = 0;
@@ -206,6 +210,7 @@ impl DotsOptions {
                     self.safe_first = false;
                     self.search = DotsSearch::PAPER;
                     self.guide.prior = 0.0;
+                    self.guide.threshold = NetGuide::DEFAULT_THRESHOLD;
                     if matches!(self.model, ModelChoice::Product) {
                         // The paper's plain MCTS; `set_option model PATH` adds a net.
                         self.model = ModelChoice::Off;

@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use super::net::{
     load_late_net, load_policy_net, LateNet, LateUse, NetChoice, NetGuide, NetRollout, PAPER_MODEL,
-    PRODUCT_CP, PRODUCT_PRIOR,
+    PRODUCT_CP, PRODUCT_PRIOR, PRODUCT_THRESHOLD,
 };
 use super::{
     DotsAndBoxes, DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, QdabAgent,
@@ -115,7 +115,7 @@ const NET: [KeyDecl; 16] = [
     key(
         "threshold",
         "0.9",
-        "a rollout ends once an output reaches this (the paper's 0.9); 1: never, and with chain rollouts (no mix, blend or ask=turns) the net is not asked at the leaves at all",
+        "a rollout ends once an output reaches this (with rollout=random the paper's 0.9); 1, the default with chain rollouts: never, and the net is not asked at the leaves at all (unless mix, blend or ask=turns read it)",
     ),
     key(
         "net_from_move",
@@ -529,6 +529,9 @@ fn read_mcts_family(
         }
         if !given("prior") {
             guide.prior = PRODUCT_PRIOR;
+        }
+        if !given("threshold") {
+            guide.threshold = PRODUCT_THRESHOLD;
         }
     }
     // The product's search explores less than the paper's (any net, chain rollouts).
@@ -949,6 +952,17 @@ mod tests {
                 assert_eq!(config.cp, PRODUCT_CP);
             }
             other => panic!("{other:?}"),
+        }
+        // The product's threshold with chain rollouts, the paper's with random ones.
+        for (spec, want) in [
+            ("nn", PRODUCT_THRESHOLD),
+            ("nn:model=a.safetensors", PRODUCT_THRESHOLD),
+            ("nn:rollout=random", NetGuide::DEFAULT_THRESHOLD),
+        ] {
+            match parse_spec(spec).unwrap() {
+                DotsSpec::Nn { guide, .. } => assert_eq!(guide.threshold, want, "{spec}"),
+                other => panic!("{other:?}"),
+            }
         }
         // The net's first move: net_from_move, as the protocol option and --net-from-move say;
         // from_move is its old spelling.
