@@ -9,6 +9,10 @@
 //! or a live three to make, within 8 threats and 1,000,000 nodes; the positions whose search
 //! reaches the limit are left out and counted), `PER_KIND` (100) of each.
 //!
+//! When `FILE` holds a suite already, its positions are kept and only the kinds short of
+//! `PER_KIND` are looked for (the games' random moves seeded anew by how many it holds), so a
+//! stopped or short build goes on where it ended.
+//!
 //! The suite the engine ships is `engine/src/games/gomoku/threat_suite.txt`, built with
 //! `cargo run --release -p engine --example gomoku_threat_suite -- build
 //! engine/src/games/gomoku/threat_suite.txt 100 60`; `engine bench --game gomoku` solves it
@@ -76,7 +80,32 @@ fn build(file: &str, per_kind: usize, max_games: usize) -> Result<(), String> {
     let starts = openings()?;
     let mut seen = HashSet::new();
     let (mut vcf, mut vct) = (Vec::new(), Vec::new());
-    let mut rng = Rng::new(2026);
+    if let Ok(text) = std::fs::read_to_string(file) {
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let err = |why: &str| format!("{file}:{}: {why}", i + 1);
+            let [kind, depth, side, board] = line.split_whitespace().collect::<Vec<_>>()[..] else {
+                return Err(err("not 'kind threats side board'"));
+            };
+            let me = Player::parse(side).ok_or_else(|| err("the side is not 1 or 2"))?;
+            let g = Gomoku::from_board(15, Rule::Freestyle, board, me).map_err(|e| err(&e))?;
+            seen.insert(ShapeBoard::new(&g).hash());
+            let entry = (number(depth)? as u32, me, board.to_string());
+            match kind {
+                "vcf" => vcf.push(entry),
+                "vct" => vct.push(entry),
+                _ => return Err(err("the kind is not vcf or vct")),
+            }
+        }
+        eprintln!(
+            "{file}: {} VCF and {} VCT positions kept",
+            vcf.len(),
+            vct.len()
+        );
+    }
+    let mut rng = Rng::new(2026 + (vcf.len() + vct.len()) as u64);
     let mut player = Pvs::new("suite", PvsConfig::new(Duration::from_millis(30)));
     let mut solver = ThreatSearch::new();
     let mut games = 0;
@@ -119,22 +148,34 @@ fn build(file: &str, per_kind: usize, max_games: usize) -> Result<(), String> {
             vcf.len(),
             vct.len()
         );
+        // Written after every game, so a stopped build keeps what it found.
+        write_suite(file, &vcf, &vct)?;
     }
-    let mut text = String::from(
-        "# The Gomoku threat-solving suite (engine/examples/gomoku_threat_suite.rs): kind, the\n\
-         # threats of the win found with no node limit, the side to move, the 15x15 freestyle\n\
-         # board (ranks from the top, X black, O white).\n",
-    );
-    for (kind, list) in [("vcf", &vcf), ("vct", &vct)] {
-        for (depth, me, board) in list.iter() {
-            writeln!(text, "{kind} {depth} {} {board}", me.number()).expect("a string");
-        }
-    }
-    std::fs::write(file, text).map_err(|e| format!("{file}: {e}"))?;
+    write_suite(file, &vcf, &vct)?;
     println!(
         "{file}: {} VCF and {} VCT positions from {games} games ({undecided} positions' VCT check reached {VCT_CHECK_NODES} nodes)",
         vcf.len(),
         vct.len()
     );
     Ok(())
+}
+
+/// A suite position: the threats of its win, the side to move, the board.
+type Entry = (u32, Player, String);
+
+fn write_suite(file: &str, vcf: &[Entry], vct: &[Entry]) -> Result<(), String> {
+    let mut text = String::from(
+        "# The Gomoku threat-solving suite (engine/examples/gomoku_threat_suite.rs): kind, the\n\
+         # threats of the win (a VCF's found with no node limit, a VCT's within 1,000,000\n\
+         # nodes), the side to move, the 15x15 freestyle board (ranks from the top, X black,\n\
+         # O white).\n",
+    );
+    for (kind, list) in [("vcf", vcf), ("vct", vct)] {
+        for (depth, me, board) in list.iter() {
+            writeln!(text, "{kind} {depth} {} {board}", me.number()).expect("a string");
+        }
+    }
+    let partial = format!("{file}.partial");
+    std::fs::write(&partial, text).map_err(|e| format!("{partial}: {e}"))?;
+    std::fs::rename(&partial, file).map_err(|e| format!("{file}: {e}"))
 }

@@ -442,7 +442,9 @@ mod tests {
                 s.line
             );
         }
-        assert!(vcfs.len() >= 10, "{} VCF positions", vcfs.len());
+        assert_eq!(vcfs.len(), 100, "the suite's VCF positions");
+        let vcts = suite.iter().filter(|s| s.kind == ThreatKind::Vct).count();
+        assert_eq!(vcts, 100, "the suite's VCT positions");
     }
 
     #[test]
