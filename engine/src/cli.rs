@@ -28,6 +28,18 @@ pub fn or_all_cores(n: usize) -> usize {
     }
 }
 
+/// The most threads a searcher's `threads=` key takes (lazy SMP over one shared table).
+pub const MAX_SEARCH_THREADS: usize = 256;
+
+/// A searcher's `threads=` value as its players read it: 0 means one a core; above
+/// [`MAX_SEARCH_THREADS`] is refused.
+pub fn search_threads(n: usize) -> Result<usize, String> {
+    if n > MAX_SEARCH_THREADS {
+        return Err(format!("threads is at most {MAX_SEARCH_THREADS}, not {n}"));
+    }
+    Ok(or_all_cores(n))
+}
+
 /// `n` and the noun, singular or plural: `1 thread`, `2 threads`.
 pub fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();

@@ -373,6 +373,7 @@ fn surakarta_players_play_and_bad_keys_are_named() {
         ("pvs:weights=no-such.json", "no-such.json"),
         ("pvs:contempt=5000", "contempt is within +-1000"),
         ("pvs:null_move=2", "null_move"),
+        ("pvs:threads=300", "threads is at most 256, not 300"),
     ] {
         let (ok, _, err) = engine(&[
             "match",
@@ -593,4 +594,16 @@ fn drawn_matches_and_long_specs_read_plainly() {
     );
     assert!(out.contains("Elo 0 (every game drawn: no bound)"), "{out}");
     assert!(out.contains(&format!("A = {long}")), "{out}");
+}
+
+/// Gomoku's searcher refuses a depth or a thread count beyond its range, naming the key.
+#[test]
+fn gomoku_pvs_keys_out_of_range_are_named() {
+    for (spec, says) in [
+        ("pvs:threads=300", "threads is at most 256, not 300"),
+        ("pvs:depth=500", "depth is at most 120, not 500"),
+    ] {
+        let (ok, _, err) = engine(&["match", "--game", "gomoku", "--p1", spec, "--p2", "random"]);
+        assert!(!ok && err.contains(says), "{spec}: {err}");
+    }
 }

@@ -32,7 +32,7 @@ const PVS_KEYS: [KeyDecl; 9] = [
     KeyDecl {
         name: "threads",
         default: "1",
-        help: "search threads (lazy SMP: one shared table)",
+        help: "search threads (lazy SMP: one shared table; 0: one a core; at most 256)",
     },
     KeyDecl {
         name: "beam",
@@ -98,7 +98,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             config.max_depth
         )));
     }
-    config.threads = crate::cli::or_all_cores(config.threads);
+    config.threads = crate::cli::search_threads(config.threads).map_err(err)?;
     Ok(Pvs::new(text, config))
 }
 

@@ -114,13 +114,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             config.contempt
         )));
     }
-    if config.threads > 256 {
-        return Err(err(format!(
-            "threads is at most 256, not {}",
-            config.threads
-        )));
-    }
-    config.threads = crate::cli::or_all_cores(config.threads);
+    config.threads = crate::cli::search_threads(config.threads).map_err(err)?;
     Ok(Pvs::new(text, config))
 }
 
