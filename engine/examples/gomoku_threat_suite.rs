@@ -26,7 +26,7 @@ use engine::game::{Game, Player};
 use engine::games::gomoku::patterns::Shape;
 use engine::games::gomoku::pvs::{Pvs, PvsConfig};
 use engine::games::gomoku::shape_board::ShapeBoard;
-use engine::games::gomoku::threat_space::{ThreatKind, ThreatSearch};
+use engine::games::gomoku::threat_space::{read_suite, ThreatKind, ThreatSearch};
 use engine::games::gomoku::{Gomoku, Rule};
 use engine::rng::Rng;
 
@@ -81,22 +81,12 @@ fn build(file: &str, per_kind: usize, max_games: usize) -> Result<(), String> {
     let mut seen = HashSet::new();
     let (mut vcf, mut vct) = (Vec::new(), Vec::new());
     if let Ok(text) = std::fs::read_to_string(file) {
-        for (i, line) in text.lines().enumerate() {
-            if line.starts_with('#') || line.trim().is_empty() {
-                continue;
-            }
-            let err = |why: &str| format!("{file}:{}: {why}", i + 1);
-            let [kind, depth, side, board] = line.split_whitespace().collect::<Vec<_>>()[..] else {
-                return Err(err("not 'kind threats side board'"));
-            };
-            let me = Player::parse(side).ok_or_else(|| err("the side is not 1 or 2"))?;
-            let g = Gomoku::from_board(15, Rule::Freestyle, board, me).map_err(|e| err(&e))?;
-            seen.insert(ShapeBoard::new(&g).hash());
-            let entry = (number(depth)? as u32, me, board.to_string());
-            match kind {
-                "vcf" => vcf.push(entry),
-                "vct" => vct.push(entry),
-                _ => return Err(err("the kind is not vcf or vct")),
+        for s in read_suite(file, &text)? {
+            seen.insert(ShapeBoard::new(&s.position).hash());
+            let entry = (s.threats, s.position.to_move(), s.position.board_string());
+            match s.kind {
+                ThreatKind::Vcf => vcf.push(entry),
+                ThreatKind::Vct => vct.push(entry),
             }
         }
         eprintln!(

@@ -327,31 +327,40 @@ impl ThreatSearch {
     }
 }
 
-/// One position of the shipped threat suite (`threat_suite.txt`, built by
+/// One position of a threat suite (the shipped `threat_suite.txt`, built by
 /// `examples/gomoku_threat_suite.rs`): a 15x15 freestyle position whose side to move has a
 /// win by `kind`'s threats.
-pub struct SuitePosition {
+pub struct SuitePosition<'a> {
     pub kind: ThreatKind,
+    /// The threats of the win the builder found.
+    pub threats: u32,
     pub position: Gomoku,
     /// The suite's line, for messages.
-    pub line: &'static str,
+    pub line: &'a str,
 }
 
-/// The shipped threat suite, each line read (`kind threats side board`); an error names the
-/// line that does not read.
-pub fn threat_suite() -> Result<Vec<SuitePosition>, String> {
-    let text = include_str!("threat_suite.txt");
+/// The shipped threat suite ([`read_suite`]).
+pub fn threat_suite() -> Result<Vec<SuitePosition<'static>>, String> {
+    read_suite("threat_suite.txt", include_str!("threat_suite.txt"))
+}
+
+/// A threat suite's text, each line read (`kind threats side board`; `#` comments and blank
+/// lines skipped); an error names `name` and the line that does not read.
+pub fn read_suite<'a>(name: &str, text: &'a str) -> Result<Vec<SuitePosition<'a>>, String> {
     let lines = text
         .lines()
         .enumerate()
-        .filter(|(_, l)| !l.starts_with('#'));
+        .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty());
     lines
         .map(|(i, line)| {
-            let err = |why: String| format!("threat_suite.txt:{}: {why}", i + 1);
+            let err = |why: String| format!("{name}:{}: {why}", i + 1);
             let fields: Vec<&str> = line.split_whitespace().collect();
-            let [kind, _, side, board] = fields[..] else {
+            let [kind, threats, side, board] = fields[..] else {
                 return Err(err("not 'kind threats side board'".into()));
             };
+            let threats = threats
+                .parse()
+                .map_err(|_| err(format!("threats '{threats}' is not a count")))?;
             let kind = match kind {
                 "vcf" => ThreatKind::Vcf,
                 "vct" => ThreatKind::Vct,
@@ -361,6 +370,7 @@ pub fn threat_suite() -> Result<Vec<SuitePosition>, String> {
             let position = Gomoku::from_board(15, Rule::Freestyle, board, me).map_err(err)?;
             Ok(SuitePosition {
                 kind,
+                threats,
                 position,
                 line,
             })

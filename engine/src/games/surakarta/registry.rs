@@ -295,7 +295,7 @@ impl RegisteredGame for Surakarta {
             player.reseed(config.seed);
             let choice = player
                 .choose(self, &[])
-                .map_err(|e| format!("the alpha-beta: {e}"))?;
+                .map_err(|e| format!("best (pvs): {e}"))?;
             let odds = choice.win_probability.map_or(String::new(), |p| {
                 format!(", {:.0}% to win for it", 100.0 * p)
             });

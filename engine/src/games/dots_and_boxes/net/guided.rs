@@ -911,7 +911,8 @@ impl RolloutPolicy<DotsAndBoxes> for NetRollout {
 
     #[inline]
     fn first_visits_by_bias(&self) -> bool {
-        self.policy_biases() || (self.order && self.prior > 0.0)
+        // `order` needs a prior above 0 (`NetGuide::check`).
+        self.policy_biases() || self.order
     }
 
     /// Each child's bias: the policy net's (see [`with_policy`](Self::with_policy)) plus
