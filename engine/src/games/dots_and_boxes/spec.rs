@@ -9,7 +9,8 @@
 //!   search's `rollout`, `tree`, `endgame_nodes` and `reuse` ([`DotsSearch`]).
 //! * `nn` — net-guided MCTS: the `mcts` keys and `model` (default the product's
 //!   `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
-//!   `models/dab-5x5/model.safetensors`), `threshold` (0.9), `net_from_move` (0), `prior` (1),
+//!   `models/dab-5x5/model.safetensors`), `threshold` (1; 0.9 with `rollout=random`),
+//!   `net_from_move` (0), `prior` (1),
 //!   `prior_visits` (0: a progressive bias), `prior_order` (0: first visits at random), `mix`, `blend`, `ask`, a late net (`late`,
 //!   `horizon`, `late_use`, `late_weight`) and a policy net (`policy`, `policy_weight`,
 //!   `policy_rollout`); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`
@@ -114,8 +115,8 @@ const NET: [KeyDecl; 16] = [
     ),
     key(
         "threshold",
-        "0.9",
-        "a rollout ends once an output reaches this (with rollout=random the paper's 0.9); 1, the default with chain rollouts: never, and the net is not asked at the leaves at all (unless mix, blend or ask=turns read it)",
+        "1",
+        "a rollout ends once an output reaches this; 1 (chain rollouts): never, and the net is not asked at the leaves at all (unless mix, blend or ask=turns read it); with rollout=random the paper's 0.9",
     ),
     key(
         "net_from_move",
