@@ -642,6 +642,9 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             let pick = if visited < count && self.tree.nodes[first + visited].visits == 0 {
                 visited
             } else {
+                if self.tree.bias(first).is_some_and(f32::is_nan) {
+                    self.bias_children(&state, first, count);
+                }
                 let viewer = match counter {
                     CounterMode::Double => state.to_move(),
                     CounterMode::Single => root_player,
@@ -682,21 +685,25 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 {
                     return self.expand_evaluated(index, state.to_move());
                 }
+                // Biases that order the first visits are needed now; others only once every
+                // child has had its first visit (most nodes never get that far), so they wait:
+                // the first child's bias is NaN until then (see `bias_children`).
                 let biased = self.rollout.gives_bias();
-                if biased {
+                let ordered = self.rollout.first_visits_by_bias() || self.widen > 0;
+                if biased && ordered {
                     self.rollout
                         .child_bias(&state, &self.actions, &mut self.biases);
-                    if self.rollout.first_visits_by_bias() || self.widen > 0 {
-                        self.order_by_bias();
-                    }
+                    self.order_by_bias();
                 }
                 for &a in &self.actions {
                     self.tree.push(Node::leaf(a));
                 }
-                if biased {
+                if biased && ordered {
                     for (k, &b) in self.biases.iter().enumerate() {
                         self.tree.set_bias(first + k, b);
                     }
+                } else if biased {
+                    self.tree.set_bias(first, f32::NAN);
                 }
                 let parent = &mut self.tree.nodes[index];
                 parent.first_child = first as u32;
@@ -726,6 +733,19 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             if let Some(key) = state.transposition_key() {
                 self.tree.link(index, key);
             }
+        }
+    }
+
+    /// Gives the `count` children from `first` of the node at `state` their biases, put off
+    /// from the node's expansion until selection first compares them.
+    fn bias_children(&mut self, state: &G, first: usize, count: usize) {
+        self.actions.clear();
+        let children = &self.tree.nodes[first..first + count];
+        self.actions.extend(children.iter().map(|c| c.action));
+        self.rollout
+            .child_bias(state, &self.actions, &mut self.biases);
+        for (k, &b) in self.biases.iter().enumerate() {
+            self.tree.set_bias(first + k, b);
         }
     }
 

@@ -580,6 +580,60 @@ fn first_visits_follow_the_biases_when_asked() {
     }
 }
 
+/// Large biases of each move's number that do not order the first visits; counts the
+/// children it was asked to bias, as net evaluations.
+#[derive(Clone, Default)]
+struct CountedBiases {
+    asked: u64,
+}
+
+impl RolloutPolicy<TicTacToe> for CountedBiases {
+    fn rollout(&mut self, state: &mut TicTacToe, rng: &mut Rng) -> Outcome {
+        state.random_rollout(rng)
+    }
+
+    fn gives_bias(&self) -> bool {
+        true
+    }
+
+    fn child_bias(&mut self, _: &TicTacToe, actions: &[Action], out: &mut Vec<f32>) {
+        self.asked += actions.len() as u64;
+        out.clear();
+        out.extend(actions.iter().map(|&a| 100.0 * a as f32));
+    }
+
+    fn take_stats(&mut self) -> RolloutStats {
+        RolloutStats {
+            net_evaluations: std::mem::take(&mut self.asked),
+            ..RolloutStats::default()
+        }
+    }
+}
+
+#[test]
+fn children_get_their_biases_once_each_has_had_its_first_visit() {
+    let search = |iterations| {
+        let policy = Ucb::default().with_progressive_bias(true);
+        Search::new(config(iterations, 7), policy, CountedBiases::default())
+            .run(&TicTacToe::new())
+            .unwrap()
+    };
+    // Ten iterations: the root's first visit, then one for each of its nine children; no node
+    // has compared its children yet, so none was biased.
+    let r = search(10);
+    assert!(r.root_moves.iter().all(|m| m.visits == 1), "{:?}", r);
+    assert_eq!(r.rollouts.net_evaluations, 0);
+    // The eleventh compares the root's children: their nine biases, and the largest wins.
+    let r = search(11);
+    assert_eq!(r.rollouts.net_evaluations, 9);
+    let most = r.root_moves.iter().max_by_key(|m| m.visits).unwrap();
+    assert_eq!((most.action, most.visits), (8, 2), "{:?}", r.root_moves);
+    // Later on only nodes whose children have all been visited were biased: far fewer than
+    // the children made.
+    let r = search(200);
+    assert!(r.rollouts.net_evaluations < r.tree_nodes / 2, "{r:?}");
+}
+
 #[test]
 fn widening_opens_children_in_the_order_of_their_biases_as_visits_grow() {
     use crate::mcts::search::widened;
