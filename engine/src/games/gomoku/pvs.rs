@@ -128,7 +128,17 @@ pub struct PvsConfig {
     /// Whether the evaluation looks for double threats (a mover's to make is a win, each of
     /// the opponent's costs [`DOUBLE_THREAT`]).
     pub double_threats: bool,
+    /// Node limit of the check of the move chosen (0: none): when the opponent has a VCT
+    /// after it, the next moves of the search's order are checked in turn and the first
+    /// without one is played. The main search then stops at [`VERIFY_SHARE`] of its time.
+    pub verify_nodes: u64,
 }
+
+/// The share of a move's time the main search keeps when the chosen move is checked.
+const VERIFY_SHARE: (u32, u32) = (3, 4);
+
+/// The most moves checked after the one chosen.
+const VERIFY_MOVES: usize = 6;
 
 impl PvsConfig {
     pub fn new(time: Duration) -> PvsConfig {
@@ -143,6 +153,7 @@ impl PvsConfig {
             leaf_vcf_nodes: 0,
             defend_vct: false,
             double_threats: false,
+            verify_nodes: 0,
         }
     }
 }
@@ -510,12 +521,19 @@ impl Pvs {
         let me = board.to_move();
         let attacked = board.count(me.opponent(), Shape::LiveFour) > 0;
         // An iteration may run on to the hard limit only where the position is critical.
-        let deadline = started
+        let end = started
             + if attacked || fill {
                 hard
             } else {
                 (soft * 2).min(hard)
             };
+        // The check of the chosen move gets the rest.
+        let deadline = if self.config.verify_nodes > 0 {
+            let (num, den) = VERIFY_SHARE;
+            started + (end - started) * num / den
+        } else {
+            end
+        };
         let mut fives = Vec::new();
         board.five_points(me, &mut fives);
         if let Some(&p) = fives.first() {
@@ -627,10 +645,48 @@ impl Pvs {
             let helper_nodes: u64 = helpers.into_iter().map(|h| h.join().unwrap_or(0)).sum();
             (best, worker.nodes + helper_nodes, completed)
         });
-        let ((p, score), nodes, completed) = results;
+        let ((mut p, score), nodes, completed) = results;
         self.depth = completed;
         self.nodes += nodes;
+        if self.config.verify_nodes > 0 && score.abs() < DECIDED {
+            p = self.verified(&mut board, p, &moves, end);
+        }
         Some((p as Action, score))
+    }
+
+    /// `chosen`, unless the opponent has a VCF or a VCT after it (within the check's node
+    /// limit, by `by`): then the first of the next moves in `order` after which it has none
+    /// (`chosen` still, when each of them has one or time runs out).
+    fn verified(
+        &mut self,
+        board: &mut ShapeBoard,
+        chosen: usize,
+        order: &[usize],
+        by: Instant,
+    ) -> usize {
+        let others = order.iter().copied().filter(|&m| m != chosen);
+        for p in std::iter::once(chosen).chain(others).take(1 + VERIFY_MOVES) {
+            if Instant::now() >= by {
+                break;
+            }
+            board.make(p);
+            let mut lost = false;
+            for kind in [ThreatKind::Vcf, ThreatKind::Vct] {
+                let found = self
+                    .threats
+                    .find(board, kind, 30, self.config.verify_nodes, Some(by));
+                self.nodes += self.threats.nodes();
+                if found.is_some() {
+                    lost = true;
+                    break;
+                }
+            }
+            board.unmake();
+            if !lost {
+                return p;
+            }
+        }
+        chosen
     }
 
     /// Where the opponent (as if we passed) has a win by `kind`'s threats: the points after
@@ -692,5 +748,36 @@ impl Agent<Gomoku> for Pvs {
             .best_move_within(state, self.config.time)
             .ok_or_else(|| AgentError::new("no legal move"))?;
         Ok(Choice::scored(action, self.nodes, score, DECIDED, 400.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::gomoku::Rule;
+
+    /// White to move in a game `pvs` lost as white to the engine's MCTS (200 ms a move):
+    /// it played f8, after which black wins by threes and fours; e7 leaves black no such win.
+    const LOST: &str = "h8 i9 j9 j8 h10 h11 i8 h7 g10 i7 j7 h9 i10 f10 k8 k10 g9 g8 i6 l9 h6 \
+                        j11 m8 i11 g11 l10 l11 l7 l8 f7 k6 j6 k5 k9 m11";
+
+    #[test]
+    fn the_check_replaces_a_move_after_which_the_opponent_wins_by_threats() {
+        let mut g = Gomoku::new(15, Rule::Freestyle).unwrap();
+        for m in LOST.split_whitespace() {
+            g.apply(g.parse_legal_action(m).unwrap());
+        }
+        let at = |name: &str| g.parse_action(name).unwrap() as usize;
+        let mut config = PvsConfig::new(Duration::from_secs(1));
+        config.verify_nodes = 100_000;
+        let mut pvs = Pvs::new("pvs", config);
+        let mut board = ShapeBoard::new(&g);
+        let far = Instant::now() + Duration::from_secs(600);
+        let (f8, e7) = (at("f8"), at("e7"));
+        assert_eq!(pvs.verified(&mut board, f8, &[f8, e7], far), e7);
+        // A move the opponent has no threat win after stays; with none, the choice stays.
+        assert_eq!(pvs.verified(&mut board, e7, &[f8, e7], far), e7);
+        assert_eq!(pvs.verified(&mut board, f8, &[f8], far), f8);
+        assert_eq!(board.hash(), ShapeBoard::new(&g).hash());
     }
 }

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 9] = [
+const PVS_KEYS: [KeyDecl; 10] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -60,6 +60,11 @@ const PVS_KEYS: [KeyDecl; 9] = [
         help: "at the root, keep to the moves that break the opponent's VCT (as well as its VCF)",
     },
     KeyDecl {
+        name: "verify",
+        default: "0",
+        help: "node limit of a check that the opponent has no VCT after the move chosen (else the next moves are checked; 0: none)",
+    },
+    KeyDecl {
         name: "doubles",
         default: "0",
         help:
@@ -83,6 +88,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             }
             "defend_vct" => config.defend_vct = switch(key, value).map_err(err)?,
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
+            "verify" => config.verify_nodes = number(key, value).map_err(err)?,
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
             }
