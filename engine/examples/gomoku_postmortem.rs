@@ -66,7 +66,7 @@ fn main() -> Result<(), String> {
         let mut g = Gomoku::new(15, Rule::Freestyle)?;
         let mut verdict = format!("no threat win found before the end ({} moves)", moves.len());
         for (i, &m) in moves.iter().enumerate() {
-            let before = g.clone();
+            let before = g;
             g.apply(m);
             if i < start || before.to_move() != seat || g.is_terminal() {
                 continue;
