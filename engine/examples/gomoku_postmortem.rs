@@ -32,6 +32,9 @@ fn main() -> Result<(), String> {
         .first()
         .ok_or("usage: gomoku_postmortem REPORT.json [a|b] [NODES]")?;
     let side = args.get(1).map(String::as_str).unwrap_or("a");
+    if side != "a" && side != "b" {
+        return Err(format!("the player is a or b, not '{side}'"));
+    }
     let nodes: u64 = match args.get(2) {
         Some(n) => n.parse().map_err(|_| format!("NODES: not a number: {n}"))?,
         None => 1_000_000,

@@ -699,9 +699,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                     self.tree.push(Node::leaf(a));
                 }
                 if biased && ordered {
-                    for (k, &b) in self.biases.iter().enumerate() {
-                        self.tree.set_bias(first + k, b);
-                    }
+                    self.store_biases(first);
                 } else if biased {
                     self.tree.set_bias(first, f32::NAN);
                 }
@@ -744,6 +742,11 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         self.actions.extend(children.iter().map(|c| c.action));
         self.rollout
             .child_bias(state, &self.actions, &mut self.biases);
+        self.store_biases(first);
+    }
+
+    /// Gives `self.biases` to the children from `first`, in order.
+    fn store_biases(&mut self, first: usize) {
         for (k, &b) in self.biases.iter().enumerate() {
             self.tree.set_bias(first + k, b);
         }

@@ -656,7 +656,8 @@ impl Pvs {
 
     /// `chosen`, unless the opponent has a VCF or a VCT after it (within the check's node
     /// limit, by `by`): then the first of the next moves in `order` after which it has none
-    /// (`chosen` still, when each of them has one or time runs out).
+    /// found (a check `by` cuts short finds none). `chosen` still when each of the moves
+    /// checked has one, or `by` passes before the next is checked.
     fn verified(
         &mut self,
         board: &mut ShapeBoard,

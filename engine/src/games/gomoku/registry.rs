@@ -62,7 +62,7 @@ const PVS_KEYS: [KeyDecl; 10] = [
     KeyDecl {
         name: "verify",
         default: "0",
-        help: "node limit of a check that the opponent has no VCT after the move chosen (else the next moves are checked; 0: none)",
+        help: "node limit of a check that the opponent has no VCF or VCT after the move chosen (else the next moves are checked; 0: none)",
     },
     KeyDecl {
         name: "doubles",
