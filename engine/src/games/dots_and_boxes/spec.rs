@@ -107,7 +107,7 @@ pub const MCTS_KEYS: [KeyDecl; 10] = [
 const SEARCH_OWN: &[KeyDecl] = MCTS_KEYS.split_at(6).1;
 
 /// The net's keys of `nn`.
-const NET: [KeyDecl; 16] = [
+const NET: [KeyDecl; 17] = [
     key(
         "model",
         "product",
@@ -122,6 +122,11 @@ const NET: [KeyDecl; 16] = [
         "net_from_move",
         "0",
         "the net is asked from this many edges drawn on (old spelling: from_move)",
+    ),
+    key(
+        "net_until_move",
+        "0",
+        "with chain rollouts, the net is asked at the leaves only before this many edges are drawn (0: no limit)",
     ),
     key(
         "prior",
@@ -146,7 +151,7 @@ const NET: [KeyDecl; 16] = [
     key(
         "blend",
         "0",
-        "the net's expectation mixed into each leaf's reward (chain rollouts)",
+        "the net's expectation mixed into each leaf's reward (chain rollouts); at 1 it is the reward and no play-out runs",
     ),
     key("ask", "leaf", "leaf: the net asked at leaves; turns: at every turn"),
     key("late", "", "a late net (train run --encoding late) for the play-outs"),
@@ -482,6 +487,7 @@ fn read_mcts_family(
             }
             "threshold" => guide.threshold = number(key, value).map_err(err)?,
             "net_from_move" | "from_move" => guide.from_move = number(key, value).map_err(err)?,
+            "net_until_move" => guide.until_move = number(key, value).map_err(err)?,
             "mix" => guide.mix = number(key, value).map_err(err)?,
             "blend" => guide.blend = number(key, value).map_err(err)?,
             "prior" => guide.prior = number(key, value).map_err(err)?,

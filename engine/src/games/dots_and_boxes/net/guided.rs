@@ -39,6 +39,10 @@ pub struct NetGuide {
     /// The net is asked only in positions with at least this many edges drawn (the paper used
     /// random rollouts early in the game, where the net is least sure and a call costs most).
     pub from_move: u32,
+    /// With chain rollouts: the net is asked at the leaves only in positions with fewer than
+    /// this many edges drawn (0: no limit), where the play-outs are longest; later leaves get
+    /// the play-out alone (key `net_until_move`).
+    pub until_move: u32,
     /// With chain rollouts (the product's search): the chance that a leaf the net is not sure
     /// of is scored by a draw from the net's own outputs instead of a rollout, so that a leaf's
     /// expected reward mixes the net's estimate and the rollout's (0: rollouts only).
@@ -126,6 +130,7 @@ impl Default for NetGuide {
         NetGuide {
             threshold: NetGuide::DEFAULT_THRESHOLD,
             from_move: 0,
+            until_move: 0,
             mix: 0.0,
             every_turn: false,
             blend: 0.0,
@@ -365,6 +370,7 @@ pub struct NetRollout {
     net: Arc<DabNet>,
     threshold_logit: f32,
     from_move: u32,
+    until_move: u32,
     mix: f64,
     every_turn: bool,
     blend: f32,
@@ -693,6 +699,7 @@ impl NetRollout {
         Ok(NetRollout {
             threshold_logit: guide.threshold_logit(),
             from_move: guide.from_move,
+            until_move: guide.until_move,
             mix: guide.mix,
             every_turn: guide.every_turn,
             blend: guide.blend as f32,
@@ -976,6 +983,7 @@ impl NetRollout {
             net,
             threshold_logit,
             from_move,
+            until_move,
             mix,
             every_turn,
             blend,
@@ -993,7 +1001,8 @@ impl NetRollout {
         } = self;
         let geo = state.geometry();
         let mut ask = |turn: &Turn| -> Option<([f32; OUTPUTS], Option<Outcome>)> {
-            if turn.edges.count_ones() < *from_move {
+            let drawn = turn.edges.count_ones();
+            if drawn < *from_move || (*until_move > 0 && drawn >= *until_move) {
                 return None;
             }
             preactivations_of(net, *root, root_acc, acc, turn);
@@ -1013,6 +1022,10 @@ impl NetRollout {
                 return draw_outcome(logits, rng);
             }
             *leaf_value = Some((expectation(logits), *blend));
+            if *blend >= 1.0 {
+                // The net's value is the whole reward: no play-out (AlphaZero's leaf).
+                return Outcome::Draw;
+            }
         }
         if let Some(late) = late.as_mut().filter(|l| l.role == LateUse::Blend) {
             if let Some(value) = late.leaf_value(&leaf, geo) {
