@@ -10,7 +10,7 @@
 //! * `nn` — net-guided MCTS: the `mcts` keys and `model` (default the product's
 //!   `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
 //!   `models/dab-5x5/model.safetensors`), `threshold` (1; 0.9 with `rollout=random`),
-//!   `net_from_move` (0), `prior` (1),
+//!   `net_from_move` (0), `net_until_move` (0: no limit), `prior` (1),
 //!   `prior_visits` (0: a progressive bias), `prior_order` (0: first visits at random), `mix`, `blend`, `ask`, a late net (`late`,
 //!   `horizon`, `late_use`, `late_weight`) and a policy net (`policy`, `policy_weight`,
 //!   `policy_rollout`); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`

@@ -42,11 +42,14 @@ pub struct EvalWeights {
 }
 
 impl EvalWeights {
-    /// Hand-set: each shape a few times the one below, a threat with the move worth more than
-    /// one to answer.
+    /// Fitted to game results (session 52, `engine/examples/gomoku_texel.rs`, Texel's method)
+    /// from the hand-set weights of `configs/gomoku-eval-hand-set.json` (the default until
+    /// then: each shape a few times the one below) over 500 games of `pvs` against itself; the
+    /// live-four weights, which no quiet position teaches, stay hand-set. 120-80 against the
+    /// hand-set weights over 200 games (`docs/gomoku-results.md`).
     pub const DEFAULT: EvalWeights = EvalWeights {
-        mine: [0, 1, 4, 12, 16, 70, 90, 700, 0],
-        theirs: [0, 1, 4, 10, 14, 55, 70, 450, 0],
+        mine: [0, 1, 1, 13, 23, 106, 96, 700, 0],
+        theirs: [0, 1, 1, 6, 20, 54, 109, 450, 0],
     };
 
     /// The weights' names, as a weight file spells them (the `none` and `five` shapes are
@@ -132,6 +135,42 @@ pub struct PvsConfig {
     /// after it, the next moves of the search's order are checked in turn and the first
     /// without one is played. The main search then stops at [`VERIFY_SHARE`] of its time.
     pub verify_nodes: u64,
+    /// How late quiet moves are reduced.
+    pub reductions: Reductions,
+    /// Whether a live three of the opponent's at the horizon is answered by search (its
+    /// answers only, up to [`QUIESCE_PLIES`] past the horizon) instead of weighed.
+    pub quiesce: bool,
+}
+
+/// How far past the horizon the answers to live threes are searched (`quiesce`).
+const QUIESCE_PLIES: i32 = 4;
+
+/// Late move reductions: how many plies shallower a late quiet move is searched first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reductions {
+    /// One ply from the fourth move, two from the eleventh (from depth 3).
+    Step,
+    /// `ln(depth) * ln(n) / 2` plies, rounded, `n` the move's index from 0, and at most
+    /// `depth - 2` (a ply above the evaluation): from the fourth move at depths 3 and 4 (as
+    /// `Step`), from the third at depth 5 on; the deeper the node and the later the move, the
+    /// more.
+    Log,
+}
+
+impl Reductions {
+    /// The plies by which the `n`th move (from 0) of a node `depth` deep is reduced.
+    fn plies(self, depth: i32, n: usize) -> i32 {
+        match self {
+            Reductions::Step if n >= 3 && depth >= 3 => 1 + i32::from(n >= 10),
+            Reductions::Step => 0,
+            Reductions::Log if n >= 2 && depth >= 2 => {
+                let r = (depth as f32).ln() * (n as f32).ln() / 2.0;
+                // Never straight into the evaluation from more than a ply above it.
+                ((r + 0.5) as i32).min(depth - 2)
+            }
+            Reductions::Log => 0,
+        }
+    }
 }
 
 /// The share of a move's time the main search keeps when the chosen move is checked.
@@ -154,6 +193,8 @@ impl PvsConfig {
             defend_vct: false,
             double_threats: false,
             verify_nodes: 0,
+            reductions: Reductions::Step,
+            quiesce: false,
         }
     }
 }
@@ -250,6 +291,18 @@ impl<'a> Worker<'a> {
         score.clamp(-DECIDED + 1, DECIDED - 1)
     }
 
+    /// Whether a node at the horizon (`depth` <= 0) is searched on (`quiesce`): the opponent
+    /// has a live three, and the side to move no live three of its own (which the evaluation
+    /// already scores as a win when no four is to be feared).
+    fn answers_three(&self, depth: i32) -> bool {
+        let b = &self.board;
+        let me = b.to_move();
+        self.config.quiesce
+            && depth > -QUIESCE_PLIES
+            && b.count(me.opponent(), Shape::LiveFour) > 0
+            && b.count(me, Shape::LiveFour) == 0
+    }
+
     /// Pushes the node's moves (scored, best first) and returns whether the node is forced
     /// (a single block, not counted as depth). `None`: the side to move has lost.
     fn push_moves(&mut self, ply: usize, tt_move: Option<usize>) -> Option<bool> {
@@ -334,7 +387,7 @@ impl<'a> Worker<'a> {
             return 0;
         }
         let threatened = self.board.has_five_point(me.opponent());
-        if (depth <= 0 && !threatened) || ply >= MAX_PLY - 1 {
+        if (depth <= 0 && !threatened && !self.answers_three(depth)) || ply >= MAX_PLY - 1 {
             return self.evaluate(ply);
         }
         let key = self.board.hash();
@@ -362,8 +415,8 @@ impl<'a> Worker<'a> {
             let n = i - start;
             let new_depth = if forced { depth } else { depth - 1 };
             let quiet = !forced && order < ORDER_ATTACK[Shape::LiveThree as usize];
-            let reduction = if quiet && n >= 3 && depth >= 3 {
-                1 + i32::from(n >= 10)
+            let reduction = if quiet {
+                self.config.reductions.plies(depth, n)
             } else {
                 0
             };
@@ -393,7 +446,8 @@ impl<'a> Worker<'a> {
                 alpha = score;
             }
             if alpha >= beta {
-                if !forced {
+                // Not past the horizon (`quiesce`): its answers are no guide to the tree's.
+                if !forced && depth > 0 {
                     let k = &mut self.killers[ply.min(MAX_PLY - 1)];
                     if k[0] != p as u16 {
                         k[1] = k[0];
@@ -413,7 +467,10 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.table.store(key, best, ply, depth, bound, best_move);
+        // The table keeps depths from 0: a node past the horizon would pass for one at it.
+        if depth >= 0 {
+            self.table.store(key, best, ply, depth, bound, best_move);
+        }
         best
     }
 

@@ -1,7 +1,7 @@
 //! Gomoku in the registry: parameters and the protocol's position.
 
 use super::patterns::PatternWeights;
-use super::pvs::{Pvs, PvsConfig};
+use super::pvs::{Pvs, PvsConfig, Reductions};
 use super::rival::AlphaBeta;
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::GomokuPatterns;
@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 10] = [
+const PVS_KEYS: [KeyDecl; 12] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -65,6 +65,16 @@ const PVS_KEYS: [KeyDecl; 10] = [
         help: "node limit of a check that the opponent has no VCF or VCT after the move chosen (else the next moves are checked; 0: none)",
     },
     KeyDecl {
+        name: "lmr",
+        default: "step",
+        help: "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th) or log (ln depth * ln move index / 2, at most depth - 2)",
+    },
+    KeyDecl {
+        name: "quiesce",
+        default: "0",
+        help: "1: at the horizon, an opponent's live three is answered by search (up to 4 plies on), not weighed",
+    },
+    KeyDecl {
         name: "doubles",
         default: "0",
         help:
@@ -87,7 +97,15 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
                 number::<u64>(key, value).map_err(err)?;
             }
             "defend_vct" => config.defend_vct = switch(key, value).map_err(err)?,
+            "quiesce" => config.quiesce = switch(key, value).map_err(err)?,
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
+            "lmr" => {
+                config.reductions = match value.as_str() {
+                    "step" => Reductions::Step,
+                    "log" => Reductions::Log,
+                    _ => return Err(err(format!("lmr is step or log, not '{value}'"))),
+                }
+            }
             "verify" => config.verify_nodes = number(key, value).map_err(err)?,
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?

@@ -194,6 +194,7 @@ impl Tunable for GomokuEval {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::gomoku::patterns::Shape;
 
     #[test]
     fn fitness_games_finish_and_weights_round_trip() {
@@ -224,5 +225,26 @@ mod tests {
             PatternWeights::DEFAULT
         );
         assert!(t.play(&start, &start, "alphabeta", 0).is_err());
+    }
+
+    #[test]
+    fn the_hand_set_evaluation_weights_load_from_configs() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../configs/gomoku-eval-hand-set.json"
+        );
+        let hand_set = load_eval(std::path::Path::new(path)).unwrap();
+        assert_eq!(hand_set.mine, [0, 1, 4, 12, 16, 70, 90, 700, 0]);
+        assert_eq!(hand_set.theirs, [0, 1, 4, 10, 14, 55, 70, 450, 0]);
+        // The fitted default keeps the hand-set live-four weights (no quiet position sets them).
+        let live_four = Shape::LiveFour as usize;
+        assert_eq!(
+            EvalWeights::DEFAULT.mine[live_four],
+            hand_set.mine[live_four]
+        );
+        assert_eq!(
+            EvalWeights::DEFAULT.theirs[live_four],
+            hand_set.theirs[live_four]
+        );
     }
 }
