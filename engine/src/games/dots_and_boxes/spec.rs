@@ -168,7 +168,7 @@ const NET: [KeyDecl; 17] = [
 ];
 
 /// `nn`'s keys: the net's and `mcts`'s on Dots and Boxes.
-const NN_KEYS: [KeyDecl; 26] = [
+const NN_KEYS: [KeyDecl; 27] = [
     NET[0],
     NET[1],
     NET[2],
@@ -185,6 +185,7 @@ const NN_KEYS: [KeyDecl; 26] = [
     NET[13],
     NET[14],
     NET[15],
+    NET[16],
     MCTS_KEYS[0],
     MCTS_KEYS[1],
     MCTS_KEYS[2],
