@@ -38,6 +38,15 @@ struct Sample {
     result: f64,
 }
 
+impl Sample {
+    /// The side to move's chance to win under `P(win) = sigmoid(eval / scale)`, the
+    /// evaluation's weights `w`.
+    fn win_chance(&self, w: &[f64; FEATURES], scale: f64) -> f64 {
+        let eval: f64 = self.features.iter().zip(w).map(|(f, w)| f * w).sum();
+        1.0 / (1.0 + (-eval / scale).exp())
+    }
+}
+
 /// The quiet positions of one game's report (`game`, as errors name it), after its opening.
 fn samples_of(
     report: &serde_json::Value,
@@ -97,8 +106,7 @@ fn loss(samples: &[Sample], w: &[f64; FEATURES], scale: f64) -> f64 {
     let total: f64 = samples
         .iter()
         .map(|s| {
-            let e: f64 = s.features.iter().zip(w).map(|(f, w)| f * w).sum();
-            let p = (1.0 / (1.0 + (-e / scale).exp())).clamp(1e-9, 1.0 - 1e-9);
+            let p = s.win_chance(w, scale).clamp(1e-9, 1.0 - 1e-9);
             -(s.result * p.ln() + (1.0 - s.result) * (1.0 - p).ln())
         })
         .sum();
@@ -131,8 +139,7 @@ fn fit(samples: &[Sample], start: &[f64; FEATURES], scale: f64, steps: usize) ->
         let w = weights_of(start, &theta);
         let mut grad = [0.0; FEATURES];
         for s in samples {
-            let e: f64 = s.features.iter().zip(&w).map(|(f, w)| f * w).sum();
-            let p = 1.0 / (1.0 + (-e / scale).exp());
+            let p = s.win_chance(&w, scale);
             for i in 0..FEATURES {
                 grad[i] += (p - s.result) * s.features[i] * w[i] / scale;
             }
@@ -173,7 +180,10 @@ fn main() -> Result<(), String> {
         by_position = match args.get(at + 1).map(String::as_str) {
             Some("position") => true,
             Some("game") => false,
-            other => return Err(format!("--hold-out is position or game, not {other:?}")),
+            other => {
+                let given = other.unwrap_or("nothing");
+                return Err(format!("--hold-out is position or game, not '{given}'"));
+            }
         };
         args.drain(at..at + 2);
     }
@@ -202,8 +212,8 @@ fn main() -> Result<(), String> {
             .as_array()
             .ok_or(format!("{file}: no games"))?
         {
-            // Held out by start position, so that the twin of a game (the same opening with
-            // the seats swapped, the same moves where the players are alike) is never fitted.
+            // By start position, the twin of a game (the same opening with the seats swapped,
+            // the same moves where the players are alike) is never fitted while it is held out.
             let position = game["position"].as_u64().unwrap_or(games);
             let key = if by_position { position } else { games };
             let into = if key % 5 == 4 {
@@ -220,14 +230,14 @@ fn main() -> Result<(), String> {
         }
     }
     let mut start = [0.0; FEATURES];
-    for s in 0..SHAPES {
-        start[s] = f64::from(default.mine[s + 1]);
-        start[SHAPES + s] = f64::from(default.theirs[s + 1]);
+    for (w, from) in start.iter_mut().zip(default.to_vec()) {
+        *w = f64::from(from);
     }
     if train.is_empty() || held_out.is_empty() {
         return Err(format!(
             "{games} games gave {} quiet positions to fit and {} to hold out: both need some \
-             (the games of every fifth start position are held out)",
+             (the games of every fifth start position, or with --hold-out game every fifth \
+             game, are held out)",
             train.len(),
             held_out.len()
         ));

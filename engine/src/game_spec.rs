@@ -125,6 +125,27 @@ pub struct PlayerDecl {
     pub keys: &'static [KeyDecl],
 }
 
+/// The keys of `first`, then those of `then`, as one table of `N` (a table of one kind's keys
+/// built from others' whole, so that a key added to either is never left out). A length that
+/// is not the sum fails the build.
+pub const fn joined_keys<const N: usize>(first: &[KeyDecl], then: &[KeyDecl]) -> [KeyDecl; N] {
+    assert!(
+        first.len() + then.len() == N,
+        "the joined table's length is not the sum of its parts"
+    );
+    let mut out = [key("", "", ""); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < first.len() {
+            first[i]
+        } else {
+            then[i - first.len()]
+        };
+        i += 1;
+    }
+    out
+}
+
 /// A [`KeyDecl`], as the declarations' tables write one.
 pub const fn key(name: &'static str, default: &'static str, help: &'static str) -> KeyDecl {
     KeyDecl {
@@ -387,5 +408,20 @@ impl Serialize for GameSpec {
             }
         }
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joined_keys_keep_both_tables_in_order() {
+        const FIRST: [KeyDecl; 2] = [key("a", "1", "first"), key("b", "", "second")];
+        const THEN: [KeyDecl; 1] = [key("c", "x", "third")];
+        const BOTH: [KeyDecl; 3] = joined_keys(&FIRST, &THEN);
+        let names: Vec<&str> = BOTH.iter().map(|k| k.name).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert_eq!((BOTH[2].default, BOTH[2].help), ("x", "third"));
     }
 }

@@ -41,7 +41,7 @@ use crate::agents::spec::{
     SEARCH_KEYS,
 };
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
-use crate::game_spec::{key, KeyDecl, PlayerDecl};
+use crate::game_spec::{joined_keys, key, KeyDecl, PlayerDecl};
 use crate::games::RegisteredGame;
 use crate::mcts::{RolloutPolicy, SearchConfig, Ucb};
 
@@ -168,35 +168,7 @@ const NET: [KeyDecl; 17] = [
 ];
 
 /// `nn`'s keys: the net's and `mcts`'s on Dots and Boxes.
-const NN_KEYS: [KeyDecl; 27] = [
-    NET[0],
-    NET[1],
-    NET[2],
-    NET[3],
-    NET[4],
-    NET[5],
-    NET[6],
-    NET[7],
-    NET[8],
-    NET[9],
-    NET[10],
-    NET[11],
-    NET[12],
-    NET[13],
-    NET[14],
-    NET[15],
-    NET[16],
-    MCTS_KEYS[0],
-    MCTS_KEYS[1],
-    MCTS_KEYS[2],
-    MCTS_KEYS[3],
-    MCTS_KEYS[4],
-    MCTS_KEYS[5],
-    MCTS_KEYS[6],
-    MCTS_KEYS[7],
-    MCTS_KEYS[8],
-    MCTS_KEYS[9],
-];
+const NN_KEYS: [KeyDecl; 27] = joined_keys(&NET, &MCTS_KEYS);
 
 /// `qdab`'s keys, as [`QdabConfig::from_pairs`] reads them.
 const QDAB_KEYS: [KeyDecl; 6] = [
