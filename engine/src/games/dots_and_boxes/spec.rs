@@ -73,18 +73,8 @@ const SOLVER: [KeyDecl; 5] = [
     ),
 ];
 
-/// The keys `mcts` reads on Dots and Boxes, beside the keys every search shares.
-pub const MCTS_KEYS: [KeyDecl; 10] = [
-    SOLVER[0],
-    SOLVER[1],
-    SOLVER[2],
-    SOLVER[3],
-    SOLVER[4],
-    key(
-        "safe_first",
-        "0",
-        "1: with no box to take, only the safe edges are searched at the root",
-    ),
+/// The keys of the search itself, which [`DotsSearch::from_keys`] reads.
+const SEARCH_OWN: [KeyDecl; 4] = [
     key(
         "rollout",
         "random",
@@ -103,8 +93,18 @@ pub const MCTS_KEYS: [KeyDecl; 10] = [
     key("reuse", "0", "1: the tree is kept from move to move"),
 ];
 
-/// The keys of the search itself, which [`DotsSearch::from_keys`] reads.
-const SEARCH_OWN: &[KeyDecl] = MCTS_KEYS.split_at(6).1;
+/// The exact endgame's keys and `safe_first`, which the root reads.
+const ROOT: [KeyDecl; 6] = joined_keys(
+    &SOLVER,
+    &[key(
+        "safe_first",
+        "0",
+        "1: with no box to take, only the safe edges are searched at the root",
+    )],
+);
+
+/// The keys `mcts` reads on Dots and Boxes, beside the keys every search shares.
+pub const MCTS_KEYS: [KeyDecl; 10] = joined_keys(&ROOT, &SEARCH_OWN);
 
 /// The net's keys of `nn`.
 const NET: [KeyDecl; 17] = [
@@ -634,9 +634,12 @@ impl DotsSpec {
                 ));
                 }
                 let leaf_keys = guide.mix > 0.0 || guide.blend > 0.0 || guide.every_turn;
-                if chains.is_none() && (leaf_keys || guide.prior > 0.0) {
+                let until = guide.until_move > 0;
+                if chains.is_none() && (leaf_keys || until || guide.prior > 0.0) {
                     // Random rollouts ask the net at every step: no leaf is left to mix.
-                    let key = if guide.every_turn {
+                    let key = if until {
+                        "net_until_move"
+                    } else if guide.every_turn {
                         "ask=turns"
                     } else if guide.prior > 0.0 {
                         "prior"
@@ -648,6 +651,11 @@ impl DotsSpec {
                     return Err(format!(
                     "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                 ));
+                }
+                if until && guide.threshold >= 1.0 && !leaf_keys {
+                    return Err(format!(
+                        "player '{text}': net_until_move limits the net's calls in the play-outs, and with threshold=1 and no mix, blend or ask=turns it makes none"
+                    ));
                 }
                 // The product's net is per board size: on a size without one its search runs
                 // without a net (as with model=none), where a net named by hand must fit.
@@ -747,6 +755,28 @@ mod tests {
     use std::time::Duration;
 
     /// Why the player `text` cannot be built on 5x5 (it must fail).
+    /// The key tables are joined from their parts whole: `mcts`'s in the order its help lists
+    /// them, and `nn`'s ending with them.
+    #[test]
+    fn key_tables_keep_their_parts_in_order() {
+        let names = |keys: &[KeyDecl]| keys.iter().map(|k| k.name).collect::<Vec<_>>();
+        let mcts = [
+            "solver_edges",
+            "solver_nodes",
+            "prove_edges",
+            "prove_nodes",
+            "solver_table",
+            "safe_first",
+            "rollout",
+            "tree",
+            "endgame_nodes",
+            "reuse",
+        ];
+        assert_eq!(names(&MCTS_KEYS), mcts);
+        assert_eq!(names(&NN_KEYS)[NET.len()..], mcts);
+        assert_eq!(names(&SEARCH_OWN), mcts[6..]);
+    }
+
     fn build_error(text: &str) -> String {
         let board = DotsAndBoxes::new(5, 5).unwrap();
         parse_spec(text).unwrap().build(&board).err().unwrap()
@@ -1045,10 +1075,19 @@ mod tests {
             ("mix=0.5", "mix needs chain rollouts"),
             ("ask=turns", "ask=turns needs chain rollouts"),
             ("prior=1", "prior needs chain rollouts"),
+            ("net_until_move=40", "net_until_move needs chain rollouts"),
         ] {
             let e = build_error(&format!("nn:rollout=random,{key},model=no-such-file"));
             assert!(e.contains(says), "{key}: {e}");
         }
+        // With chain rollouts it limits the play-outs' calls: refused where there are none.
+        let e = build_error("nn:net_until_move=40,model=no-such-file");
+        assert!(
+            e.contains("with threshold=1 and no mix, blend or ask=turns it makes none"),
+            "{e}"
+        );
+        let e = build_error("nn:net_until_move=40,blend=1,model=no-such-file");
+        assert!(e.contains("no-such-file"), "{e}");
         for (bad, says) in [
             ("mcts:width=3", "unknown key 'width'"),
             ("mcts:model=a", "unknown key 'model'"),
@@ -1056,6 +1095,10 @@ mod tests {
             ("nn:safe_first=yes", "0 or 1"),
             ("nn:ask=sometimes", "leaf or turns"),
             ("nn:prior=-1", "prior must be a non-negative number"),
+            (
+                "nn:net_from_move=40,net_until_move=30",
+                "net_until_move=30 is not above net_from_move=40",
+            ),
             ("rival:safe_first=1", "unknown key 'safe_first'"),
             ("qdab:cp=1", "unknown key 'cp'"),
             ("qdab:time_ms=fast", "time_ms must be a whole number"),

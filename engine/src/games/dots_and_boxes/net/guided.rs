@@ -104,6 +104,12 @@ impl NetGuide {
         if self.order && self.prior <= 0.0 {
             return Err("prior_order orders by the net's prior: it needs prior above 0".into());
         }
+        if self.until_move > 0 && self.until_move <= self.from_move {
+            return Err(format!(
+                "net_until_move={} is not above net_from_move={}: the net would never be asked at a leaf",
+                self.until_move, self.from_move
+            ));
+        }
         Ok(())
     }
 
@@ -426,7 +432,8 @@ pub enum LateUse {
     Prior,
     /// `blend`: at a leaf within its horizon that has a safe edge and no box to take, its
     /// expectation (in place of the value net's) makes `late_weight` of the leaf's reward, the
-    /// rollout's result the rest; the play-outs are left alone.
+    /// rollout's result the rest; the play-outs are left alone, except at a `late_weight` of 1,
+    /// where the net's value is the whole reward and no play-out runs.
     Blend,
 }
 
@@ -1030,6 +1037,10 @@ impl NetRollout {
         if let Some(late) = late.as_mut().filter(|l| l.role == LateUse::Blend) {
             if let Some(value) = late.leaf_value(&leaf, geo) {
                 *leaf_value = Some((value, late.weight));
+                if late.weight >= 1.0 {
+                    // The late net's value is the whole reward: no play-out.
+                    return Outcome::Draw;
+                }
             }
         }
         let chains = chains.as_mut().expect("called with chains on");

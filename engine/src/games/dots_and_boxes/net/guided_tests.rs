@@ -888,3 +888,48 @@ fn chain_rollouts_ask_the_net_at_leaves_only_where_it_can_matter() {
         50
     );
 }
+
+/// At weight 1 a blending net's value is the leaf's whole reward and no play-out runs (no
+/// random number is drawn), for the value net's `blend=1` and the late net's
+/// `late_use=blend,late_weight=1` alike; below 1 the play-out still runs.
+#[test]
+fn a_blend_of_one_is_the_whole_reward_and_runs_no_play_out() {
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let untouched = Rng::new(5).next_u64();
+    let reward_and_next_draw = |mut rollout: NetRollout| {
+        let mut rng = Rng::new(5);
+        let reward = rollout.rollout_reward(&mut board.clone(), &mut rng).p1;
+        (reward, rng.next_u64())
+    };
+    // The value net: P1's expectation 0.4 (see the test of `blend` above).
+    let value = |blend| {
+        chain_rollouts(
+            never_sure_net(),
+            NetGuide {
+                blend,
+                ..NetGuide::default()
+            },
+            &board,
+        )
+    };
+    let (reward, next) = reward_and_next_draw(value(1.0));
+    assert!((reward - 0.4).abs() < 1e-4, "{reward}");
+    assert_eq!(next, untouched, "no play-out");
+    assert_ne!(reward_and_next_draw(value(0.5)).1, untouched, "a play-out");
+    // The late net: level boxes on the empty board, an expectation of 0 for P1.
+    let late = |weight| {
+        let net = LateNet::new(lead_reading_late_net(&board), 36)
+            .with_role(LateUse::Blend)
+            .with_weight(weight);
+        chain_rollouts(
+            fixed_output_net([0.0, 0.0, 0.0]),
+            NetGuide::default(),
+            &board,
+        )
+        .with_late(net)
+    };
+    let (reward, next) = reward_and_next_draw(late(1.0));
+    assert!(reward.abs() < 1e-3, "{reward}");
+    assert_eq!(next, untouched, "no play-out");
+    assert_ne!(reward_and_next_draw(late(0.5)).1, untouched, "a play-out");
+}
