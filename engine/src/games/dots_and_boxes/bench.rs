@@ -525,10 +525,19 @@ mod tests {
         assert_eq!(json["nn_threshold"], 0.9);
     }
 
-    /// Every shipped model of Dots and Boxes is measured, whatever its encoding (the product's
-    /// nets read the player to move as one more input).
+    /// Every shipped model of Dots and Boxes is measured on its own board size, whatever its
+    /// encoding (the product's nets read the player to move as one more input).
     #[test]
     fn every_shipped_model_can_be_benchmarked() {
+        use crate::games::dots_and_boxes::net::load_value_net;
+        let size_of = |path: &std::path::Path| {
+            let game = load_value_net(path).unwrap().meta.game;
+            (1..=7)
+                .flat_map(|r| (1..=7).map(move |c| (r, c)))
+                .find(|&(r, c)| DotsAndBoxes::spec_for(r, c).is_ok_and(|spec| spec == game))
+                .unwrap_or_else(|| panic!("{path:?}: no board for '{game}'"))
+        };
+        let mut sizes = Vec::new();
         let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
         let mut measured = 0;
         for entry in std::fs::read_dir(&models).unwrap() {
@@ -543,15 +552,21 @@ mod tests {
                 model: Some(path.clone()),
                 ..BenchOptions::default()
             };
-            let net = bench_net(&opts, &edges40_position()).unwrap();
+            let (rows, cols) = size_of(&path);
+            let board = DotsAndBoxes::new(rows, cols).unwrap();
+            let net = bench_net(&opts, &board).unwrap();
             let net = net.as_ref().unwrap();
-            let (full, incremental, reference) = measure_net(&net.0, 5, 5, 1);
+            let (full, incremental, reference) = measure_net(&net.0, rows, cols, 1);
             assert!(
                 full > 0.0 && incremental > 0.0 && reference > 0.0,
                 "{path:?}"
             );
+            sizes.push((rows, cols));
             measured += 1;
         }
-        assert!(measured >= 3, "{measured} models measured");
+        assert!(measured >= 5, "{measured} models measured");
+        for size in [(5, 5), (6, 6), (7, 7)] {
+            assert!(sizes.contains(&size), "a shipped net of {size:?}");
+        }
     }
 }

@@ -157,7 +157,11 @@ const NET: [KeyDecl; 17] = [
     key("late", "", "a late net (train run --encoding late) for the play-outs"),
     key("horizon", "36", "the late net serves from this many free edges"),
     key("late_use", "end", "end, pick, sure, prior or blend"),
-    key("late_weight", "1", "the late net's weight as a prior or blend"),
+    key(
+        "late_weight",
+        "1",
+        "the late net's weight as a prior or blend (blend at 1: the whole reward, no play-out)",
+    ),
     key("policy", "", "a policy net (train policy) as a prior on tree children"),
     key("policy_weight", "0.5", "the weight of the policy net's biases"),
     key(
@@ -754,7 +758,6 @@ mod tests {
     use crate::mcts::{Budget, CounterMode};
     use std::time::Duration;
 
-    /// Why the player `text` cannot be built on 5x5 (it must fail).
     /// The key tables are joined from their parts whole: `mcts`'s in the order its help lists
     /// them, and `nn`'s ending with them.
     #[test]
@@ -777,6 +780,7 @@ mod tests {
         assert_eq!(names(&SEARCH_OWN), mcts[6..]);
     }
 
+    /// Why the player `text` cannot be built on 5x5 (it must fail).
     fn build_error(text: &str) -> String {
         let board = DotsAndBoxes::new(5, 5).unwrap();
         parse_spec(text).unwrap().build(&board).err().unwrap()
@@ -1070,7 +1074,8 @@ mod tests {
         // The product's canonical tree searches the root's moves itself (docs/players.md).
         assert!(!safe_first("nn") && safe_first("nn:safe_first=1"));
         assert!(!safe_first("mcts") && safe_first("mcts:safe_first=1"));
-        // `mix`, `ask=turns` and `prior` need chain rollouts: refused before the net is read.
+        // `mix`, `ask=turns`, `prior` and `net_until_move` need chain rollouts: refused before
+        // the net is read.
         for (key, says) in [
             ("mix=0.5", "mix needs chain rollouts"),
             ("ask=turns", "ask=turns needs chain rollouts"),
@@ -1087,7 +1092,7 @@ mod tests {
             "{e}"
         );
         let e = build_error("nn:net_until_move=40,blend=1,model=no-such-file");
-        assert!(e.contains("no-such-file"), "{e}");
+        assert!(e.contains("model no-such-file"), "{e}");
         for (bad, says) in [
             ("mcts:width=3", "unknown key 'width'"),
             ("mcts:model=a", "unknown key 'model'"),
