@@ -530,13 +530,7 @@ mod tests {
     #[test]
     fn every_shipped_model_can_be_benchmarked() {
         use crate::games::dots_and_boxes::net::load_value_net;
-        let size_of = |path: &std::path::Path| {
-            let game = load_value_net(path).unwrap().meta.game;
-            (1..=7)
-                .flat_map(|r| (1..=7).map(move |c| (r, c)))
-                .find(|&(r, c)| DotsAndBoxes::spec_for(r, c).is_ok_and(|spec| spec == game))
-                .unwrap_or_else(|| panic!("{path:?}: no board for '{game}'"))
-        };
+        use crate::games::RegisteredGame;
         let mut sizes = Vec::new();
         let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
         let mut measured = 0;
@@ -552,8 +546,8 @@ mod tests {
                 model: Some(path.clone()),
                 ..BenchOptions::default()
             };
-            let (rows, cols) = size_of(&path);
-            let board = DotsAndBoxes::new(rows, cols).unwrap();
+            let board = DotsAndBoxes::from_spec(&load_value_net(&path).unwrap().meta.game).unwrap();
+            let (rows, cols) = (board.rows(), board.cols());
             let net = bench_net(&opts, &board).unwrap();
             let net = net.as_ref().unwrap();
             let (full, incremental, reference) = measure_net(&net.0, rows, cols, 1);

@@ -656,7 +656,7 @@ impl DotsSpec {
                     "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                 ));
                 }
-                if until && guide.threshold >= 1.0 && !leaf_keys {
+                if until && !guide.asks_in_play_outs() {
                     return Err(format!(
                         "player '{text}': net_until_move limits the net's calls in the play-outs, and with threshold=1 and no mix, blend or ask=turns it makes none"
                     ));

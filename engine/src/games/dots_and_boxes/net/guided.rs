@@ -113,6 +113,13 @@ impl NetGuide {
         Ok(())
     }
 
+    /// Whether chain play-outs ask the net at all: something must come of a call (a threshold
+    /// below 1 to end them, `mix` or `blend` to use the outputs, or `ask=turns`). Otherwise
+    /// the net serves only as the tree's prior.
+    pub fn asks_in_play_outs(&self) -> bool {
+        self.threshold < 1.0 || self.mix > 0.0 || self.blend > 0.0 || self.every_turn
+    }
+
     /// The tree policy of a search the net guides, with UCB's constant `cp`: the net's prior
     /// fades with visits (progressive bias), or counts as `prior_visits` visits.
     pub fn tree_policy(&self, cp: f64) -> Ucb {
@@ -713,10 +720,7 @@ impl NetRollout {
             leaf_value: None,
             blends: guide.blend > 0.0,
             prior: guide.prior as f32,
-            leaf_asks: guide.threshold < 1.0
-                || guide.mix > 0.0
-                || guide.blend > 0.0
-                || guide.every_turn,
+            leaf_asks: guide.asks_in_play_outs(),
             order: guide.order,
             child_acc: vec![0f32; w],
             root: None,
