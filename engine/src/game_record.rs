@@ -86,6 +86,42 @@ pub struct GameRecord {
     pub moves: Vec<MoveRecord>,
 }
 
+impl GameRecord {
+    /// The same game with every action, played or searched at a root, renamed by `map`: the
+    /// image of the game under a symmetry of its board. Root moves stay in ascending order.
+    pub fn with_actions_mapped(&self, map: impl Fn(Action) -> Action) -> GameRecord {
+        let moves = self
+            .moves
+            .iter()
+            .map(|m| {
+                let mut root: Vec<RootStat> = m
+                    .root
+                    .iter()
+                    .map(|r| RootStat {
+                        action: map(r.action),
+                        ..*r
+                    })
+                    .collect();
+                root.sort_by_key(|r| r.action);
+                MoveRecord {
+                    action: map(m.action),
+                    player: m.player,
+                    kind: m.kind,
+                    iterations: m.iterations,
+                    root,
+                }
+            })
+            .collect();
+        GameRecord {
+            index: self.index,
+            seed: self.seed,
+            outcome: self.outcome,
+            scores: self.scores,
+            moves,
+        }
+    }
+}
+
 /// The final scores a record keeps for a finished `state` with `outcome`: the game's own
 /// scores, or 1-0, 0-1, 0-0 for a game without scores.
 pub fn recorded_scores<G: crate::game::Game>(state: &G, outcome: Outcome) -> [u32; 2] {

@@ -72,6 +72,14 @@ pub fn write_card(
             config.min_visits
         );
     }
+    if config.symmetries {
+        let images = Encoder::with_encoding(index.spec, config.encoding)
+            .and_then(|e| e.with_symmetries(true))
+            .map_or(1, |e| e.copies());
+        s += &format!(
+            "| symmetries | each training game learnt in its board's {images} mirror and rotated images (validation as played) |\n"
+        );
+    }
     s += &format!(
         "| training | loss {:?}, {:?} lr {}, batch {}, seed {}, patience {}, on {device} |\n",
         config.loss,

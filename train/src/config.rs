@@ -107,6 +107,9 @@ pub struct TrainConfig {
     /// With `value_targets = search`: root moves with fewer visits are left out (their means
     /// are too noisy to learn from).
     pub min_visits: u32,
+    /// Dots and Boxes: each training game is learnt in every mirror and rotation of its board
+    /// too (8 images on a square board, 4 on another); validation keeps the games as played.
+    pub symmetries: bool,
 }
 
 impl Default for TrainConfig {
@@ -134,6 +137,7 @@ impl Default for TrainConfig {
             free_edges: None,
             value_targets: ValueTargets::Outcome,
             min_visits: 100,
+            symmetries: false,
         }
     }
 }

@@ -48,6 +48,9 @@ pub struct Encoder {
     free_edges: Option<[u32; 2]>,
     /// With search targets: the fewest visits a root move needs to give a row.
     search_targets: Option<u32>,
+    /// Dots and Boxes: each game is encoded once more in each of its board's mirror and
+    /// rotated images (`Geometry::symmetries`).
+    symmetric: bool,
 }
 
 /// Labels 0, 1 and 2 are outcome classes (P1 wins, P2 wins, draw); a label from `SOFT_BASE` on
@@ -121,7 +124,27 @@ impl Encoder {
             late,
             free_edges: None,
             search_targets: None,
+            symmetric: false,
         })
+    }
+
+    /// With `on`, every game gives its rows once for each symmetry of its board (8 on a square
+    /// Dots-and-Boxes board, 4 on another): the same game mirrored and rotated, as a net
+    /// should judge it alike. The training set grows that many times; the labels are the same.
+    pub fn with_symmetries(mut self, on: bool) -> Result<Encoder, String> {
+        if on && !matches!(self.board, Board::DotsAndBoxes(_)) {
+            return Err("symmetries are for dots_and_boxes".into());
+        }
+        self.symmetric = on;
+        Ok(self)
+    }
+
+    /// How many rows sets each game gives: the board's symmetries with `with_symmetries`, else 1.
+    pub fn copies(&self) -> usize {
+        match self.board {
+            Board::DotsAndBoxes(g) if self.symmetric => g.geometry().symmetries().len(),
+            _ => 1,
+        }
     }
 
     /// Labels positions with the recorded searches' values (rows: the position after each root
@@ -158,8 +181,36 @@ impl Encoder {
 
     /// Appends one row per position of `game` (the state before each move; with `free_edges`,
     /// those with that many free edges) to `features` and its label (the game's outcome class)
-    /// to `labels`.
+    /// to `labels`; with [`with_symmetries`](Self::with_symmetries), then the rows of each of
+    /// the game's images under its board's other symmetries.
     pub fn encode(
+        &self,
+        game: &GameRecord,
+        features: &mut Vec<f32>,
+        labels: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        self.encode_one(game, features, labels)?;
+        if let Board::DotsAndBoxes(g) = self.board {
+            if self.symmetric {
+                // The game itself was replayed first, so its actions are the board's edges.
+                let edges = g.num_edges();
+                for map in &g.geometry().symmetries()[1..] {
+                    let image = game.with_actions_mapped(|a| {
+                        if (a as usize) < edges {
+                            map[a as usize] as engine::game::Action
+                        } else {
+                            a
+                        }
+                    });
+                    self.encode_one(&image, features, labels)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`encode`](Self::encode)'s rows of `game` itself.
+    fn encode_one(
         &self,
         game: &GameRecord,
         features: &mut Vec<f32>,

@@ -140,6 +140,11 @@ struct RunArgs {
     /// With --value-targets search: root moves with fewer visits are left out.
     #[arg(long)]
     min_visits: Option<u32>,
+    /// Dots and Boxes: learn each training game in every mirror and rotation of its board too
+    /// (8 times the rows on a square board, 4 on another; validation keeps the games as played)
+    /// [default: off].
+    #[arg(long)]
+    symmetries: bool,
     /// Continue from the last checkpoint in the output folder.
     #[arg(long)]
     resume: bool,
@@ -191,6 +196,9 @@ fn run(args: RunArgs) -> Result<(), String> {
     }
     if args.free_edges.is_some() {
         config.free_edges = args.free_edges;
+    }
+    if args.symmetries {
+        config.symmetries = true;
     }
     config.validate().map_err(|e| match &args.config {
         Some(path) => format!("config {}: {e}", path.display()),

@@ -131,6 +131,9 @@ fn identity(config: &TrainConfig) -> serde_json::Value {
     if let Some(range) = config.free_edges {
         identity["free_edges"] = serde_json::json!(range);
     }
+    if config.symmetries {
+        identity["symmetries"] = serde_json::json!(true);
+    }
     identity
 }
 
@@ -220,6 +223,9 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     if config.value_targets == ValueTargets::Search {
         encoder = encoder.with_search_targets(config.min_visits)?;
     }
+    // Training rows may come in every image of their board; validation's as played.
+    let train_encoder = encoder.with_symmetries(config.symmetries)?;
+    let copies = train_encoder.copies() as u64;
     let width = encoder.feature_len();
     let say = |text: String| {
         if options.verbose {
@@ -230,14 +236,19 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         say(format!("warning: {w}"));
     }
     let (mut train_positions, mut valid_positions) = (
-        DataIndex::positions(&index.train),
+        DataIndex::positions(&index.train) * copies,
         DataIndex::positions(&index.valid),
     );
     say(format!(
-        "{}: {} games ({} positions) for training, {} games ({} positions) for validation, {} inputs",
+        "{}: {} games ({} positions{}) for training, {} games ({} positions) for validation, {} inputs",
         index.dirs_text(),
         index.train.len(),
         train_positions,
+        if copies > 1 {
+            format!(", each game in its board's {copies} symmetric images")
+        } else {
+            String::new()
+        },
         index.valid.len(),
         valid_positions,
         width
@@ -246,7 +257,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     let load_start = Instant::now();
     let (train_source, valid_source) = if in_memory {
         (
-            Source::load(&index.train, &index.files, &encoder)?,
+            Source::load(&index.train, &index.files, &train_encoder)?,
             Source::load(&index.valid, &index.files, &encoder)?,
         )
     } else {
@@ -406,23 +417,28 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         let mut rng = Rng::new(derive_seed(config.seed, epoch as u64));
         let mut train_tally = Tally::default();
         let lr = config.learning_rate;
-        train_source.for_each_batch(&encoder, config.batch_size, Some(&mut rng), |batch| {
-            let model = net.take().expect("the net is there between batches");
-            let x = input_tensor(batch.features, width, &device);
-            let y = target_tensor(batch.labels, &device);
-            let logits = model.logits(x);
-            let batch_loss = loss(config.loss, logits.clone(), y);
-            let loss_value: f32 = batch_loss.clone().into_scalar();
-            let outputs: Vec<f32> = sigmoid(logits)
-                .into_data()
-                .try_to_vec()
-                .map_err(|e| format!("{e:?}"))?;
-            let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
-            net = Some(optim.step(lr, model, grads));
-            train_tally.add(loss_value as f64, &outputs, batch.labels, config.threshold);
-            batches.inc(batch.labels.len() as u64);
-            Ok(())
-        })?;
+        train_source.for_each_batch(
+            &train_encoder,
+            config.batch_size,
+            Some(&mut rng),
+            |batch| {
+                let model = net.take().expect("the net is there between batches");
+                let x = input_tensor(batch.features, width, &device);
+                let y = target_tensor(batch.labels, &device);
+                let logits = model.logits(x);
+                let batch_loss = loss(config.loss, logits.clone(), y);
+                let loss_value: f32 = batch_loss.clone().into_scalar();
+                let outputs: Vec<f32> = sigmoid(logits)
+                    .into_data()
+                    .try_to_vec()
+                    .map_err(|e| format!("{e:?}"))?;
+                let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
+                net = Some(optim.step(lr, model, grads));
+                train_tally.add(loss_value as f64, &outputs, batch.labels, config.threshold);
+                batches.inc(batch.labels.len() as u64);
+                Ok(())
+            },
+        )?;
         batches.finish_and_clear();
         let model = net.as_ref().expect("the net is there");
         let valid_model = model.valid();

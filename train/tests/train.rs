@@ -863,3 +863,85 @@ fn search_targets_label_the_positions_after_the_root_moves() {
         .contains("no recorded search"));
     std::fs::remove_dir_all(root).unwrap();
 }
+
+/// `--symmetries`: each game gives its rows once more in each mirror and rotation of its
+/// board (8 on 3x3), with the same labels; the chain counts of the late encoding do not move
+/// and the grid's cells are only permuted; training then sees 8 times the rows and
+/// validation the games as played; tictactoe is refused.
+#[test]
+fn symmetries_give_each_game_in_every_image_of_its_board() {
+    use engine::record::Dataset;
+    use train::config::{Encoding, ValueTargets};
+    use train::data::Encoder;
+    let root = temp_dir("symmetries");
+    let data = root.join("data");
+    dataset(&data, 12);
+    let dataset = Dataset::open(&data).unwrap();
+    let spec = dataset.spec();
+    for (encoding, search) in [
+        (Encoding::Table2, false),
+        (Encoding::Late, false),
+        (Encoding::Late, true),
+    ] {
+        let mut plain = Encoder::with_encoding(spec, encoding).unwrap();
+        if search {
+            plain = plain.with_search_targets(20).unwrap();
+        }
+        let all = plain.with_symmetries(true).unwrap();
+        assert_eq!((plain.copies(), all.copies()), (1, 8));
+        let width = plain.feature_len();
+        let grid = 3 * 4 * 2 + 9;
+        for game in dataset.games() {
+            let game = game.unwrap();
+            let (mut f1, mut l1) = (Vec::new(), Vec::new());
+            plain.encode(&game, &mut f1, &mut l1).unwrap();
+            let (mut f8, mut l8) = (Vec::new(), Vec::new());
+            all.encode(&game, &mut f8, &mut l8).unwrap();
+            assert_eq!(l8.len(), 8 * l1.len(), "{encoding:?}");
+            assert_eq!(f8[..f1.len()], f1[..], "the game itself comes first");
+            let n = l1.len();
+            for copy in l8.chunks(n.max(1)).skip(1) {
+                let (mut a, mut b) = (l1.clone(), copy.to_vec());
+                a.sort();
+                b.sort();
+                assert_eq!(a, b, "{encoding:?}: the labels are the same");
+            }
+            // Each image's rows, as multisets of their grid cells and their extra inputs.
+            let key = |row: &[f32]| {
+                let mut cells: Vec<u32> = row[..grid].iter().map(|x| x.to_bits()).collect();
+                cells.sort();
+                let extra: Vec<u32> = row[grid..].iter().map(|x| x.to_bits()).collect();
+                (cells, extra)
+            };
+            let mut want: Vec<_> = f1.chunks(width).map(key).collect();
+            want.sort();
+            for copy in f8.chunks(n.max(1) * width).skip(1) {
+                let mut got: Vec<_> = copy.chunks(width).map(key).collect();
+                got.sort();
+                assert_eq!(got, want, "{encoding:?}");
+            }
+        }
+    }
+    // Training: 8 times the rows, the same validation, and the card says so.
+    let mut once = options(&data, &root.join("once"), 1, false);
+    once.config.value_targets = ValueTargets::Search;
+    once.config.min_visits = 20;
+    let a = train(&once).unwrap();
+    let mut eight = options(&data, &root.join("eight"), 1, false);
+    eight.config.value_targets = ValueTargets::Search;
+    eight.config.min_visits = 20;
+    eight.config.symmetries = true;
+    let b = train(&eight).unwrap();
+    assert_eq!(b.train_positions, 8 * a.train_positions);
+    assert_eq!(b.valid_positions, a.valid_positions);
+    let card = std::fs::read_to_string(root.join("eight").join("MODEL.md")).unwrap();
+    assert!(
+        card.contains("board's 8 mirror and rotated images"),
+        "{card}"
+    );
+    let ttt = GameSpec::parse::<&str>("tictactoe", &[]).unwrap();
+    let refused = Encoder::with_encoding(ttt, Encoding::Table2)
+        .unwrap()
+        .with_symmetries(true);
+    assert!(refused.is_err());
+}

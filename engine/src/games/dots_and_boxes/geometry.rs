@@ -237,11 +237,110 @@ impl Geometry {
         }
         closed
     }
+
+    /// The board's symmetries as edge maps, the identity first: `map[e]` is where edge `e`
+    /// goes. A rectangle has four (the identity, the two mirrors, the half turn); a square
+    /// board four more (the two diagonal mirrors, the quarter turns). Each maps every box's
+    /// sides onto one box's sides, so a game and its image close the same number of boxes at
+    /// every move and end alike.
+    pub fn symmetries(&self) -> Vec<[u8; MAX_EDGES]> {
+        // On the (2 rows + 1) x (2 cols + 1) grid of dots, edges and boxes, each edge is a
+        // point (y, x); a symmetry moves points, and a point back to its edge.
+        let (h, w) = (2 * self.rows + 1, 2 * self.cols + 1);
+        let point = |e: usize| match self.edge_coords(e) {
+            (EdgeKind::Horizontal, r, c) => (2 * r, 2 * c + 1),
+            (EdgeKind::Vertical, r, c) => (2 * r + 1, 2 * c),
+        };
+        let edge_at = |(y, x): (usize, usize)| {
+            if y % 2 == 0 {
+                self.horizontal(y / 2, x / 2)
+            } else {
+                self.vertical(y / 2, x / 2)
+            }
+        };
+        type Move = fn(usize, usize, usize, usize) -> (usize, usize);
+        let mut moves: Vec<Move> = vec![
+            |y, x, _, _| (y, x),
+            |y, x, _, w| (y, w - 1 - x),
+            |y, x, h, _| (h - 1 - y, x),
+            |y, x, h, w| (h - 1 - y, w - 1 - x),
+        ];
+        if h == w {
+            moves.extend_from_slice(&[
+                (|y, x, _, _| (x, y)) as Move,
+                |y, x, h, w| (w - 1 - x, h - 1 - y),
+                |y, x, h, _| (x, h - 1 - y),
+                |y, x, _, w| (w - 1 - x, y),
+            ]);
+        }
+        moves
+            .into_iter()
+            .map(|m| {
+                let mut map = [0u8; MAX_EDGES];
+                for (e, to) in map.iter_mut().enumerate().take(self.num_edges) {
+                    let (y, x) = point(e);
+                    *to = edge_at(m(y, x, h, w)) as u8;
+                }
+                map
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every symmetry is a permutation of the edges that maps each box's sides onto a box's
+    /// sides; the identity comes first; a square has 8 and any other rectangle 4, all
+    /// different; and the set is closed under composition (a group).
+    #[test]
+    fn symmetries_are_the_boards_dihedral_group() {
+        for rows in 1..=MAX_SIZE {
+            for cols in 1..=MAX_SIZE {
+                let g = Geometry::get(rows, cols);
+                let maps = g.symmetries();
+                assert_eq!(
+                    maps.len(),
+                    if rows == cols { 8 } else { 4 },
+                    "{rows}x{cols}"
+                );
+                let n = g.num_edges;
+                assert!(maps[0][..n]
+                    .iter()
+                    .enumerate()
+                    .all(|(e, &m)| m as usize == e));
+                let image = |map: &[u8; MAX_EDGES], mask: u128| {
+                    (0..n)
+                        .filter(|e| mask >> e & 1 == 1)
+                        .fold(0u128, |m, e| m | 1u128 << map[e])
+                };
+                let boxes: Vec<u128> = g.box_masks[..g.num_boxes].to_vec();
+                for map in &maps {
+                    assert_eq!(
+                        image(map, g.all_edges),
+                        g.all_edges,
+                        "{rows}x{cols}: not onto"
+                    );
+                    for &b in &boxes {
+                        assert!(boxes.contains(&image(map, b)), "{rows}x{cols}: box lost");
+                    }
+                    for other in &maps {
+                        let composed: Vec<u8> = (0..n).map(|e| map[other[e] as usize]).collect();
+                        assert!(
+                            maps.iter().any(|m| m[..n] == composed[..]),
+                            "{rows}x{cols}: not closed"
+                        );
+                    }
+                }
+                for (i, a) in maps.iter().enumerate() {
+                    for b in &maps[i + 1..] {
+                        assert_ne!(a[..n], b[..n], "{rows}x{cols}: a symmetry twice");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn edge_ids_follow_openspiel() {
