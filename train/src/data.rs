@@ -532,7 +532,7 @@ pub struct Batch<'a> {
 impl Source {
     /// Encodes `games` into memory.
     pub fn load(games: &[GameRef], files: &[PathBuf], encoder: &Encoder) -> Result<Source, String> {
-        let n = DataIndex::positions(games) as usize;
+        let n = DataIndex::positions(games) as usize * encoder.copies();
         let mut features = Vec::with_capacity(n * encoder.feature_len());
         let mut labels = Vec::with_capacity(n);
         let mut readers = open_readers(files)?;
@@ -636,6 +636,8 @@ impl Source {
         }
     }
 
+    /// The rows in memory; streamed, the games' positions (an upper bound without search
+    /// targets or a free-edge range, and without the images of `--symmetries`).
     pub fn len(&self) -> u64 {
         match self {
             Source::InMemory { labels, .. } => labels.len() as u64,

@@ -900,6 +900,26 @@ fn symmetries_give_each_game_in_every_image_of_its_board() {
             assert_eq!(l8.len(), 8 * l1.len(), "{encoding:?}");
             assert_eq!(f8[..f1.len()], f1[..], "the game itself comes first");
             let n = l1.len();
+            if encoding == Encoding::Table2 {
+                // Outcome rows come in the game's order: image k's row i holds, at each edge's
+                // image, what the game's row i holds at the edge.
+                let board: engine::games::DotsAndBoxes = spec.start().unwrap();
+                let geo = board.geometry();
+                let maps = geo.symmetries();
+                for (k, copy) in f8.chunks((n * width).max(1)).enumerate() {
+                    for (orig, image) in f1.chunks(width).zip(copy.chunks(width)) {
+                        for e in 0..geo.num_edges {
+                            let to = maps[k][e] as usize;
+                            assert_eq!(
+                                image[geo.edge_feature[to] as usize],
+                                orig[geo.edge_feature[e] as usize],
+                                "image {k}, edge {e}"
+                            );
+                        }
+                    }
+                }
+                assert!(f8[f1.len()..].chunks(f1.len()).any(|c| c != &f1[..]));
+            }
             for copy in l8.chunks(n.max(1)).skip(1) {
                 let (mut a, mut b) = (l1.clone(), copy.to_vec());
                 a.sort();
