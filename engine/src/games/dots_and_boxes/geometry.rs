@@ -56,6 +56,10 @@ pub struct Geometry {
     pub edge_feature: [u8; MAX_EDGES],
     /// Per box, its index in the value-net input.
     pub box_feature: [u8; MAX_BOXES],
+    /// The board's symmetries as edge maps, the first `symmetry_count` in use (see
+    /// [`symmetries`](Self::symmetries)).
+    symmetry_maps: [[u8; MAX_EDGES]; 8],
+    symmetry_count: usize,
 }
 
 impl Geometry {
@@ -88,6 +92,8 @@ impl Geometry {
             box_masks: [0; MAX_BOXES],
             edge_feature: [0; MAX_EDGES],
             box_feature: [0; MAX_BOXES],
+            symmetry_maps: [[0; MAX_EDGES]; 8],
+            symmetry_count: 0,
         };
         for r in 0..rows {
             for c in 0..cols {
@@ -130,6 +136,7 @@ impl Geometry {
             }
         }
         debug_assert_eq!(index as usize, num_edges + num_boxes);
+        g.build_symmetries();
         g
     }
 
@@ -243,7 +250,12 @@ impl Geometry {
     /// board four more (the two diagonal mirrors, the quarter turns). Each maps every box's
     /// sides onto one box's sides, so a game and its image close the same number of boxes at
     /// every move and end alike.
-    pub fn symmetries(&self) -> Vec<[u8; MAX_EDGES]> {
+    pub fn symmetries(&self) -> &[[u8; MAX_EDGES]] {
+        &self.symmetry_maps[..self.symmetry_count]
+    }
+
+    /// Fills [`symmetries`](Self::symmetries)' maps, once per board size.
+    fn build_symmetries(&mut self) {
         // On the (2 rows + 1) x (2 cols + 1) grid of dots, edges and boxes, each edge is a
         // point (y, x); a symmetry moves points, and a point back to its edge.
         let (h, w) = (2 * self.rows + 1, 2 * self.cols + 1);
@@ -273,17 +285,15 @@ impl Geometry {
                 |y, x, _, w| (w - 1 - x, y),
             ]);
         }
-        moves
-            .into_iter()
-            .map(|m| {
-                let mut map = [0u8; MAX_EDGES];
-                for (e, to) in map.iter_mut().enumerate().take(self.num_edges) {
-                    let (y, x) = point(e);
-                    *to = edge_at(m(y, x, h, w)) as u8;
-                }
-                map
-            })
-            .collect()
+        let mut maps = [[0u8; MAX_EDGES]; 8];
+        for (m, map) in moves.iter().zip(maps.iter_mut()) {
+            for (e, to) in map.iter_mut().enumerate().take(self.num_edges) {
+                let (y, x) = point(e);
+                *to = edge_at(m(y, x, h, w)) as u8;
+            }
+        }
+        self.symmetry_maps = maps;
+        self.symmetry_count = moves.len();
     }
 }
 
@@ -316,7 +326,7 @@ mod tests {
                         .fold(0u128, |m, e| m | 1u128 << map[e])
                 };
                 let boxes: Vec<u128> = g.box_masks[..g.num_boxes].to_vec();
-                for map in &maps {
+                for map in maps {
                     assert_eq!(
                         image(map, g.all_edges),
                         g.all_edges,
@@ -325,7 +335,7 @@ mod tests {
                     for &b in &boxes {
                         assert!(boxes.contains(&image(map, b)), "{rows}x{cols}: box lost");
                     }
-                    for other in &maps {
+                    for other in maps {
                         let composed: Vec<u8> = (0..n).map(|e| map[other[e] as usize]).collect();
                         assert!(
                             maps.iter().any(|m| m[..n] == composed[..]),

@@ -211,7 +211,7 @@ fn a_game_and_its_symmetric_images_play_alike() {
             let a = buf[rng.below(buf.len() as u32) as usize];
             s.apply(a);
             late::late_features(s.geometry(), s.edges(), s.box_owners(), s.to_move(), &mut f);
-            for (image, map) in images.iter_mut().zip(&maps) {
+            for (image, map) in images.iter_mut().zip(maps) {
                 let b = map[a as usize] as Action;
                 assert!(image.is_legal(b), "{rows}x{cols}: {b} drawn twice");
                 image.apply(b);
