@@ -224,7 +224,9 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         encoder = encoder.with_search_targets(config.min_visits)?;
     }
     // Training rows may come in every image of their board; validation's as played.
-    let train_encoder = encoder.with_symmetries(config.symmetries)?;
+    let train_encoder = encoder
+        .with_symmetries(config.symmetries)
+        .map_err(|e| format!("{}: {e}, not {}", index.dirs_text(), index.spec))?;
     let copies = train_encoder.copies() as u64;
     let width = encoder.feature_len();
     let say = |text: String| {
