@@ -252,6 +252,13 @@ pub trait Game: Clone + Send + Sync + fmt::Display + 'static {
         self.parse_legal_action(text).map(|a| vec![a])
     }
 
+    /// A start position written in a format of the game's own (Gomocup's openings: `x,y, x,y`
+    /// offsets from the centre) as its moves, each checked; `None` when `line` is not in such
+    /// a format, to be read as moves in the game's notation.
+    fn parse_start_line(&self, _line: &str) -> Option<Result<Vec<Action>, String>> {
+        None
+    }
+
     /// The notation of `plies` played one after the other from this position (a whole turn);
     /// by default the plies' notations separated by spaces.
     fn format_plies(&self, plies: &[Action]) -> String {

@@ -15,9 +15,20 @@ pub enum Line {
     TooLong(usize),
 }
 
-/// Reads the next line without ever holding more than `MAX_LINE` bytes of it. `None` at the
-/// end of input.
+/// Reads the next line without ever holding more than `MAX_LINE` bytes of it, preprocessed as
+/// GTP asks ([`preprocess`]). `None` at the end of input.
 pub fn read_line(input: &mut impl BufRead) -> io::Result<Option<Line>> {
+    read_line_with(input, preprocess)
+}
+
+/// Reads the next line as [`read_line`] does, but keeps it as written: only a final `\r` is
+/// dropped and any other control character shown as `\xNN` ([`escape_controls`]), so that a
+/// program's output is logged as it was.
+pub fn read_raw_line(input: &mut impl BufRead) -> io::Result<Option<Line>> {
+    read_line_with(input, escape_controls)
+}
+
+fn read_line_with(input: &mut impl BufRead, clean: fn(&str) -> String) -> io::Result<Option<Line>> {
     let mut bytes: Vec<u8> = Vec::new();
     let mut length = 0usize;
     let mut any = false;
@@ -52,9 +63,21 @@ pub fn read_line(input: &mut impl BufRead) -> io::Result<Option<Line>> {
     if length > MAX_LINE {
         return Ok(Some(Line::TooLong(length)));
     }
-    Ok(Some(Line::Text(preprocess(&String::from_utf8_lossy(
-        &bytes,
-    )))))
+    Ok(Some(Line::Text(clean(&String::from_utf8_lossy(&bytes)))))
+}
+
+/// `line` without a final `\r`, its other control characters but tab written `\xNN`.
+pub fn escape_controls(line: &str) -> String {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let mut out = String::with_capacity(line.len());
+    for c in line.chars() {
+        if c.is_control() && c != '\t' {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// GTP's preprocessing: drop control characters but tab, turn tabs into spaces, cut a `#`
@@ -108,5 +131,21 @@ mod tests {
             vec![Line::Text("\u{fffd}\u{fffd}x".into())]
         );
         assert!(lines(b"").is_empty());
+    }
+
+    #[test]
+    fn raw_lines_keep_what_was_written() {
+        let mut reader = io::BufReader::with_capacity(5, &b"MESSAGE dep \x0d-\x1c # 3\r\nx\n"[..]);
+        let mut out = Vec::new();
+        while let Some(line) = read_raw_line(&mut reader).unwrap() {
+            out.push(line);
+        }
+        assert_eq!(
+            out,
+            vec![
+                Line::Text("MESSAGE dep \\x0d-\\x1c # 3".into()),
+                Line::Text("x".into())
+            ]
+        );
     }
 }

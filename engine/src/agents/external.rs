@@ -4,17 +4,12 @@
 //! process group on Unix) and started afresh for the next game. Dropping the agent kills it too:
 //! no process is left behind.
 
-use std::io::{BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::process::{clip, ChildProcess, Silence};
 use super::{Agent, AgentError, Choice};
 use crate::game::{Action, Game};
 use crate::game_spec::GameSpec;
-
-use crate::line_reader::{read_line, Line};
 
 /// How to run and treat an external engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,63 +48,12 @@ impl ExternalConfig {
     }
 }
 
-/// The running program: its input, and its output lines arriving through a reader thread (so a
-/// silent program cannot block the caller past a time-out).
-struct Process {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    reader: Option<JoinHandle<()>>,
-}
+/// The running program, spoken to in the text protocol.
+struct Process(ChildProcess);
 
 impl Process {
     fn start(command: &str) -> Result<Process, AgentError> {
-        let mut cmd = shell_command(command)?;
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            // A group of its own, so that killing it takes any children it started along.
-            cmd.process_group(0);
-        }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| AgentError::new(format!("cannot start '{command}': {e}")))?;
-        let stdin = child.stdin.take().expect("stdin was piped");
-        let stdout = child.stdout.take().expect("stdout was piped");
-        let (send, lines) = mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            let mut input = BufReader::new(stdout);
-            while let Ok(Some(line)) = read_line(&mut input) {
-                let text = match line {
-                    Line::Text(t) => t,
-                    Line::TooLong(n) => format!("<a line of {n} bytes>"),
-                };
-                if send.send(text).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(Process {
-            child,
-            stdin,
-            lines,
-            reader: Some(reader),
-        })
-    }
-
-    /// Why the program stopped answering, as far as can be told.
-    fn exit_reason(&mut self) -> String {
-        // The output closes a moment before the exit status is there.
-        for _ in 0..20 {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return format!("the engine exited ({status})");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        "the engine closed its output".into()
+        ChildProcess::start(command).map(Process)
     }
 
     /// Sends one command and reads its answer: the text after `=` (and any id), with further
@@ -117,16 +61,10 @@ impl Process {
     /// exit is an error naming it.
     fn request(&mut self, command: &str, timeout: Duration) -> Result<String, AgentError> {
         let deadline = Instant::now() + timeout;
-        if let Err(e) = writeln!(self.stdin, "{command}").and_then(|_| self.stdin.flush()) {
-            let reason = self.exit_reason();
-            return Err(AgentError::new(format!(
-                "cannot send '{command}': {e}; {reason}"
-            )));
-        }
+        self.0.send(command)?;
         let mut lines: Vec<String> = Vec::new();
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
+            match self.0.next_line(deadline) {
                 Ok(line) => {
                     if line.is_empty() {
                         if lines.is_empty() {
@@ -136,14 +74,13 @@ impl Process {
                     }
                     lines.push(line);
                 }
-                Err(RecvTimeoutError::Timeout) => {
+                Err(Silence::TimedOut) => {
                     return Err(AgentError::new(format!(
                         "time-out: no complete answer to '{command}' within {} ms",
                         timeout.as_millis()
                     )))
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let reason = self.exit_reason();
+                Err(Silence::Gone(reason)) => {
                     return Err(AgentError::new(format!(
                         "no answer to '{command}': {reason}"
                     )));
@@ -178,53 +115,6 @@ impl Process {
     }
 }
 
-impl Drop for Process {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        {
-            if let Ok(pid) = i32::try_from(self.child.id()) {
-                // SAFETY: kill(2) with a negative pid signals the process group we created.
-                unsafe {
-                    libc::kill(-pid, libc::SIGKILL);
-                }
-            }
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if let Some(reader) = self.reader.take() {
-            let _ = reader.join();
-        }
-    }
-}
-
-fn shell_command(command: &str) -> Result<Command, AgentError> {
-    if command.trim().is_empty() {
-        return Err(AgentError::new("the external engine's command is empty"));
-    }
-    #[cfg(unix)]
-    {
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c").arg(format!("exec {command}"));
-        Ok(cmd)
-    }
-    #[cfg(not(unix))]
-    {
-        let mut words = command.split_whitespace();
-        let mut cmd = Command::new(words.next().expect("not empty"));
-        cmd.args(words);
-        Ok(cmd)
-    }
-}
-
-/// At most 200 characters of something an engine said, for messages.
-fn clip(text: &str) -> String {
-    let mut out: String = text.chars().take(200).collect();
-    if out.len() < text.len() {
-        out.push_str("...");
-    }
-    out
-}
-
 /// An external engine as a player of game `spec`.
 pub struct ExternalAgent {
     config: ExternalConfig,
@@ -248,7 +138,7 @@ impl ExternalAgent {
 
     /// The process id while it runs (for tests that check nothing is left behind).
     pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().map(|p| p.child.id())
+        self.process.as_ref().map(|p| p.0.id())
     }
 
     /// Sends `command`; on any failure the process is killed, so the next game starts afresh.

@@ -40,6 +40,10 @@ pub struct GameReport {
     /// moves when no tree search chose it): what `engine match --records` keeps.
     #[serde(skip)]
     pub searches: Vec<MoveSearch>,
+    /// For each move made after the start position: the milliseconds its player took, and
+    /// what the player said of it ([`Choice::note`](super::Choice::note)), where it said.
+    pub move_ms: Vec<f64>,
+    pub notes: Vec<Option<String>>,
 }
 
 /// The search behind one move of a game.
@@ -125,6 +129,8 @@ pub fn play_game<G: Game>(
         estimated_moves: [0; 2],
         match_point: [None; 2],
         searches: Vec::new(),
+        move_ms: Vec::new(),
+        notes: Vec::new(),
     };
     let [a1, a2] = agents;
     let mut seats: [&mut dyn Agent<G>; 2] = [a1, a2];
@@ -143,7 +149,8 @@ pub fn play_game<G: Game>(
         let seat = mover.index();
         let started = Instant::now();
         let choice = seats[seat].choose(&state, &moves);
-        report.seconds[seat] += started.elapsed().as_secs_f64();
+        let took = started.elapsed().as_secs_f64();
+        report.seconds[seat] += took;
         match choice {
             Err(e) => {
                 forfeit = Some(Forfeit {
@@ -179,6 +186,8 @@ pub fn play_game<G: Game>(
                         .map(RootStat::of_search)
                         .unwrap_or_default(),
                 });
+                report.move_ms.push(took * 1000.0);
+                report.notes.push(c.note);
                 state.apply(c.action);
                 moves.push(c.action);
             }

@@ -7,12 +7,14 @@
 mod external;
 mod game;
 mod mcts;
+pub mod process;
 mod random;
 pub mod spec;
 
 pub use external::{ExternalAgent, ExternalConfig};
 pub use game::{play_game, Forfeit, GameReport, MoveSearch, MATCH_POINT};
 pub use mcts::MctsAgent;
+pub use process::{ChildProcess, Silence};
 pub use random::RandomAgent;
 pub use spec::{parse_spec, AgentSpec};
 
@@ -31,6 +33,9 @@ pub struct Choice {
     /// How the move was found when no search chose it (`the exact solver's move`, `a free
     /// capture`), for the notes of `engine play` and `analyse`.
     pub how: Option<&'static str>,
+    /// What the player said of its search for this move, for reports: a search's depth,
+    /// evaluation and nodes, or a Gomocup brain's `MESSAGE` lines.
+    pub note: Option<String>,
 }
 
 impl Choice {
@@ -56,6 +61,7 @@ impl Choice {
             rollouts: RolloutStats::default(),
             win_probability: None,
             how: None,
+            note: None,
         }
     }
 
@@ -77,6 +83,7 @@ impl Choice {
             rollouts: result.rollouts,
             win_probability: Some((mean + 1.0) / 2.0),
             how: None,
+            note: None,
         }
     }
 }

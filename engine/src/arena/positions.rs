@@ -1,6 +1,7 @@
 //! Start positions for matches: the file format (one position a line, the moves from the start
-//! in the game's notation or as ids, then an optional `#` comment that may say
-//! `winner=1|2|draw`, the winner under perfect play). A game that makes positions files of its
+//! in the game's notation or as ids, or in a format of the game's own such as Gomocup's
+//! openings, then an optional `#` comment that may say `winner=1|2|draw`, the winner under
+//! perfect play). A game that makes positions files of its
 //! own (Dots and Boxes' State-S-like positions) does so in its folder.
 
 use std::path::Path;
@@ -28,13 +29,23 @@ pub fn read_positions<G: Game>(path: &Path, board: &G) -> Result<Vec<StartPositi
         }
         let mut moves = Vec::new();
         let mut state = board.clone();
-        for word in body.split_whitespace() {
-            let plies = state
-                .parse_legal_plies(word)
-                .map_err(|e| format!("{}: move {}: {e}", at(), moves.len() + 1))?;
-            for a in plies {
-                state.apply(a);
-                moves.push(a);
+        match board.parse_start_line(body) {
+            Some(given) => {
+                moves = given.map_err(|e| format!("{}: {e}", at()))?;
+                for &a in &moves {
+                    state.apply(a);
+                }
+            }
+            None => {
+                for word in body.split_whitespace() {
+                    let plies = state
+                        .parse_legal_plies(word)
+                        .map_err(|e| format!("{}: move {}: {e}", at(), moves.len() + 1))?;
+                    for a in plies {
+                        state.apply(a);
+                        moves.push(a);
+                    }
+                }
             }
         }
         if state.is_terminal() {

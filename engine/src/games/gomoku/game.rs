@@ -182,6 +182,42 @@ impl Game for Gomoku {
         }
     }
 
+    /// Gomocup's openings (`x,y, x,y, ...`: offsets from the centre point `size / 2`, column
+    /// then row from the top, pairs separated by commas), as c-gomoku-cli and the tournament
+    /// read them. A line of `x,y` words separated by spaces alone is Gomocup's absolute points
+    /// and is left to [`parse_action`](Game::parse_action).
+    fn parse_start_line(&self, line: &str) -> Option<Result<Vec<Action>, String>> {
+        let pieces: Vec<&str> = line.trim().trim_end_matches(',').split(',').collect();
+        let numbers: Vec<i32> = pieces
+            .iter()
+            .map(|p| p.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        if numbers.is_empty() || numbers.len() % 2 != 0 {
+            return None;
+        }
+        let centre = (self.size() / 2) as i32;
+        let mut state = *self;
+        let mut moves = Vec::with_capacity(numbers.len() / 2);
+        for (i, pair) in numbers.chunks(2).enumerate() {
+            let (dx, dy) = (pair[0], pair[1]);
+            let (x, y) = (centre + dx, centre + dy);
+            let at = format!("stone {} (offset {dx},{dy}, point {x},{y})", i + 1);
+            let Some(a) = state.gomocup_point(x, y) else {
+                let n = self.size();
+                return Some(Err(format!("{at} is off the {n}x{n} board")));
+            };
+            if state.is_terminal() {
+                return Some(Err(format!("{at} comes after a five: the game is over")));
+            }
+            if !state.is_legal(a) {
+                return Some(Err(format!("{at}: {}", state.illegal_reason(a))));
+            }
+            state.apply(a);
+            moves.push(a);
+        }
+        Some(Ok(moves))
+    }
+
     fn illegal_reason(&self, action: Action) -> String {
         let p = action as usize;
         if p >= self.points() {

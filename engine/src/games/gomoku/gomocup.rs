@@ -116,6 +116,8 @@ pub struct Brain {
     pub threads: usize,
     /// The searcher, kept from move to move (its table survives between moves).
     searcher: Option<Pvs>,
+    /// What the last search said of itself, sent as a `MESSAGE` line before the move.
+    last_note: Option<String>,
 }
 
 /// What one line asks to write, and whether the session ends.
@@ -160,6 +162,7 @@ impl Brain {
             board: None,
             threads: 1,
             searcher: None,
+            last_note: None,
         }
     }
 
@@ -400,7 +403,12 @@ impl Brain {
         self.game = Some(next);
         self.moves.push(a);
         let (x, y) = g.gomocup_coords(a);
-        Answer::line(format!("{x},{y}"))
+        let mut lines = Vec::new();
+        if let Some(note) = self.last_note.take() {
+            lines.push(format!("MESSAGE {note}"));
+        }
+        lines.push(format!("{x},{y}"));
+        Answer { lines, quit: false }
     }
 
     /// The searcher, made on first use with the brain's threads.
@@ -421,6 +429,7 @@ impl Brain {
             return Err("no legal move".into());
         }
         let me = g.to_move();
+        self.last_note = None;
         if let Some(&a) = moves.iter().find(|&&a| g.wins_at(a as usize, me)) {
             return Ok(a);
         }
@@ -437,10 +446,10 @@ impl Brain {
         // size: plan for that many at most, so that a generous clock is spent.
         let moves_left = ((g.points() - g.stones()) / 2).min(PLANNED_MOVES);
         let (soft, hard) = self.clock.limits(moves_left);
-        self.searcher()
-            .best_move_timed(g, soft, hard)
-            .map(|(a, _)| a)
-            .ok_or_else(|| "no legal move".to_string())
+        let searcher = self.searcher();
+        let found = searcher.best_move_timed(g, soft, hard).map(|(a, _)| a);
+        self.last_note = Some(searcher.last_note());
+        found.ok_or_else(|| "no legal move".to_string())
     }
 }
 
@@ -507,6 +516,7 @@ pub fn fuzz_session(input: &[u8]) -> Result<(), String> {
                 || answer.starts_with("ERROR ")
                 || answer.starts_with("UNKNOWN")
                 || answer.starts_with("name=")
+                || answer.starts_with("MESSAGE ")
                 || is_move_answer(&answer);
             if !ok || answer.contains('\n') {
                 return Err(format!("{line:?} was answered {answer:?}"));

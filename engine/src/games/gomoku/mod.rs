@@ -19,6 +19,7 @@
 mod bench;
 mod game;
 pub mod gomocup;
+pub mod manager;
 pub mod patterns;
 pub mod pvs;
 mod registry;

@@ -522,6 +522,11 @@ pub struct Pvs {
     threats: ThreatSearch,
     nodes: u64,
     depth: i32,
+    /// How the last search found its move: `search`, or what made one unnecessary.
+    found: &'static str,
+    /// The last search's score and time.
+    score: i32,
+    took: Duration,
 }
 
 impl Pvs {
@@ -533,7 +538,24 @@ impl Pvs {
             threats: ThreatSearch::new(),
             nodes: 0,
             depth: 0,
+            found: "search",
+            score: 0,
+            took: Duration::ZERO,
         }
+    }
+
+    /// The last search in a line, as a brain's `MESSAGE` or a match report's note says it:
+    /// how the move was found, the deepest iteration completed, the score for the mover,
+    /// nodes and milliseconds.
+    pub fn last_note(&self) -> String {
+        format!(
+            "{} depth {} ev {} nodes {} tm {}",
+            self.found,
+            self.depth,
+            self.score,
+            self.nodes,
+            self.took.as_millis()
+        )
     }
 
     /// Nodes and the deepest iteration completed by the last search.
@@ -570,6 +592,21 @@ impl Pvs {
         fill: bool,
     ) -> Option<(Action, i32)> {
         let started = Instant::now();
+        let found = self.search_inner(state, soft, hard, fill, started);
+        self.took = started.elapsed();
+        self.score = found.map_or(0, |(_, s)| s);
+        found
+    }
+
+    fn search_inner(
+        &mut self,
+        state: &Gomoku,
+        soft: Duration,
+        hard: Duration,
+        fill: bool,
+        started: Instant,
+    ) -> Option<(Action, i32)> {
+        self.found = "search";
         let hard = hard.max(Duration::from_millis(1));
         let soft = soft.min(hard);
         self.nodes = 0;
@@ -594,11 +631,13 @@ impl Pvs {
         let mut fives = Vec::new();
         board.five_points(me, &mut fives);
         if let Some(&p) = fives.first() {
+            self.found = "five";
             return Some((p as Action, WIN));
         }
         board.five_points(me.opponent(), &mut fives);
         if let Some(&p) = fives.iter().find(|&&p| board.playable(me, p)) {
             // The block is forced (two five points: lost whatever we do).
+            self.found = "block";
             let score = if fives.len() > 1 { -WIN } else { 0 };
             return Some((p as Action, score));
         }
@@ -612,6 +651,10 @@ impl Pvs {
                 .find(&mut board, kind, 30, nodes, threat_deadline)
             {
                 self.nodes += self.threats.nodes();
+                self.found = match kind {
+                    ThreatKind::Vcf => "vcf",
+                    ThreatKind::Vct => "vct",
+                };
                 return Some((p as Action, WIN - 1));
             }
             self.nodes += self.threats.nodes();
@@ -646,6 +689,7 @@ impl Pvs {
             }
         }
         if moves.len() == 1 {
+            self.found = "only defence";
             return Some((moves[0] as Action, 0));
         }
         let threads = self.config.threads.max(1);
@@ -805,7 +849,10 @@ impl Agent<Gomoku> for Pvs {
         let (action, score) = self
             .best_move_within(state, self.config.time)
             .ok_or_else(|| AgentError::new("no legal move"))?;
-        Ok(Choice::scored(action, self.nodes, score, DECIDED, 400.0))
+        Ok(Choice {
+            note: Some(self.last_note()),
+            ..Choice::scored(action, self.nodes, score, DECIDED, 400.0)
+        })
     }
 }
 

@@ -1,5 +1,6 @@
 //! Gomoku in the registry: parameters and the protocol's position.
 
+use super::manager::{BrainConfig, GomocupAgent, GOMOCUP_KEYS};
 use super::patterns::PatternWeights;
 use super::pvs::{Pvs, PvsConfig, Reductions};
 use super::rival::AlphaBeta;
@@ -180,6 +181,12 @@ impl RegisteredGame for Gomoku {
             alias_of: None,
             keys: &ALPHABETA_KEYS,
         },
+        PlayerDecl {
+            kind: "gomocup",
+            about: "any Gomocup brain (pbrain protocol), its clock kept as a tournament manager keeps it; a crash, a bad answer, an illegal move or a move past its time loses",
+            alias_of: None,
+            keys: &GOMOCUP_KEYS,
+        },
     ];
 
     const MCTS_KEYS: &'static [KeyDecl] = &[
@@ -340,6 +347,12 @@ impl RegisteredGame for Gomoku {
                     max_depth,
                     weights,
                 )))
+            }
+            AgentSpec::Game { kind, text, keys } if kind == "gomocup" => {
+                let config = BrainConfig::read(text, keys)?;
+                let agent = GomocupAgent::start(config)
+                    .map_err(|e| format!("player '{text}': the brain did not start: {e}"))?;
+                Ok(Box::new(agent))
             }
             other => other.build::<Gomoku>(start.spec(), Self::PLAYERS),
         }
