@@ -124,6 +124,8 @@ pub struct Brain {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Answer {
     pub lines: Vec<String>,
+    /// What the brain says of its search (written first, each as `MESSAGE text`).
+    pub messages: Vec<String>,
     pub quit: bool,
 }
 
@@ -131,7 +133,7 @@ impl Answer {
     fn line(text: impl Into<String>) -> Answer {
         Answer {
             lines: vec![text.into()],
-            quit: false,
+            ..Answer::default()
         }
     }
 
@@ -232,8 +234,8 @@ impl Brain {
                 env!("CARGO_PKG_VERSION")
             )),
             "END" => Answer {
-                lines: Vec::new(),
                 quit: true,
+                ..Answer::default()
             },
             _ => Answer::line(format!("UNKNOWN {command}")),
         }
@@ -403,12 +405,10 @@ impl Brain {
         self.game = Some(next);
         self.moves.push(a);
         let (x, y) = g.gomocup_coords(a);
-        let mut lines = Vec::new();
-        if let Some(note) = self.last_note.take() {
-            lines.push(format!("MESSAGE {note}"));
+        Answer {
+            messages: self.last_note.take().into_iter().collect(),
+            ..Answer::line(format!("{x},{y}"))
         }
-        lines.push(format!("{x},{y}"));
-        Answer { lines, quit: false }
     }
 
     /// The searcher, made on first use with the brain's threads.
@@ -478,6 +478,9 @@ pub fn serve(brain: &mut Brain, input: &mut dyn BufRead, output: &mut dyn Write)
             return Ok(());
         }
         let answer = brain.handle_line(&line);
+        for m in &answer.messages {
+            writeln!(output, "MESSAGE {m}")?;
+        }
         for l in &answer.lines {
             writeln!(output, "{l}")?;
         }
@@ -516,7 +519,6 @@ pub fn fuzz_session(input: &[u8]) -> Result<(), String> {
                 || answer.starts_with("ERROR ")
                 || answer.starts_with("UNKNOWN")
                 || answer.starts_with("name=")
-                || answer.starts_with("MESSAGE ")
                 || is_move_answer(&answer);
             if !ok || answer.contains('\n') {
                 return Err(format!("{line:?} was answered {answer:?}"));
