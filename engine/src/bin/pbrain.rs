@@ -4,6 +4,7 @@
 use std::io::{self, BufReader};
 
 use engine::games::gomoku::gomocup::{serve, Brain};
+use engine::games::gomoku::pvs_spec_config;
 
 const USAGE: &str = "Usage: pbrain-engine [OPTIONS]
 
@@ -13,8 +14,11 @@ principal variation search with threat-space proofs; `engine players --game gomo
 time taken from the manager's timeout_turn, timeout_match and time_left.
 
 Options:
-      --threads <N>  Search threads, 0: all cores [default: 1]
-  -h, --help         Print help";
+      --threads <N>      Search threads, 0: all cores [default: 1]
+      --player <SPEC>    The searcher as a player spec of `pvs` (or `best`) with its keys, such as
+                         `pvs:lmr=deep` (`engine players --game gomoku` lists them); its time
+                         comes from the manager's clock [default: best]
+  -h, --help             Print help";
 
 fn main() {
     let mut brain = Brain::new();
@@ -24,13 +28,22 @@ fn main() {
         return;
     }
     let mut i = 0;
+    let mut threads = None;
     while i < args.len() {
-        let value = args.get(i + 1).and_then(|v| v.parse::<u64>().ok());
-        match (args[i].as_str(), value) {
-            ("--threads", Some(n)) => brain.threads = engine::cli::or_all_cores(n as usize),
+        let text = args.get(i + 1);
+        let value = text.and_then(|v| v.parse::<u64>().ok());
+        match (args[i].as_str(), value, text) {
+            ("--threads", Some(n), _) => threads = Some(engine::cli::or_all_cores(n as usize)),
+            ("--player", _, Some(spec)) => match pvs_spec_config(spec) {
+                Ok(config) => brain.config = config,
+                Err(e) => {
+                    eprintln!("pbrain-engine: {e}");
+                    std::process::exit(2);
+                }
+            },
             _ => {
                 eprintln!(
-                    "pbrain-engine: unexpected argument '{}' (usage: pbrain-engine [--threads N]; it then speaks the Gomocup protocol on stdin/stdout)",
+                    "pbrain-engine: unexpected argument '{}' (usage: pbrain-engine [--threads N] [--player SPEC]; it then speaks the Gomocup protocol on stdin/stdout)",
                     args[i]
                 );
                 std::process::exit(2);
@@ -38,6 +51,7 @@ fn main() {
         }
         i += 2;
     }
+    brain.threads = threads.unwrap_or(brain.config.threads);
     let stdin = io::stdin();
     let mut input = BufReader::new(stdin.lock());
     let mut output = io::stdout().lock();

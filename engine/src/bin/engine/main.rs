@@ -500,6 +500,7 @@ fn analyse_with_player<G: RegisteredGame>(
             "iterations": choice.iterations,
             "win_probability": choice.win_probability,
             "how": choice.how,
+            "note": choice.note,
         });
         println!("{json}");
     } else {
@@ -514,6 +515,9 @@ fn analyse_with_player<G: RegisteredGame>(
             state.format_action(choice.action),
             choice.action,
         );
+        if let Some(note) = &choice.note {
+            println!("search: {note}");
+        }
     }
     Ok(())
 }

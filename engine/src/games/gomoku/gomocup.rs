@@ -114,6 +114,9 @@ pub struct Brain {
     /// Stones of a BOARD block being read: (x, y, field).
     board: Option<Vec<(i32, i32, u8)>>,
     pub threads: usize,
+    /// The searcher's configuration (`pbrain-engine --player`): `best`'s unless told; its
+    /// time comes from the clock and its threads from [`threads`](Self::threads).
+    pub config: PvsConfig,
     /// The searcher, kept from move to move (its table survives between moves).
     searcher: Option<Pvs>,
     /// What the last search said of itself, sent as a `MESSAGE` line before the move.
@@ -163,6 +166,7 @@ impl Brain {
             moves: Vec::new(),
             board: None,
             threads: 1,
+            config: PvsConfig::new(Duration::from_secs(1)),
             searcher: None,
             last_note: None,
         }
@@ -413,12 +417,10 @@ impl Brain {
 
     /// The searcher, made on first use with the brain's threads.
     fn searcher(&mut self) -> &mut Pvs {
-        let threads = self.threads;
-        self.searcher.get_or_insert_with(|| {
-            let mut config = PvsConfig::new(Duration::from_secs(1));
-            config.threads = threads;
-            Pvs::new("best", config)
-        })
+        let mut config = self.config.clone();
+        config.threads = self.threads;
+        self.searcher
+            .get_or_insert_with(|| Pvs::new("best", config))
     }
 
     /// A win at once, else a block of the opponent's five, else the search's move.

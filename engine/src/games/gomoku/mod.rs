@@ -23,6 +23,7 @@ pub mod manager;
 pub mod patterns;
 pub mod pvs;
 mod registry;
+pub use registry::pvs_spec_config;
 pub mod renju;
 pub mod rival;
 pub mod search;

@@ -137,6 +137,10 @@ pub struct PvsConfig {
     pub verify_nodes: u64,
     /// How late quiet moves are reduced.
     pub reductions: Reductions,
+    /// Whether the moves searched at a node grow with its depth ([`narrow_limit`]: 3 at depth
+    /// 1, 9 at 2, 14 at 3, up to the beam; moves that make a four always), from the root's
+    /// grandchildren on, instead of the beam at every depth.
+    pub narrow: bool,
     /// Whether a live three of the opponent's at the horizon is answered by search (its
     /// answers only, up to [`QUIESCE_PLIES`] past the horizon) instead of weighed.
     pub quiesce: bool,
@@ -155,6 +159,9 @@ pub enum Reductions {
     /// `Step`), from the third at depth 5 on; the deeper the node and the later the move, the
     /// more.
     Log,
+    /// `ln(depth) * ln(n + 1) / 2` plies, rounded, for every move but the first (threats
+    /// too), from depth 3; a ply less on the principal variation; never below depth 1.
+    Deep,
 }
 
 impl Reductions {
@@ -169,8 +176,20 @@ impl Reductions {
                 ((r + 0.5) as i32).min(depth - 2)
             }
             Reductions::Log => 0,
+            Reductions::Deep if n >= 1 && depth >= 3 => {
+                let r = (depth as f32).ln() * ((n + 1) as f32).ln() / 2.0;
+                ((r + 0.5) as i32).min(depth - 2)
+            }
+            Reductions::Deep => 0,
         }
     }
+}
+
+/// How many moves a node `depth` deep searches with [`PvsConfig::narrow`]: `15 sqrt(depth) -
+/// 12`, rounded (3, 9, 14, 18, 22, 25, 28, 30 ...), at most `beam`.
+fn narrow_limit(depth: i32, beam: usize) -> usize {
+    let d = depth.max(1) as f32;
+    ((15.0 * d.sqrt() - 12.0 + 0.5) as usize).clamp(1, beam)
 }
 
 /// The share of a move's time the main search keeps when the chosen move is checked.
@@ -195,6 +214,7 @@ impl PvsConfig {
             verify_nodes: 0,
             reductions: Reductions::Step,
             quiesce: false,
+            narrow: false,
         }
     }
 }
@@ -305,7 +325,7 @@ impl<'a> Worker<'a> {
 
     /// Pushes the node's moves (scored, best first) and returns whether the node is forced
     /// (a single block, not counted as depth). `None`: the side to move has lost.
-    fn push_moves(&mut self, ply: usize, tt_move: Option<usize>) -> Option<bool> {
+    fn push_moves(&mut self, ply: usize, depth: i32, tt_move: Option<usize>) -> Option<bool> {
         let me = self.board.to_move();
         let opp = me.opponent();
         let start = self.stack.len();
@@ -340,7 +360,11 @@ impl<'a> Worker<'a> {
         self.stack[start..].sort_unstable_by_key(|&(p, s)| (std::cmp::Reverse(s), p));
         // Beyond the beam only the threats stay (the beam counts from the first move), and
         // under renju black's forbidden points go (checked only for the moves kept).
-        let beam = self.config.beam;
+        let beam = if self.config.narrow && ply >= 2 {
+            narrow_limit(depth, self.config.beam)
+        } else {
+            self.config.beam
+        };
         let forbidden = self.board.has_forbidden_points(me);
         let mut kept = start;
         for i in start..self.stack.len() {
@@ -387,6 +411,14 @@ impl<'a> Worker<'a> {
             return 0;
         }
         let threatened = self.board.has_five_point(me.opponent());
+        if !threatened
+            && self.board.count(me, Shape::LiveFour) > 0
+            && !self.board.has_four_point(me.opponent())
+            && !self.board.has_forbidden_points(me)
+        {
+            // A live four to make, and no four of the opponent's to delay it with: won.
+            return WIN - ply as i32 - 3;
+        }
         if (depth <= 0 && !threatened && !self.answers_three(depth)) || ply >= MAX_PLY - 1 {
             return self.evaluate(ply);
         }
@@ -399,7 +431,7 @@ impl<'a> Worker<'a> {
             }
         }
         let start = self.stack.len();
-        let Some(forced) = self.push_moves(ply, tt_move) else {
+        let Some(forced) = self.push_moves(ply, depth, tt_move) else {
             self.stack.truncate(start);
             return -(WIN - ply as i32 - 1);
         };
@@ -415,10 +447,14 @@ impl<'a> Worker<'a> {
             let n = i - start;
             let new_depth = if forced { depth } else { depth - 1 };
             let quiet = !forced && order < ORDER_ATTACK[Shape::LiveThree as usize];
-            let reduction = if quiet {
-                self.config.reductions.plies(depth, n)
-            } else {
-                0
+            let reduction = match self.config.reductions {
+                // Every move but the block, a ply less on the principal variation.
+                Reductions::Deep if !forced => {
+                    let pv = i32::from(beta - alpha > 1);
+                    (self.config.reductions.plies(depth, n) - pv).max(0)
+                }
+                _ if quiet => self.config.reductions.plies(depth, n),
+                _ => 0,
             };
             self.board.make(p);
             let mut score;
@@ -664,7 +700,7 @@ impl Pvs {
         let stop = &stop;
         let mut moves = {
             let mut worker = Worker::new(&self.config, &self.table, stop, deadline, board.clone());
-            if worker.push_moves(0, None).is_none() {
+            if worker.push_moves(0, 60, None).is_none() {
                 return any_legal(state);
             }
             worker.stack.iter().map(|&(p, _)| p).collect::<Vec<usize>>()
@@ -689,7 +725,7 @@ impl Pvs {
             }
         }
         if moves.len() == 1 {
-            self.found = "only defence";
+            self.found = "single candidate";
             return Some((moves[0] as Action, 0));
         }
         let threads = self.config.threads.max(1);

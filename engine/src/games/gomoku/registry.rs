@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 12] = [
+const PVS_KEYS: [KeyDecl; 13] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -68,7 +68,12 @@ const PVS_KEYS: [KeyDecl; 12] = [
     KeyDecl {
         name: "lmr",
         default: "step",
-        help: "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th) or log (ln depth * ln move index / 2, at most depth - 2)",
+        help: "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th), log (ln depth * ln move index / 2, at most depth - 2) or deep (every move but the first, threats too: ln depth * ln move count / 2, a ply less on the principal variation)",
+    },
+    KeyDecl {
+        name: "narrow",
+        default: "0",
+        help: "1: below the root's children, a node searches 15 sqrt(depth) - 12 moves (3, 9, 14, ...), at most beam, fours always",
     },
     KeyDecl {
         name: "quiesce",
@@ -85,6 +90,24 @@ const PVS_KEYS: [KeyDecl; 12] = [
 
 /// A `pvs` player from its keys.
 fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
+    Ok(Pvs::new(text, pvs_config(text, keys)?))
+}
+
+/// The search configuration of a `pvs` (or `best`) spec, such as `pvs:lmr=deep`: what
+/// `pbrain-engine --player` plays, its time then taken from the manager's clock.
+pub fn pvs_spec_config(text: &str) -> Result<PvsConfig, String> {
+    let spec = crate::agents::parse_spec(text)?;
+    let spec = crate::agents::spec::expand_alias(&spec, Gomoku::PLAYERS)?.unwrap_or(spec);
+    match &spec {
+        AgentSpec::Game { kind, text, keys } if kind == "pvs" => pvs_config(text, keys),
+        _ => Err(format!(
+            "player '{text}': the brain plays pvs (or best) with its keys, not this"
+        )),
+    }
+}
+
+/// A `pvs` player's configuration from its keys.
+fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String> {
     let err = |e: String| format!("player '{text}': {e}");
     let mut config = PvsConfig::new(Duration::from_millis(1000));
     for (key, value) in keys {
@@ -100,11 +123,13 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             "defend_vct" => config.defend_vct = switch(key, value).map_err(err)?,
             "quiesce" => config.quiesce = switch(key, value).map_err(err)?,
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
+            "narrow" => config.narrow = switch(key, value).map_err(err)?,
             "lmr" => {
                 config.reductions = match value.as_str() {
                     "step" => Reductions::Step,
                     "log" => Reductions::Log,
-                    _ => return Err(err(format!("lmr is step or log, not '{value}'"))),
+                    "deep" => Reductions::Deep,
+                    _ => return Err(err(format!("lmr is step, log or deep, not '{value}'"))),
                 }
             }
             "verify" => config.verify_nodes = number(key, value).map_err(err)?,
@@ -124,7 +149,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
         )));
     }
     config.threads = crate::cli::search_threads(config.threads).map_err(err)?;
-    Ok(Pvs::new(text, config))
+    Ok(config)
 }
 
 impl RegisteredGame for Gomoku {
