@@ -215,7 +215,11 @@ fn a_brain_past_its_turn_or_its_game_time_loses_on_time() {
         reason.starts_with("lost on time") && reason.contains("the game's time left"),
         "{reason}"
     );
-    assert!((2..=3).contains(&report.moves_made[1]), "{:?}", report.moves_made);
+    assert!(
+        (2..=3).contains(&report.moves_made[1]),
+        "{:?}",
+        report.moves_made
+    );
 }
 
 #[test]

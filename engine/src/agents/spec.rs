@@ -128,10 +128,52 @@ fn is_search_key(key: &str) -> bool {
     SEARCH_KEYS.iter().any(|k| k.name == key)
 }
 
-/// Splits `key=value,key=value`, keeping commas inside values when what follows is not a key.
+/// Splits `key=value,key=value`, keeping commas inside values when what follows is not a key,
+/// and inside a value in double quotes (`cmd="prog --player pvs:lmr=deep,beam=12"`, the
+/// quotes dropped).
 fn pairs(body: &str, known: &dyn Fn(&str) -> bool) -> Result<Vec<(String, String)>, String> {
     let mut out: Vec<(String, String)> = Vec::new();
+    let mut pieces: Vec<String> = Vec::new();
+    let mut quoted: Option<String> = None;
     for piece in body.split(',') {
+        match quoted.take() {
+            Some(mut open) => {
+                open.push(',');
+                open.push_str(piece);
+                if piece.trim_end().ends_with('"') {
+                    pieces.push(open);
+                } else {
+                    quoted = Some(open);
+                }
+            }
+            None => {
+                let value = piece.split_once('=').map(|(_, v)| v.trim_start());
+                match value {
+                    Some(v)
+                        if v.starts_with('"') && !(v.len() > 1 && v.trim_end().ends_with('"')) =>
+                    {
+                        quoted = Some(piece.to_string())
+                    }
+                    _ => pieces.push(piece.to_string()),
+                }
+            }
+        }
+    }
+    if let Some(open) = quoted {
+        return Err(format!("a quoted value is not closed: '{}'", open.trim()));
+    }
+    for piece in &pieces {
+        let piece = piece.as_str();
+        if let Some((k, v)) = piece.split_once('=') {
+            let v = v.trim();
+            if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
+                if !known(k.trim()) {
+                    return Err(format!("unknown key '{}'", k.trim()));
+                }
+                out.push((k.trim().to_string(), v[1..v.len() - 1].to_string()));
+                continue;
+            }
+        }
         let key = piece.split_once('=').map(|(k, _)| k.trim());
         match key {
             Some(k) if known(k) => {
@@ -527,6 +569,21 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        // A quoted value keeps its commas and its key=value pieces.
+        let quoted = r#"gomocup:cmd="pb --player pvs:lmr=deep,beam=12",turn_ms=5"#;
+        match parse_spec(quoted).unwrap() {
+            AgentSpec::Game { keys, .. } => assert_eq!(
+                keys,
+                vec![
+                    (
+                        "cmd".to_string(),
+                        "pb --player pvs:lmr=deep,beam=12".to_string()
+                    ),
+                    ("turn_ms".to_string(), "5".to_string())
+                ]
+            ),
+            other => panic!("{other:?}"),
+        }
         match parse_spec("nn:threshold=0.8").unwrap() {
             AgentSpec::Game { kind, keys, .. } => {
                 assert_eq!(kind, "nn");
@@ -543,6 +600,8 @@ mod tests {
             ("mcts:transpositions=yes", "transpositions is 0 or 1"),
             ("mcts:transpositions=1,minimax=0.5", "do not go together"),
             ("random:cp=1", "unknown key 'cp'"),
+            (r#"external:cmd="prog a,b"#, "a quoted value is not closed"),
+            (r#"random:cmd="x,y""#, "unknown key 'cmd'"),
         ] {
             let e = parse_spec(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains(says), "{bad}: {e}");

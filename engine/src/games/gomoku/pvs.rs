@@ -141,10 +141,18 @@ pub struct PvsConfig {
     /// 1, 9 at 2, 14 at 3, up to the beam; moves that make a four always), from the root's
     /// grandchildren on, instead of the beam at every depth.
     pub narrow: bool,
+    /// Node budget of the quick VCF at the horizon ([`Worker::quick_vcf`]; 0: none).
+    pub quick_vcf: u32,
+    /// Reverse futility pruning: a quiet node off the principal variation less than 7 plies
+    /// from the horizon whose static score is this much a ply above beta is cut (0: none).
+    pub futility: i32,
     /// Whether a live three of the opponent's at the horizon is answered by search (its
     /// answers only, up to [`QUIESCE_PLIES`] past the horizon) instead of weighed.
     pub quiesce: bool,
 }
+
+/// The most fours in a line of the horizon's quick VCF.
+const QUICK_VCF_FOURS: u32 = 8;
 
 /// How far past the horizon the answers to live threes are searched (`quiesce`).
 const QUIESCE_PLIES: i32 = 4;
@@ -215,6 +223,8 @@ impl PvsConfig {
             reductions: Reductions::Step,
             quiesce: false,
             narrow: false,
+            futility: 0,
+            quick_vcf: 0,
         }
     }
 }
@@ -309,6 +319,74 @@ impl<'a> Worker<'a> {
                 w.mine[s] * b.count(me, Shape::ALL[s]) - w.theirs[s] * b.count(opp, Shape::ALL[s]);
         }
         score.clamp(-DECIDED + 1, DECIDED - 1)
+    }
+
+    /// Whether the side to move wins by fours (VCF) within `fours` of them and the node
+    /// `budget`: each four's block is forced, the defender may not make a four of its own by
+    /// it, and the line is won by a five point left unblockable (a live four or two fours) or
+    /// a live four to make with no four of the defender's to delay it. After the first four,
+    /// only fours on the lines through the last one (within four points) are tried. A quick
+    /// search of the horizon's tactics: "not found" proves nothing.
+    fn quick_vcf(&mut self, fours: u32, last: Option<usize>, budget: &mut u32) -> bool {
+        let me = self.board.to_move();
+        let opp = me.opponent();
+        if self.board.count(me, Shape::LiveFour) > 0 && !self.board.has_four_point(opp) {
+            return true;
+        }
+        if fours == 0 || *budget == 0 || !self.board.has_four_point(me) {
+            return false;
+        }
+        let start = self.stack.len();
+        match last {
+            Some(q) => self.board.line_points(q, 4, &mut self.stack),
+            None => {
+                self.board.candidates(&mut self.scratch);
+                self.stack.extend(self.scratch.iter().map(|&p| (p, 0)));
+            }
+        }
+        let mut won = false;
+        for i in start..self.stack.len() {
+            let p = self.stack[i].0;
+            if !self.board.threat(me, p).is_four() {
+                continue;
+            }
+            if *budget == 0 {
+                break;
+            }
+            *budget -= 1;
+            self.nodes += 1;
+            self.board.make(p);
+            // The defender's answers: the five points the four made.
+            let mark = self.stack.len();
+            self.board.line_points(p, 4, &mut self.stack);
+            let mut block = None;
+            let mut blocks = 0;
+            for j in mark..self.stack.len() {
+                let q = self.stack[j].0;
+                if (0..4).any(|d| self.board.shape(me, q, d) == Shape::Five) {
+                    blocks += 1;
+                    block = Some(q);
+                }
+            }
+            self.stack.truncate(mark);
+            won = match block {
+                _ if blocks >= 2 => true,
+                None => false,
+                Some(q) => {
+                    self.board.make(q);
+                    let on = !self.board.has_five_point(opp)
+                        && self.quick_vcf(fours - 1, Some(p), budget);
+                    self.board.unmake();
+                    on
+                }
+            };
+            self.board.unmake();
+            if won {
+                break;
+            }
+        }
+        self.stack.truncate(start);
+        won
     }
 
     /// Whether a node at the horizon (`depth` <= 0) is searched on (`quiesce`): the opponent
@@ -420,7 +498,19 @@ impl<'a> Worker<'a> {
             return WIN - ply as i32 - 3;
         }
         if (depth <= 0 && !threatened && !self.answers_three(depth)) || ply >= MAX_PLY - 1 {
-            return self.evaluate(ply);
+            let stand = self.evaluate(ply);
+            if self.config.quick_vcf > 0
+                && stand < beta
+                && stand.abs() < DECIDED
+                && self.board.has_four_point(me)
+                && !self.board.has_forbidden_points(me)
+            {
+                let mut budget = self.config.quick_vcf;
+                if self.quick_vcf(QUICK_VCF_FOURS, None, &mut budget) {
+                    return WIN - ply as i32 - 5;
+                }
+            }
+            return stand;
         }
         let key = self.board.hash();
         let mut tt_move = None;
@@ -428,6 +518,19 @@ impl<'a> Worker<'a> {
             tt_move = e.best;
             if let Some(score) = e.cutoff(depth, alpha, beta, ply) {
                 return score;
+            }
+        }
+        let margin = self.config.futility;
+        if margin > 0 && depth < 7 && beta - alpha == 1 && !threatened && beta.abs() < DECIDED {
+            // Far above beta with the move and no threat to answer: a cut without a search.
+            let opp = me.opponent();
+            let quiet =
+                self.board.count(opp, Shape::LiveFour) == 0 && !self.board.has_four_point(me);
+            if quiet {
+                let stand = self.evaluate(ply);
+                if stand.abs() < DECIDED && stand - margin * depth >= beta {
+                    return stand;
+                }
             }
         }
         let start = self.stack.len();
@@ -920,5 +1023,88 @@ mod tests {
         assert_eq!(pvs.verified(&mut board, e7, &[f8, e7], far), e7);
         assert_eq!(pvs.verified(&mut board, f8, &[f8], far), f8);
         assert_eq!(board.hash(), ShapeBoard::new(&g).hash());
+    }
+}
+
+#[cfg(test)]
+mod quick_vcf_tests {
+    use super::*;
+    use crate::games::gomoku::threat_space::threat_suite;
+    use crate::rng::Rng;
+
+    fn worker_on<'a>(
+        config: &'a PvsConfig,
+        table: &'a Table,
+        stop: &'a AtomicBool,
+        position: &Gomoku,
+    ) -> Worker<'a> {
+        let far = Instant::now() + Duration::from_secs(600);
+        Worker::new(config, table, stop, far, ShapeBoard::new(position))
+    }
+
+    /// The quick VCF finds most of the suite's VCFs, and leaves the board as it found it.
+    #[test]
+    fn the_quick_vcf_finds_the_suites_vcfs() {
+        let config = PvsConfig::new(Duration::from_secs(1));
+        let (table, stop) = (Table::new(10), AtomicBool::new(false));
+        let suite = threat_suite().unwrap();
+        let vcfs: Vec<_> = suite.iter().filter(|s| s.kind == ThreatKind::Vcf).collect();
+        let mut found = 0;
+        for s in &vcfs {
+            let mut w = worker_on(&config, &table, &stop, &s.position);
+            let hash = w.board.hash();
+            let mut budget = 100_000;
+            found += usize::from(w.quick_vcf(QUICK_VCF_FOURS, None, &mut budget));
+            assert_eq!(w.board.hash(), hash, "{}", s.line);
+            assert!(w.stack.is_empty());
+        }
+        assert!(found * 10 >= vcfs.len() * 8, "{found} of {}", vcfs.len());
+    }
+
+    /// Every win it claims is one: the full threat search proves it (as a VCT: the quick
+    /// search also counts a live four to make, which no four of the defender's can delay), in
+    /// positions of random games where the side to move can make a four.
+    #[test]
+    fn every_quick_vcf_win_is_a_vcf() {
+        let config = PvsConfig::new(Duration::from_secs(1));
+        let (table, stop) = (Table::new(10), AtomicBool::new(false));
+        let mut rng = Rng::new(7);
+        let mut proofs = ThreatSearch::new();
+        let (mut claimed, mut tried) = (0, 0);
+        for _ in 0..300 {
+            let mut g = Gomoku::new(15, crate::games::gomoku::Rule::Freestyle).unwrap();
+            let c = g.point(7, 7).unwrap() as Action;
+            g.apply(c);
+            let plies = 8 + rng.below(30);
+            let mut near = Vec::new();
+            for _ in 0..plies {
+                ShapeBoard::new(&g).candidates(&mut near);
+                if g.is_terminal() || near.is_empty() {
+                    break;
+                }
+                let p = near[rng.below(near.len() as u32) as usize];
+                g.apply(p as Action);
+            }
+            if g.is_terminal() {
+                continue;
+            }
+            let mut w = worker_on(&config, &table, &stop, &g);
+            let me = w.board.to_move();
+            if w.board.has_five_point(me)
+                || w.board.has_five_point(me.opponent())
+                || !w.board.has_four_point(me)
+            {
+                continue;
+            }
+            tried += 1;
+            let mut budget = 10_000;
+            if w.quick_vcf(QUICK_VCF_FOURS, None, &mut budget) {
+                claimed += 1;
+                let mut board = ShapeBoard::new(&g);
+                let proof = proofs.find(&mut board, ThreatKind::Vct, 30, 5_000_000, None);
+                assert!(proof.is_some(), "claimed a VCF in {}", g.board_string());
+            }
+        }
+        assert!(tried > 50 && claimed > 0, "{claimed} of {tried}");
     }
 }

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 13] = [
+const PVS_KEYS: [KeyDecl; 15] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -69,6 +69,16 @@ const PVS_KEYS: [KeyDecl; 13] = [
         name: "lmr",
         default: "step",
         help: "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th), log (ln depth * ln move index / 2, at most depth - 2) or deep (every move but the first, threats too: ln depth * ln move count / 2, a ply less on the principal variation)",
+    },
+    KeyDecl {
+        name: "quick_vcf",
+        default: "0",
+        help: "node budget of a quick VCF at the horizon (fours along the last four's lines, 8 deep) where the static score is below beta (0: none)",
+    },
+    KeyDecl {
+        name: "futility",
+        default: "0",
+        help: "reverse futility pruning: a quiet node off the principal variation, under 7 plies from the horizon, whose static score is this much a ply above beta is cut (0: none)",
     },
     KeyDecl {
         name: "narrow",
@@ -124,6 +134,8 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "quiesce" => config.quiesce = switch(key, value).map_err(err)?,
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
             "narrow" => config.narrow = switch(key, value).map_err(err)?,
+            "futility" => config.futility = number(key, value).map_err(err)?,
+            "quick_vcf" => config.quick_vcf = number(key, value).map_err(err)?,
             "lmr" => {
                 config.reductions = match value.as_str() {
                     "step" => Reductions::Step,

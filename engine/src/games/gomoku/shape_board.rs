@@ -268,6 +268,21 @@ impl ShapeBoard {
             .count() as u32
     }
 
+    /// The empty points on the four lines through `p`, at most `reach` away, appended to
+    /// `out` (each once: two lines through `p` meet nowhere else).
+    pub fn line_points(&self, p: usize, reach: i32, out: &mut Vec<(usize, i32)>) {
+        let (c, r) = self.col_row(p);
+        for &(dc, dr) in &DIRECTIONS {
+            for k in (-reach..=reach).filter(|&k| k != 0) {
+                if let Some(q) = self.pos.point(c + dc * k, r + dr * k) {
+                    if self.is_empty(q) {
+                        out.push((q, 0));
+                    }
+                }
+            }
+        }
+    }
+
     /// The points where `player` makes five, into `out` (each once).
     pub fn five_points(&self, player: Player, out: &mut Vec<usize>) {
         out.clear();
