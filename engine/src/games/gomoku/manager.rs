@@ -7,7 +7,8 @@
 //! `START`, answers `ERROR`, `UNKNOWN` or anything that is not `x,y`, plays off the board or on
 //! a taken or forbidden point, crashes, or overruns its turn or its game's time (by more than
 //! `tolerance_ms`). It is then killed and started afresh for the next game; nothing waits past
-//! the deadline. `MESSAGE` lines (depth, evaluation, nodes) are kept as the move's note.
+//! the deadline. The last `MESSAGE` lines before a move (depth, evaluation, nodes) are kept as
+//! its note.
 
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,12 @@ pub struct BrainConfig {
     /// Further `INFO KEY VALUE` lines sent at the start of each game.
     pub info: Vec<(String, String)>,
 }
+
+/// How long after a brain's move its next command waits at least (not on its clock).
+const SETTLE: Duration = Duration::from_millis(30);
+
+/// The `MESSAGE` lines a move's note keeps (the last ones before the move).
+const NOTE_LINES: usize = 3;
 
 /// How long a brain may take to start and answer `ABOUT` or `START` (large tables are built).
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -124,6 +131,8 @@ pub struct GomocupAgent {
     synced: usize,
     /// What is left of the game's time, ms (when there is a limit).
     time_left: i64,
+    /// When the brain last answered a move.
+    answered: Option<Instant>,
 }
 
 /// What a brain said before its move, and the move.
@@ -143,6 +152,7 @@ impl GomocupAgent {
             about_name: None,
             synced: 0,
             time_left: 0,
+            answered: None,
         };
         agent.ensure_started()?;
         Ok(agent)
@@ -302,6 +312,11 @@ impl GomocupAgent {
         }
         lines.extend_from_slice(commands);
         let allowed = Duration::from_millis(limit.saturating_add(self.config.tolerance_ms));
+        // A brain may still be finishing its last move when the opponent answers at once
+        // (Rapfi drops commands that arrive then): give it a moment, off its clock.
+        if let Some(at) = self.answered {
+            std::thread::sleep(SETTLE.saturating_sub(at.elapsed()));
+        }
         let started = Instant::now();
         self.send(&lines)?;
         let deadline = started + allowed.min(Duration::from_secs(86_400));
@@ -323,6 +338,7 @@ impl GomocupAgent {
                     e
                 }
             })?;
+        self.answered = Some(Instant::now());
         let took = started.elapsed().as_millis() as u64;
         if clock {
             self.time_left -= took as i64;
@@ -398,10 +414,12 @@ impl Agent<Gomoku> for GomocupAgent {
             )));
         }
         self.synced = moves.len() + 1;
+        // The last few lines: brains print their depth and score on one line and their
+        // principal variation on the next (Rapfi), or all on one (PentaZen, ours).
         let mut note = format!("{took} ms");
-        if let Some(last) = messages.last() {
+        for line in &messages[messages.len().saturating_sub(NOTE_LINES)..] {
             note.push_str("; ");
-            note.push_str(&clip(last));
+            note.push_str(&clip(line));
         }
         Ok(Choice {
             note: Some(note),

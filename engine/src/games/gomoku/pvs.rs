@@ -6,9 +6,11 @@
 //!   opponent's VCF as if we passed: if it has one, only the moves after which it has none are
 //!   searched.
 //! * **Iterative deepening** of a negamax principal variation search: the first move with the
-//!   full window, the rest with a null window and searched again when they beat it; late quiet
-//!   moves reduced by a ply or two (late move reductions), searched again at full depth when
-//!   they beat alpha.
+//!   full window, the rest with a null window and searched again when they beat it; late
+//!   moves reduced by `ln(depth) ln(moves) / 2` plies (late move reductions, [`Reductions`]),
+//!   searched again at full depth when they beat alpha.
+//! * **At the horizon**: a quick VCF ([`Worker::quick_vcf`]) where the static score is below
+//!   beta, and at any node a live four to make with no four to fear is a win.
 //! * **Moves that matter**: against a four, the block only (not counted as depth); against a
 //!   live three, our fours and the points of the opponent's fours and fives; else the points
 //!   near the stones, the best [`PvsConfig::beam`] by pattern score, history and killers.
@@ -220,11 +222,11 @@ impl PvsConfig {
             defend_vct: false,
             double_threats: false,
             verify_nodes: 0,
-            reductions: Reductions::Step,
+            reductions: Reductions::Deep,
             quiesce: false,
             narrow: false,
             futility: 0,
-            quick_vcf: 0,
+            quick_vcf: 50,
         }
     }
 }

@@ -67,12 +67,12 @@ const PVS_KEYS: [KeyDecl; 15] = [
     },
     KeyDecl {
         name: "lmr",
-        default: "step",
+        default: "deep",
         help: "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th), log (ln depth * ln move index / 2, at most depth - 2) or deep (every move but the first, threats too: ln depth * ln move count / 2, a ply less on the principal variation)",
     },
     KeyDecl {
         name: "quick_vcf",
-        default: "0",
+        default: "50",
         help: "node budget of a quick VCF at the horizon (fours along the last four's lines, 8 deep) where the static score is below beta (0: none)",
     },
     KeyDecl {
