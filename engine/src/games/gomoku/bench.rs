@@ -28,6 +28,15 @@ const MIDDLE: [&str; 20] = [
     "i12", "i13", "g12", "f13", "h12",
 ];
 
+/// Stones of the searcher's middle-game position: 22 moves of a game of `pvs` against
+/// PentaZen (1 s a turn), white to move, undecided for both (PentaZen scored it 0, `pvs` +119 at
+/// depth 10). [`MIDDLE`] is lost for its side to move within `pvs`'s horizon, which ends the
+/// iterations early: a depth figure there measures nothing.
+const SEARCHER_MIDDLE: [&str; 22] = [
+    "h8", "h9", "i7", "g9", "i9", "g7", "i8", "i10", "g8", "j8", "i6", "i5", "h7", "j5", "f8",
+    "e8", "h5", "h6", "f5", "g6", "g4", "j7",
+];
+
 /// The middle-game position on `start`'s board, if it is large enough.
 pub fn middle_game(start: &Gomoku) -> Option<Gomoku> {
     if start.size() < 15 {
@@ -42,6 +51,17 @@ pub fn middle_game(start: &Gomoku) -> Option<Gomoku> {
         }
     }
     Some(g)
+}
+
+/// The searcher's middle-game position ([`SEARCHER_MIDDLE`]) on `start`'s board, if it is
+/// large enough.
+fn searcher_middle(start: &Gomoku) -> Option<Gomoku> {
+    let mut g = *start;
+    for m in SEARCHER_MIDDLE {
+        let a = g.parse_legal_action(m).ok()?;
+        g.apply(a);
+    }
+    (start.size() >= 15 && !g.is_terminal()).then_some(g)
 }
 
 /// The opening h8 h9 i10 (white to move), on boards from 10 up.
@@ -95,7 +115,7 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, Strin
 }
 
 /// The searcher's figures in the middle game: `pvs` nodes a second and the depth it completes
-/// in a second (one thread and `opts.threads`), VCF and VCT nodes a second (both sides to
+/// in a second (one thread and `opts.threads`) in its own middle game ([`SEARCHER_MIDDLE`]), VCF and VCT nodes a second (both sides to
 /// move, no node limit), and make-and-unmake pairs a second of the incremental board.
 fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, String> {
     let mut out = Vec::new();
@@ -105,12 +125,14 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>,
     }
     for t in threads {
         let (mut nodes, mut depth, mut seconds) = (0u64, 0i32, 0f64);
+        let empty = Gomoku::new(middle.size(), middle.rule()).expect("the board's own size");
+        let position = searcher_middle(&empty).unwrap_or(*middle);
         for _ in 0..opts.repeats.max(1) {
             let mut config = PvsConfig::new(Duration::from_secs(1));
             config.threads = t;
             let mut pvs = Pvs::new("bench", config);
             let started = Instant::now();
-            pvs.best_move_within(middle, Duration::from_secs(1));
+            pvs.best_move_within(&position, Duration::from_secs(1));
             seconds += started.elapsed().as_secs_f64();
             let (n, d) = pvs.last_search();
             nodes += n;

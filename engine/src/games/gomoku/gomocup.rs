@@ -455,7 +455,8 @@ impl Brain {
     }
 }
 
-fn parse_pair(text: &str) -> Option<(i32, i32)> {
+/// `x,y`, each an integer.
+pub(super) fn parse_pair(text: &str) -> Option<(i32, i32)> {
     let (x, y) = text.split_once(',')?;
     Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }

@@ -12,6 +12,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::gomocup::parse_pair;
 use super::Gomoku;
 use crate::agents::process::clip;
 use crate::agents::{Agent, AgentError, ChildProcess, Choice, Silence};
@@ -323,7 +324,7 @@ impl GomocupAgent {
         let mut messages = Vec::new();
         let what = format!("'{}'", commands[0]);
         let (x, y) = self
-            .read_until(&what, deadline, &mut messages, &parse_point)
+            .read_until(&what, deadline, &mut messages, &parse_pair)
             .map_err(|e| {
                 if e.reason
                     .starts_with(&format!("no answer to {what} in time"))
@@ -440,12 +441,6 @@ impl Drop for GomocupAgent {
             }
         }
     }
-}
-
-/// `x,y`: a move answer.
-fn parse_point(line: &str) -> Option<(i32, i32)> {
-    let (x, y) = line.split_once(',')?;
-    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
 /// The value of `key="value"` (or `key=value`) in an `ABOUT` answer.
