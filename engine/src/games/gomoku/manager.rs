@@ -54,7 +54,7 @@ pub const GOMOCUP_KEYS: [KeyDecl; 8] = [
     key(
         "cmd",
         "",
-        "the brain's command line (required; commas kept when no key follows)",
+        "the brain's command line (required; in double quotes when it holds a comma: cmd=\"pbrain-engine --player pvs:beam=12,depth=30\")",
     ),
     key(
         "name",
