@@ -298,6 +298,15 @@ impl GomocupAgent {
         lines
     }
 
+    /// Waits until [`SETTLE`] has passed since the brain's last move: a brain may still be
+    /// finishing it when the opponent answers at once (Rapfi drops commands that arrive
+    /// then). Off its clock.
+    fn settle(&self) {
+        if let Some(at) = self.answered {
+            std::thread::sleep(SETTLE.saturating_sub(at.elapsed()));
+        }
+    }
+
     /// Sends the turn and reads the move within the clock; returns it with the brain's
     /// messages and the milliseconds it took.
     fn ask(&mut self, commands: &[String]) -> Result<(Answer, u64), AgentError> {
@@ -313,11 +322,7 @@ impl GomocupAgent {
         }
         lines.extend_from_slice(commands);
         let allowed = Duration::from_millis(limit.saturating_add(self.config.tolerance_ms));
-        // A brain may still be finishing its last move when the opponent answers at once
-        // (Rapfi drops commands that arrive then): give it a moment, off its clock.
-        if let Some(at) = self.answered {
-            std::thread::sleep(SETTLE.saturating_sub(at.elapsed()));
-        }
+        self.settle();
         let started = Instant::now();
         self.send(&lines)?;
         let deadline = started + allowed.min(Duration::from_secs(86_400));
@@ -372,6 +377,7 @@ impl Agent<Gomoku> for GomocupAgent {
 
     fn new_game(&mut self, start: &Gomoku, _moves: &[Action]) -> Result<(), AgentError> {
         self.ensure_started()?;
+        self.settle();
         let size = start.size();
         self.send(&[format!("START {size}")])?;
         let deadline = Instant::now() + START_TIMEOUT;
