@@ -473,14 +473,16 @@ fn parse_board_line(line: &str) -> Result<(i32, i32, u8), String> {
 }
 
 /// Serves the protocol until END or the end of input.
+/// A line whose bytes are not UTF-8 is read with the bad bytes replaced (and answered, as any
+/// line is); it does not end the session.
 pub fn serve(brain: &mut Brain, input: &mut dyn BufRead, output: &mut dyn Write) -> io::Result<()> {
-    let mut line = String::new();
+    let mut bytes = Vec::new();
     loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
             return Ok(());
         }
-        let answer = brain.handle_line(&line);
+        let answer = brain.handle_line(&String::from_utf8_lossy(&bytes));
         for m in &answer.messages {
             writeln!(output, "MESSAGE {m}")?;
         }
@@ -566,6 +568,20 @@ mod tests {
         for input in sessions {
             assert_eq!(fuzz_session(input), Ok(()), "{input:?}");
         }
+    }
+
+    /// A line that is not UTF-8 is answered and the session goes on (it used to end it).
+    #[test]
+    fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
+        let mut brain = Brain::new();
+        let input = b"START 15\r\nTURN \xff\xfe,3\r\nABOUT\r\n".to_vec();
+        let mut output = Vec::new();
+        serve(&mut brain, &mut &input[..], &mut output).unwrap();
+        let text = String::from_utf8(output).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "OK");
+        assert!(lines[1].starts_with("ERROR TURN takes x,y"), "{text}");
+        assert!(lines[2].starts_with("name="), "{text}");
     }
 
     /// A game as a manager plays it, with CRLF, the answers in order.
