@@ -115,18 +115,19 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, Strin
 }
 
 /// The searcher's figures in the middle game: `pvs` nodes a second and the depth it completes
-/// in a second (one thread and `opts.threads`) in its own middle game ([`SEARCHER_MIDDLE`]), VCF and VCT nodes a second (both sides to
-/// move, no node limit), and make-and-unmake pairs a second of the incremental board.
+/// in a second (one thread and `opts.threads`) in its own middle game ([`SEARCHER_MIDDLE`]),
+/// VCF and VCT nodes a second (both sides to move, no node limit), and make-and-unmake pairs
+/// a second of the incremental board.
 fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, String> {
     let mut out = Vec::new();
     let mut threads = vec![1];
     if opts.threads > 1 {
         threads.push(opts.threads);
     }
+    let empty = Gomoku::new(middle.size(), middle.rule()).expect("the board's own size");
+    let position = searcher_middle(&empty).unwrap_or(*middle);
     for t in threads {
         let (mut nodes, mut depth, mut seconds) = (0u64, 0i32, 0f64);
-        let empty = Gomoku::new(middle.size(), middle.rule()).expect("the board's own size");
-        let position = searcher_middle(&empty).unwrap_or(*middle);
         for _ in 0..opts.repeats.max(1) {
             let mut config = PvsConfig::new(Duration::from_secs(1));
             config.threads = t;

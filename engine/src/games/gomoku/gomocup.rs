@@ -417,10 +417,12 @@ impl Brain {
 
     /// The searcher, made on first use with the brain's threads.
     fn searcher(&mut self) -> &mut Pvs {
-        let mut config = self.config.clone();
-        config.threads = self.threads;
-        self.searcher
-            .get_or_insert_with(|| Pvs::new("best", config))
+        let (config, threads) = (&self.config, self.threads);
+        self.searcher.get_or_insert_with(|| {
+            let mut config = config.clone();
+            config.threads = threads;
+            Pvs::new("best", config)
+        })
     }
 
     /// A win at once, else a block of the opponent's five, else the search's move.

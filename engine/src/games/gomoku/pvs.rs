@@ -299,12 +299,10 @@ impl<'a> Worker<'a> {
         let b = &self.board;
         let me = b.to_move();
         let opp = me.opponent();
-        // Only the deepest ply comes here with a five point of the opponent's to answer.
+        // Only the deepest ply comes here with a five point of the opponent's to answer. (A
+        // live four to make with none to answer it was scored a win by the search already:
+        // [`ShapeBoard::live_four_wins`].)
         let answers = b.has_four_point(opp) || b.has_five_point(opp);
-        if b.count(me, Shape::LiveFour) > 0 && !answers && !b.has_forbidden_points(me) {
-            // A live three with the move, and nothing to answer its live four with.
-            return WIN - ply as i32 - 3;
-        }
         let (mine, theirs) = if self.config.double_threats {
             (b.double_threat_points(me), b.double_threat_points(opp))
         } else {
@@ -332,7 +330,7 @@ impl<'a> Worker<'a> {
     fn quick_vcf(&mut self, fours: u32, last: Option<usize>, budget: &mut u32) -> bool {
         let me = self.board.to_move();
         let opp = me.opponent();
-        if self.board.count(me, Shape::LiveFour) > 0 && !self.board.has_four_point(opp) {
+        if self.board.live_four_wins() {
             return true;
         }
         if fours == 0 || *budget == 0 || !self.board.has_four_point(me) {
@@ -490,15 +488,10 @@ impl<'a> Worker<'a> {
         if self.board.position().stones() >= self.board.points() {
             return 0;
         }
-        let threatened = self.board.has_five_point(me.opponent());
-        if !threatened
-            && self.board.count(me, Shape::LiveFour) > 0
-            && !self.board.has_four_point(me.opponent())
-            && !self.board.has_forbidden_points(me)
-        {
-            // A live four to make, and no four of the opponent's to delay it with: won.
+        if self.board.live_four_wins() {
             return WIN - ply as i32 - 3;
         }
+        let threatened = self.board.has_five_point(me.opponent());
         if (depth <= 0 && !threatened && !self.answers_three(depth)) || ply >= MAX_PLY - 1 {
             let stand = self.evaluate(ply);
             if self.config.quick_vcf > 0

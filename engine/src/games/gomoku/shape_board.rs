@@ -268,6 +268,18 @@ impl ShapeBoard {
             .count() as u32
     }
 
+    /// Whether the side to move has won: it can make a live four (a live three of its own),
+    /// and the opponent has no five point to win with and no four to make to delay it (under
+    /// renju, not where black's points may be forbidden).
+    pub fn live_four_wins(&self) -> bool {
+        let me = self.to_move();
+        let opp = me.opponent();
+        self.count(me, Shape::LiveFour) > 0
+            && !self.has_five_point(opp)
+            && !self.has_four_point(opp)
+            && !self.has_forbidden_points(me)
+    }
+
     /// The empty points on the four lines through `p`, at most `reach` away, appended to
     /// `out` (each once: two lines through `p` meet nowhere else).
     pub fn line_points(&self, p: usize, reach: i32, out: &mut Vec<(usize, i32)>) {
