@@ -11,6 +11,7 @@
 //! generation 2 on, against the same search without a net.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use engine::arena::report_table;
 use engine::games::DotsAndBoxes;
@@ -78,6 +79,20 @@ pub fn run(out: &Path, board: &DotsAndBoxes, g: &Generations) -> Result<(), Stri
             previous = Some((data, model));
             continue;
         }
+        let mut report = crate::report::Report::new(
+            &dir,
+            &format!("Generation {k} of {}", g.count),
+            vec![
+                ("its games' player".into(), format!("`{player}`")),
+                ("games".into(), g.games.to_string()),
+                ("targets".into(), format!("{:?}", g.targets).to_lowercase()),
+                ("epochs at most".into(), g.epochs.to_string()),
+                ("match games".into(), g.match_games.to_string()),
+                ("match ms a move".into(), g.match_time_ms.to_string()),
+                ("games at once".into(), g.threads.to_string()),
+            ],
+        );
+        let stage_started = Instant::now();
         println!(
             "\n== generation {k} of {}: {} games of {player} against itself -> {}",
             g.count,
@@ -105,6 +120,8 @@ pub fn run(out: &Path, board: &DotsAndBoxes, g: &Generations) -> Result<(), Stri
             println!("{} games in {:.0} s", report.games.len(), report.seconds);
         }
 
+        report.stage("games", stage_started.elapsed().as_secs_f64());
+        let stage_started = Instant::now();
         println!("training generation {k}'s net -> {}", model_dir.display());
         if model_dir.exists() {
             std::fs::remove_dir_all(&model_dir)
@@ -139,6 +156,9 @@ pub fn run(out: &Path, board: &DotsAndBoxes, g: &Generations) -> Result<(), Stri
             );
         }
 
+        report.stage("training", stage_started.elapsed().as_secs_f64());
+        report.training(&trained, "model");
+        report.write()?;
         let budget = format!("time_ms={}", g.match_time_ms);
         let new = product(Some(&model), &budget);
         let old = product(previous.as_ref().map(|(_, m)| m.as_path()), &budget);
@@ -155,12 +175,13 @@ pub fn run(out: &Path, board: &DotsAndBoxes, g: &Generations) -> Result<(), Stri
             ));
         }
         for (i, (rival, who, file)) in rivals.iter().enumerate() {
+            let stage_started = Instant::now();
             println!(
                 "generation {k}'s engine against {who}, {} games:",
                 g.match_games
             );
             let match_seed = engine::rng::derive_seed(seed, 1 + i as u64);
-            let report = crate::play_match(
+            let played = crate::play_match(
                 board,
                 [new.as_str(), rival.as_str()],
                 g.match_games,
@@ -169,8 +190,18 @@ pub fn run(out: &Path, board: &DotsAndBoxes, g: &Generations) -> Result<(), Stri
                 match_seed,
                 None,
             )?;
-            print!("{}", report_table(&report, report.seconds));
-            crate::write_json(&dir.join(file), &report)?;
+            print!("{}", report_table(&played, played.seconds));
+            crate::write_json(&dir.join(file), &played)?;
+            report.stage(
+                &format!("match against {who}"),
+                stage_started.elapsed().as_secs_f64(),
+            );
+            report.add_match(
+                &format!("generation {k}'s engine against {who}"),
+                "the empty board (seats alternating)",
+                &played,
+            );
+            report.write()?;
         }
         previous = Some((data, model));
     }

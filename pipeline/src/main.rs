@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 
 mod generations;
+mod report;
 
 use engine::agents::parse_spec;
 use engine::arena::positions::read_positions;
@@ -69,7 +70,7 @@ struct Args {
     positions: Option<PathBuf>,
     /// Games played at once in self-play and matches (0: one a core). `--threads` is its old
     /// spelling.
-    #[arg(long, alias = "threads", default_value_t = 0)]
+    #[arg(long, alias = "threads", default_value_t = 0, value_parser = engine::cli::parse_threads)]
     parallel_games: usize,
     /// The seed of the run: self-play, training and matches are seeded from it.
     #[arg(long, default_value_t = 1)]
@@ -95,7 +96,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    engine::cli::finish("pipeline", run(Args::parse()))
+    engine::cli::finish("pipeline", run(engine::cli::parse_args()))
 }
 
 fn run(args: Args) -> Result<(), String> {
@@ -106,59 +107,29 @@ fn run(args: Args) -> Result<(), String> {
 
     let board = DotsAndBoxes::new(args.rows, args.cols).map_err(|e| e.to_string())?;
     let size = format!("{}x{}", args.rows, args.cols);
-    println!("== 1/3 self-play: {} games of {size} Dots and Boxes, plain MCTS at {} iterations a move, {} at once -> {}", args.games, args.iterations, engine::cli::count(threads as u64, "game"), data.display());
-    let config = RunConfig {
-        rows: args.rows,
-        cols: args.cols,
-        games: args.games,
-        iterations: args.iterations,
-        parallel_games: threads,
-        seed: args.seed,
-        out: data.clone(),
-        ..RunConfig::default()
-    };
-    let summary = selfplay::run::run(&RunOptions {
-        config,
-        shard: Shard { index: 0, count: 1 },
-        // A second run with the same settings finds the games played and goes on.
-        resume: true,
-        progress: Progress::Auto {
-            log_every: Duration::from_secs(15),
-        },
-    })?;
-    println!("{}", summary.line());
-
-    println!(
-        "\n== 2/3 training the paper's value net ({}-100-3) on {} -> {}",
-        engine::game::Game::feature_len(&board),
-        data.display(),
-        model_dir.display()
-    );
-    if model_dir.exists() {
-        // The pipeline's own model from an earlier run: train afresh.
-        std::fs::remove_dir_all(&model_dir).map_err(|e| format!("{}: {e}", model_dir.display()))?;
+    // Every argument and every file the stages need is checked here, before minutes of work.
+    for (flag, value) in [
+        ("--games", args.games),
+        ("--iterations", args.iterations),
+        ("--epochs", args.epochs as u64),
+        ("--match-games", args.match_games as u64),
+        ("--match-iterations", args.match_iterations),
+        ("--match-time-ms", args.match_time_ms),
+        ("--generation-games", args.generation_games as u64),
+        ("--generation-iterations", args.generation_iterations),
+    ] {
+        if value == 0 {
+            return Err(format!("{flag} must be positive"));
+        }
     }
-    let train_config = TrainConfig {
-        data: data.clone(),
-        out: model_dir.clone(),
-        epochs: args.epochs,
-        seed: args.seed,
-        ..TrainConfig::default()
-    };
-    let trained = train(&TrainOptions {
-        config: train_config,
-        resume: false,
-        force: false,
-        verbose: true,
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-    })?;
-    println!("{}", trained.final_line());
-
     let (positions, positions_name) = match &args.positions {
         Some(path) => (read_positions(path, &board)?, path.display().to_string()),
         None if (args.rows, args.cols) == (5, 5) => {
             let path = Path::new("configs/state-s-40.txt");
-            (read_positions(path, &board)?, path.display().to_string())
+            let read = read_positions(path, &board).map_err(|e| {
+                format!("{e} (the default positions of 5x5 come with the repository: run from its root, or pass --positions)")
+            })?;
+            (read, path.display().to_string())
         }
         None => {
             let edges = (board.num_edges() * 2 / 3) as u32;
@@ -176,6 +147,86 @@ fn run(args: Args) -> Result<(), String> {
             )
         }
     };
+    let mut report = report::Report::new(
+        &args.out,
+        &format!("Pipeline run: {size} Dots and Boxes"),
+        vec![
+            ("board".into(), size.clone()),
+            ("self-play games".into(), args.games.to_string()),
+            (
+                "self-play iterations a move".into(),
+                args.iterations.to_string(),
+            ),
+            ("epochs at most".into(), args.epochs.to_string()),
+            ("match games".into(), args.match_games.to_string()),
+            (
+                "match 1 iterations a move".into(),
+                args.match_iterations.to_string(),
+            ),
+            ("match 2 ms a move".into(), args.match_time_ms.to_string()),
+            ("positions of match 1".into(), positions_name.clone()),
+            ("games at once".into(), threads.to_string()),
+            ("seed".into(), args.seed.to_string()),
+            ("generations".into(), args.generations.to_string()),
+        ],
+    );
+    let stage_started = Instant::now();
+    println!("== 1/3 self-play: {} games of {size} Dots and Boxes, plain MCTS at {} iterations a move, {} at once -> {}", args.games, args.iterations, engine::cli::count(threads as u64, "game"), data.display());
+    let config = RunConfig {
+        rows: args.rows,
+        cols: args.cols,
+        games: args.games,
+        iterations: args.iterations,
+        parallel_games: threads,
+        seed: args.seed,
+        out: data.clone(),
+        ..RunConfig::default()
+    };
+    config.validate()?;
+    let train_config = TrainConfig {
+        data: data.clone(),
+        out: model_dir.clone(),
+        epochs: args.epochs,
+        seed: args.seed,
+        ..TrainConfig::default()
+    };
+    train_config.validate()?;
+    let summary = selfplay::run::run(&RunOptions {
+        config,
+        shard: Shard { index: 0, count: 1 },
+        // A second run with the same settings finds the games played and goes on.
+        resume: true,
+        progress: Progress::Auto {
+            log_every: Duration::from_secs(15),
+        },
+    })?;
+    println!("{}", summary.line());
+    report.stage("1/3 self-play", stage_started.elapsed().as_secs_f64());
+    report.write()?;
+
+    let stage_started = Instant::now();
+    println!(
+        "\n== 2/3 training the paper's value net ({}-100-3) on {} -> {}",
+        engine::game::Game::feature_len(&board),
+        data.display(),
+        model_dir.display()
+    );
+    if model_dir.exists() {
+        // The pipeline's own model from an earlier run: train afresh.
+        std::fs::remove_dir_all(&model_dir).map_err(|e| format!("{}: {e}", model_dir.display()))?;
+    }
+    let trained = train(&TrainOptions {
+        config: train_config,
+        resume: false,
+        force: false,
+        verbose: true,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    })?;
+    println!("{}", trained.final_line());
+    report.stage("2/3 training", stage_started.elapsed().as_secs_f64());
+    report.training(&trained, "model");
+    report.write()?;
+
     // Against plain MCTS the net is on its own (no game knowledge on either side: what the
     // net adds), from the State-S-like positions. Against the rival it plays as the product's
     // engine (chain rollouts, safe edges first, the exact endgame) at equal time a move, from
@@ -211,12 +262,13 @@ fn run(args: Args) -> Result<(), String> {
         ),
     ];
     for (i, (nn, rival, starts, from)) in pairs.iter().enumerate() {
+        let stage_started = Instant::now();
         println!(
             "\n== 3/3 match {} of 2: {nn} against {rival}, {} games from {from}",
             i + 1,
             args.match_games,
         );
-        let report = play_match(
+        let played = play_match(
             &board,
             [nn, rival],
             args.match_games,
@@ -225,12 +277,17 @@ fn run(args: Args) -> Result<(), String> {
             args.seed,
             None,
         )?;
-        print!("{}", report_table(&report, report.seconds));
+        print!("{}", report_table(&played, played.seconds));
         let json = args.out.join(format!("match-{}.json", i + 1));
-        write_json(&json, &report)?;
+        write_json(&json, &played)?;
         println!("  report: {}", json.display());
+        let stage = format!("3/3 match {} of 2", i + 1);
+        report.stage(&stage, stage_started.elapsed().as_secs_f64());
+        report.add_match(&format!("{nn} against {rival}"), from, &played);
+        report.write()?;
     }
     if args.generations > 0 {
+        let stage_started = Instant::now();
         generations::run(
             &args.out,
             &board,
@@ -247,11 +304,24 @@ fn run(args: Args) -> Result<(), String> {
                 seed: args.seed,
             },
         )?;
+        report.stage(
+            &format!("{} generations", args.generations),
+            stage_started.elapsed().as_secs_f64(),
+        );
+        for k in 1..=args.generations {
+            report.note(format!(
+                "Generation {k}: [gen-{k}/{}](gen-{k}/{})",
+                report::REPORT_FILE,
+                report::REPORT_FILE
+            ));
+        }
+        report.write()?;
     }
     println!(
-        "\npipeline done in {:.0} s; everything is in {}",
+        "\npipeline done in {:.0} s; everything is in {}, its report in {}",
         started.elapsed().as_secs_f64(),
-        args.out.display()
+        args.out.display(),
+        args.out.join(report::REPORT_FILE).display()
     );
     Ok(())
 }
@@ -276,6 +346,7 @@ fn play_match(
         seed,
         sprt: None,
         records,
+        replace_records: false,
     };
     let specs = [parse_spec(players[0])?, parse_spec(players[1])?];
     let build =

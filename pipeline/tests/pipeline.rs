@@ -91,6 +91,34 @@ fn the_pipeline_runs_every_stage() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("match-2.json")).unwrap()).unwrap();
     assert_eq!(report["pair"]["games"], 4);
+    // report.md says what was run, each stage's time, the net and both matches, with plots.
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for part in [
+        "# Pipeline run: 5x5 Dots and Boxes",
+        "--match-games 4",
+        "Machine: ",
+        "| 1/3 self-play |",
+        "| 2/3 training |",
+        "## The net",
+        "![training curves](model/curves.svg)",
+        "| 1 | `paper:net=1,",
+        "| 2 | `nn:model=",
+        "![match scores](scores.svg)",
+        "### Match 2: ",
+        "[gen-2/report.md](gen-2/report.md)",
+    ] {
+        assert!(md.contains(part), "{part}:\n{md}");
+    }
+    let svg = std::fs::read_to_string(out.join("scores.svg")).unwrap();
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(out.join("model/curves.svg").exists());
+    let gen2_md = std::fs::read_to_string(out.join("gen-2/report.md")).unwrap();
+    assert!(gen2_md.contains("# Generation 2 of 2"), "{gen2_md}");
+    assert!(
+        gen2_md.contains("against the same search without a net"),
+        "{gen2_md}"
+    );
+    assert!(out.join("gen-2/scores.svg").exists());
     // A second run finds the dataset complete and trains afresh.
     let again = Command::new(env!("CARGO_BIN_EXE_pipeline"))
         .args([
@@ -134,4 +162,47 @@ fn the_pipeline_runs_every_stage() {
         "{again_out}"
     );
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// Bad arguments and missing files are refused before any stage runs: nothing is written.
+#[test]
+fn arguments_and_files_are_checked_before_any_work() {
+    let root = std::env::temp_dir().join(format!("pipeline-checks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let missing = root.join("missing.txt");
+    let missing = missing.to_str().unwrap();
+    for (args, says) in [
+        (vec!["--epochs", "0"], "--epochs must be positive"),
+        (vec!["--match-games", "0"], "--match-games must be positive"),
+        (vec!["--positions", missing], "missing.txt"),
+        (
+            vec!["--games", "-3"],
+            "--games takes no negative value, got '-3'",
+        ),
+    ] {
+        let out = root.join("out");
+        let run = Command::new(env!("CARGO_BIN_EXE_pipeline"))
+            .args(["--out", out.to_str().unwrap()])
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(!run.status.success(), "{args:?} was accepted");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    }
+    // Run from a folder without the repository's configs/, the default positions are named.
+    let run = Command::new(env!("CARGO_BIN_EXE_pipeline"))
+        .args(["--out", root.join("out").to_str().unwrap()])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("run from its root, or pass --positions"),
+        "{stderr}"
+    );
+    assert!(!root.join("out").exists());
+    std::fs::remove_dir_all(&root).unwrap();
 }
