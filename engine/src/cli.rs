@@ -14,6 +14,97 @@ pub fn finish(program: &str, result: Result<(), String>) -> ExitCode {
     }
 }
 
+/// The command line of a program, read as every binary of the workspace reads it, with
+/// output closing quietly ([`exit_quietly_when_output_closes`]). A negative number after a
+/// flag (`--games -3`), which clap takes for an unknown flag, is named as a negative value.
+pub fn parse_args<P: clap::Parser>() -> P {
+    exit_quietly_when_output_closes();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match P::try_parse_from(&argv) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            if e.kind() == clap::error::ErrorKind::UnknownArgument {
+                if let Some(message) = negative_flag_value(&argv) {
+                    eprintln!("error: {message}");
+                    std::process::exit(2);
+                }
+            }
+            e.exit()
+        }
+    }
+}
+
+/// `--flag -N`: the message for the first flag followed by a negative number, if any.
+fn negative_flag_value(argv: &[std::ffi::OsString]) -> Option<String> {
+    argv.windows(2).find_map(|pair| {
+        let (flag, value) = (pair[0].to_str()?, pair[1].to_str()?);
+        let negative = value.len() > 1
+            && value.starts_with('-')
+            && value[1..].parse::<f64>().is_ok_and(|x| x.is_finite());
+        (flag.starts_with("--") && !flag.contains('=') && negative)
+            .then(|| format!("{flag} takes no negative value, got '{value}'"))
+    })
+}
+
+/// Makes a closed standard output (`engine players | head -1`) end the program quietly with
+/// the status a shell gives a pipe's writer (141), where printing would panic with a message
+/// (and a backtrace where RUST_BACKTRACE is set). Other panics are reported as before.
+pub fn exit_quietly_when_output_closes() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        report(info)
+    }));
+}
+
+/// Checks, before any work, that an output file (`--json`, `--out`) can be written at the
+/// end: its folder exists and takes a new file, and the file is not there already unless
+/// `force` (the one rule of every command: an existing output is refused unless `--force`).
+pub fn check_output_file(path: &std::path::Path, force: bool) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!("{} is a folder, not a file", path.display()));
+    }
+    if path.exists() && !force {
+        return Err(format!(
+            "{} exists: pass --force to overwrite it, or name another file",
+            path.display()
+        ));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(format!(
+            "{}: the folder {} does not exist",
+            path.display(),
+            parent.display()
+        ));
+    }
+    // A probe file proves the folder takes a new file (permissions, a read-only disk).
+    let name = path
+        .file_name()
+        .map_or("output".into(), |n| n.to_string_lossy());
+    let probe = parent.join(format!(".{name}.{}.probe", std::process::id()));
+    std::fs::File::create(&probe).map_err(|e| {
+        format!(
+            "{}: cannot write in {}: {e}",
+            path.display(),
+            parent.display()
+        )
+    })?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 /// The machine's cores (1 when it cannot tell).
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -22,22 +113,46 @@ pub fn cores() -> usize {
 /// A count of threads or games at once as every command reads it: 0 means one a core.
 pub fn or_all_cores(n: usize) -> usize {
     if n == 0 {
-        cores()
+        cores().min(MAX_THREADS)
     } else {
         n
     }
 }
 
-/// The most threads a searcher's `threads=` key takes (lazy SMP over one shared table).
-pub const MAX_SEARCH_THREADS: usize = 256;
+/// The most threads anything takes: a searcher's `threads=` (lazy SMP over one shared table,
+/// root-parallel trees), and games played at once. More fails to start or runs out of memory
+/// long before it pays on any machine these programs run on.
+pub const MAX_THREADS: usize = 256;
 
-/// A searcher's `threads=` value as its players read it: 0 means one a core; above
-/// [`MAX_SEARCH_THREADS`] is refused.
-pub fn search_threads(n: usize) -> Result<usize, String> {
-    if n > MAX_SEARCH_THREADS {
-        return Err(format!("threads is at most {MAX_SEARCH_THREADS}, not {n}"));
+/// A count of threads (or games at once) named `what` as every command and player reads it:
+/// 0 means one a core, and above [`MAX_THREADS`] is refused with the one message all share.
+pub fn threads(what: &str, n: usize) -> Result<usize, String> {
+    if n > MAX_THREADS {
+        return Err(format!(
+            "{what} is 0 (one a core) to {MAX_THREADS}, not {n}"
+        ));
     }
     Ok(or_all_cores(n))
+}
+
+/// A thread or games-at-once flag's value as clap reads it (`value_parser`): a whole number
+/// from 0 (one a core) to [`MAX_THREADS`], kept as given (0 stays 0).
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let n: usize = text.trim().parse().map_err(|_| {
+        if text.trim().starts_with('-') {
+            format!("must not be negative: 0 (one a core) to {MAX_THREADS}")
+        } else {
+            format!("must be a whole number: 0 (one a core) to {MAX_THREADS}")
+        }
+    })?;
+    threads("it", n).map_err(|_| format!("is 0 (one a core) to {MAX_THREADS}, not {n}"))?;
+    Ok(n)
+}
+
+/// A searcher's `threads=` value as its players read it: 0 means one a core; above
+/// [`MAX_THREADS`] is refused.
+pub fn search_threads(n: usize) -> Result<usize, String> {
+    threads("threads", n)
 }
 
 /// `n` and the noun, singular or plural: `1 thread`, `2 threads`.

@@ -131,9 +131,20 @@ pub fn play<G: Game>(
             write!(out, "Your move: ")?;
             out.flush()?;
             line.clear();
-            if input.read_line(&mut line)? == 0 {
+            let mut bytes = Vec::new();
+            if input.read_until(b'\n', &mut bytes)? == 0 {
                 writeln!(out, "\nInput ended; leaving the game.")?;
                 return Ok(state);
+            }
+            match String::from_utf8(bytes) {
+                Ok(text) => line = text,
+                Err(_) => {
+                    writeln!(
+                        out,
+                        "That line is not text (UTF-8). Type 'help' for commands."
+                    )?;
+                    continue;
+                }
             }
             let text = line.trim();
             match text {
@@ -191,19 +202,15 @@ mod tests {
 
     #[test]
     fn garbage_is_answered_and_the_game_goes_on() {
-        let script = "help\nzz\nh9,9\n\nmoves\nh0,0\nh0,0\nundo\nundo\nquit\n";
+        // A line that is not UTF-8 is answered, and the game asks again.
+        let script: &[u8] =
+            b"help\nzz\n\xff\xfe h0,0\nh9,9\n\nmoves\nh0,0\nh0,0\nundo\nundo\nquit\n";
         let mut out = Vec::new();
         let start = DotsAndBoxes::new(2, 2).unwrap();
-        let end = play(
-            start,
-            Player::P1,
-            search(),
-            &mut script.as_bytes(),
-            &mut out,
-        )
-        .unwrap();
+        let end = play(start, Player::P1, search(), &mut &script[..], &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("cannot read move 'zz'"), "{text}");
+        assert!(text.contains("That line is not text (UTF-8)"), "{text}");
         assert!(text.contains("not on this board"), "{text}");
         assert!(text.contains("Engine (P2) plays"), "{text}");
         assert!(text.contains("Nothing to undo"), "{text}");

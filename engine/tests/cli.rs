@@ -163,6 +163,8 @@ fn match_records_keep_each_searchs_root_moves() {
         "greedy",
         "--games",
         "2",
+        "--parallel-games",
+        "1",
         "--quiet",
         "--records",
         records.to_str().unwrap(),
@@ -373,7 +375,10 @@ fn surakarta_players_play_and_bad_keys_are_named() {
         ("pvs:weights=no-such.json", "no-such.json"),
         ("pvs:contempt=5000", "contempt is within +-1000"),
         ("pvs:null_move=2", "null_move"),
-        ("pvs:threads=300", "threads is at most 256, not 300"),
+        (
+            "pvs:threads=300",
+            "threads is 0 (one a core) to 256, not 300",
+        ),
     ] {
         let (ok, _, err) = engine(&[
             "match",
@@ -585,6 +590,8 @@ fn drawn_matches_and_long_specs_read_plainly() {
         "mcts:iterations=20000",
         "--games",
         "2",
+        "--parallel-games",
+        "1",
         "--quiet",
     ]);
     assert!(ok, "{err}");
@@ -600,10 +607,161 @@ fn drawn_matches_and_long_specs_read_plainly() {
 #[test]
 fn gomoku_pvs_keys_out_of_range_are_named() {
     for (spec, says) in [
-        ("pvs:threads=300", "threads is at most 256, not 300"),
+        (
+            "pvs:threads=300",
+            "threads is 0 (one a core) to 256, not 300",
+        ),
         ("pvs:depth=500", "depth is at most 120, not 500"),
     ] {
         let (ok, _, err) = engine(&["match", "--game", "gomoku", "--p1", spec, "--p2", "random"]);
         assert!(!ok && err.contains(says), "{spec}: {err}");
     }
+}
+
+/// Issue 61: outputs are checked before the first game, a player that cannot start is an error
+/// before it, thread counts share one bound, and negative or oversized numbers say what is
+/// wrong.
+#[test]
+fn outputs_players_and_numbers_are_checked_before_any_game() {
+    let dir = std::env::temp_dir().join(format!("engine-cli-checks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ttt = ["match", "--game", "tictactoe", "--games", "2", "--quiet"];
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&str> = ttt.to_vec();
+        args.extend_from_slice(extra);
+        engine(&args)
+    };
+    // --json into a folder that does not exist: refused before the match, not after it.
+    let (ok, out, err) = run(&[
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--json",
+        "/nonexistent-dir/x.json",
+    ]);
+    assert!(
+        !ok && err.contains("/nonexistent-dir does not exist"),
+        "{err}"
+    );
+    assert!(!out.contains("score"), "the match was played: {out}");
+    // An existing --json file is refused without --force and overwritten with it.
+    let json = dir.join("m.json");
+    std::fs::write(&json, "mine").unwrap();
+    let json_arg = json.to_str().unwrap();
+    let (ok, _, err) = run(&["--p1", "random", "--p2", "random", "--json", json_arg]);
+    assert!(!ok && err.contains("exists: pass --force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&json).unwrap(), "mine");
+    let forced = [
+        "--p1", "random", "--p2", "random", "--json", json_arg, "--force",
+    ];
+    let (ok, _, err) = run(&forced);
+    assert!(ok, "{err}");
+    assert!(std::fs::read_to_string(&json)
+        .unwrap()
+        .contains("\"games\""));
+    // engine positions --out follows the same rule.
+    let positions = dir.join("p.txt");
+    std::fs::write(&positions, "mine").unwrap();
+    let (ok, _, err) = engine(&[
+        "positions",
+        "--rows",
+        "2",
+        "--cols",
+        "2",
+        "--edges",
+        "4",
+        "--count",
+        "1",
+        "--out",
+        positions.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("exists: pass --force"), "{err}");
+    // A program that cannot start is an error before the first game, not a match of forfeits.
+    let (ok, out, err) = run(&["--p1", "external:cmd=/nonexistent/prog", "--p2", "random"]);
+    assert!(!ok && err.contains("the engine did not start"), "{err}");
+    assert!(!out.contains("score"), "{out}");
+    // One bound and one message for every thread count; numbers say what is wrong.
+    for (args, says) in [
+        (
+            vec![
+                "--p1",
+                "mcts:threads=100000,iterations=10",
+                "--p2",
+                "random",
+            ],
+            "threads is 0 (one a core) to 256, not 100000",
+        ),
+        (
+            vec![
+                "--p1",
+                "random",
+                "--p2",
+                "random",
+                "--parallel-games",
+                "100000",
+            ],
+            "is 0 (one a core) to 256, not 100000",
+        ),
+        (
+            vec!["--p1", "mcts:time_ms=-1", "--p2", "random"],
+            "time_ms must not be negative",
+        ),
+        (
+            vec![
+                "--p1",
+                "mcts:iterations=100,iterations=200",
+                "--p2",
+                "random",
+            ],
+            "key 'iterations' is given twice",
+        ),
+        (
+            vec!["--p1", "random", "--p2", "random", "--games", "-3"],
+            "--games takes no negative value, got '-3'",
+        ),
+    ] {
+        let (ok, _, err) = run(&args);
+        assert!(!ok && err.contains(says), "{args:?}: {err}");
+    }
+    let (ok, _, err) = engine(&["analyse", "--threads", "100000", "--player", "mcts"]);
+    assert!(!ok && err.contains("256, not 100000"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 61: a closed standard output (`engine players | head -1`) ends the program quietly,
+/// without a panic's message.
+#[cfg(unix)]
+#[test]
+fn a_closed_output_ends_quietly() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2() fills two new descriptors, each owned once below; close-on-exec keeps
+    // the read end out of programs other tests start meanwhile.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read); // nobody reads: the first write fails with a broken pipe
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .arg("players")
+        .env("RUST_BACKTRACE", "1")
+        .stdout(Stdio::from(write))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.is_empty(), "{err}");
+    assert_eq!(out.status.code(), Some(141));
+}
+
+/// Issue 61: on the empty Gomoku board, analyse says what chose the move.
+#[test]
+fn analyse_says_what_chose_a_move_without_a_search() {
+    let (ok, out, err) = engine(&["analyse", "--game", "gomoku", "--player", "best"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("opening: the centre of the empty board"),
+        "{out}"
+    );
+    assert!(!out.contains("a forced or solved move"), "{out}");
 }

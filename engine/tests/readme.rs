@@ -1,13 +1,22 @@
 //! The README's `engine` examples run as written, and say what the README shows: each example
 //! is a `$ engine ...` line in a code block, followed by the output it printed (`...` for
 //! lines left out). A line shown is checked by its first word (timings vary), and the
-//! example must succeed.
+//! example must succeed. Where no `...` is shown, every line the command prints must be
+//! shown too (by its first word), so a line the binary adds makes the README stale here.
 
 use std::process::Command;
 
-/// `(arguments, the first words of the lines shown)` of every `$ engine` example.
-fn examples(readme: &str) -> Vec<(Vec<String>, Vec<String>)> {
-    let mut out: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+/// One `$ engine` example: its arguments, the first words of the lines shown, and whether
+/// some lines were left out (`...`).
+struct Example {
+    args: Vec<String>,
+    shown: Vec<String>,
+    cut: bool,
+}
+
+/// Every `$ engine` example of the README.
+fn examples(readme: &str) -> Vec<Example> {
+    let mut out: Vec<Example> = Vec::new();
     let mut in_block = false;
     for line in readme.lines() {
         if line.starts_with("```") {
@@ -17,22 +26,28 @@ fn examples(readme: &str) -> Vec<(Vec<String>, Vec<String>)> {
         if !in_block {
             continue;
         }
+        let example = |args: Vec<String>| Example {
+            args,
+            shown: Vec::new(),
+            cut: false,
+        };
         if let Some(command) = line.strip_prefix("$ engine ") {
-            let args = command.split_whitespace().map(str::to_string).collect();
-            out.push((args, Vec::new()));
+            out.push(example(
+                command.split_whitespace().map(str::to_string).collect(),
+            ));
         } else if line.starts_with('$') {
             // Another program's example: not checked here.
-            out.push((Vec::new(), Vec::new()));
-        } else if let Some((args, shown)) = out.last_mut() {
+            out.push(example(Vec::new()));
+        } else if let Some(e) = out.last_mut() {
             let word = line.split_whitespace().next().unwrap_or("");
-            if !args.is_empty() && !word.is_empty() && word != "..." {
-                shown.push(word.to_string());
+            if word == "..." {
+                e.cut = true;
+            } else if !e.args.is_empty() && !word.is_empty() {
+                e.shown.push(word.to_string());
             }
         }
     }
-    out.into_iter()
-        .filter(|(args, _)| !args.is_empty())
-        .collect()
+    out.into_iter().filter(|e| !e.args.is_empty()).collect()
 }
 
 #[test]
@@ -41,7 +56,7 @@ fn the_readmes_engine_examples_run_as_shown() {
     let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
     let examples = examples(&readme);
     assert!(examples.len() >= 2, "the README shows engine examples");
-    for (args, shown) in examples {
+    for Example { args, shown, cut } in examples {
         let out = Command::new(env!("CARGO_BIN_EXE_engine"))
             .args(&args)
             .current_dir(root)
@@ -54,7 +69,7 @@ fn the_readmes_engine_examples_run_as_shown() {
             args.join(" "),
             String::from_utf8_lossy(&out.stderr)
         );
-        for word in shown {
+        for word in &shown {
             assert!(
                 stdout
                     .lines()
@@ -62,6 +77,16 @@ fn the_readmes_engine_examples_run_as_shown() {
                 "engine {}: no line begins with '{word}' in\n{stdout}",
                 args.join(" ")
             );
+        }
+        if !cut {
+            for line in stdout.lines() {
+                let word = line.split_whitespace().next().unwrap_or("");
+                assert!(
+                    word.is_empty() || shown.iter().any(|w| w == word),
+                    "engine {}: the README does not show the line '{line}' it prints",
+                    args.join(" ")
+                );
+            }
         }
     }
 }

@@ -126,7 +126,8 @@ fn bad_requests_get_4xx_with_a_message_and_the_server_goes_on() {
     let s =
         json!({"session": "bad", "game": "tictactoe", "players": [null, "mcts:iterations=100"]});
     server.ok("/api/new", s);
-    let cases: Vec<(&str, String, u16, &str)> = vec![
+    let cases: Vec<(&str, String, u16, &str)> =
+        vec![
         ("/api/new", "{not json".into(), 400, "not JSON"),
         ("/api/new", "[1,2]".into(), 400, "JSON object"),
         (
@@ -205,6 +206,7 @@ fn bad_requests_get_4xx_with_a_message_and_the_server_goes_on() {
             "no move to take back",
         ),
         ("/api/nothing", "{}".into(), 404, "no such page"),
+        ("/api/games", "{}".into(), 405, "/api/games takes GET, not POST"),
     ];
     for (path, body, status, says) in &cases {
         let (got, v) = server.post(path, body);

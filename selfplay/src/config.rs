@@ -140,6 +140,8 @@ impl RunConfig {
                 return Err(format!("{key} must be at least 1"));
             }
         }
+        engine::cli::threads("parallel_games", self.parallel_games)?;
+        engine::cli::threads("search_threads", self.search_threads)?;
         if !(self.cp.is_finite() && self.cp >= 0.0) {
             return Err(format!("cp must be a finite number >= 0, not {}", self.cp));
         }

@@ -72,16 +72,18 @@ struct RunArgs {
     /// double: each node read from its mover's view; single: the paper's first version [default: double].
     #[arg(long, value_enum)]
     counter: Option<Counter>,
-    /// Games played at once (0: one a core) [default: 0]. `--threads` is its old spelling.
-    #[arg(long, alias = "threads")]
+    /// Games played at once (0: one a core, at most 256) [default: 0]. `--threads` is its old
+    /// spelling.
+    #[arg(long, alias = "threads", value_parser = engine::cli::parse_threads)]
     parallel_games: Option<usize>,
-    /// Threads inside each game's search.
-    #[arg(long)]
+    /// Threads inside each game's search (root parallel), 1 to 256 [default: 1].
+    #[arg(long, value_parser = engine::cli::parse_threads)]
     search_threads: Option<usize>,
     /// The seed of the run: game k is seeded from it and k [default: 1].
     #[arg(long)]
     seed: Option<u64>,
-    /// Output folder.
+    /// Output folder (a folder holding another dataset is refused; --resume continues one)
+    /// [default: data/selfplay-5x5].
     #[arg(long)]
     out: Option<PathBuf>,
     /// Draw the first K searched moves in proportion to root visits (variety).
@@ -151,7 +153,7 @@ struct ExportArgs {
 }
 
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
+    let result = match engine::cli::parse_args::<Cli>().command {
         Command::Run(args) => run(*args),
         Command::Merge(args) => merge(args),
         Command::Stats(args) => stats(args),

@@ -61,9 +61,73 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeSummary, String> {
             out.display()
         ));
     }
+    let created = !out.exists();
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut writer =
-        RecordWriter::create(&out.join(RECORD_FILE), &first.spec()).map_err(|e| e.to_string())?;
+    // The records go to a temporary name, renamed once every source is read: a merge that
+    // fails leaves nothing behind, and its retry is not refused as a dataset already there.
+    let partial = out.join(format!("{RECORD_FILE}.partial"));
+    let _ = std::fs::remove_file(&partial); // left by a merge that was killed
+    let finished = copy_games(&datasets, &partial, out)
+        .and_then(|summary| finish(sources, &datasets, summary, &partial, out));
+    if finished.is_err() {
+        let _ = std::fs::remove_file(&partial);
+        let _ = std::fs::remove_file(out.join(RECORD_FILE));
+        if created {
+            let _ = std::fs::remove_dir(out);
+        }
+    }
+    finished
+}
+
+/// Renames the merged records into place and writes the manifest.
+fn finish(
+    sources: &[PathBuf],
+    datasets: &[Dataset],
+    mut summary: MergeSummary,
+    partial: &Path,
+    out: &Path,
+) -> Result<MergeSummary, String> {
+    let first = &datasets[0];
+    std::fs::rename(partial, out.join(RECORD_FILE))
+        .map_err(|e| format!("cannot rename {}: {e}", partial.display()))?;
+    let shards: Vec<_> = datasets.iter().filter_map(|d| d.manifest().shard).collect();
+    let counts_agree =
+        shards.len() == datasets.len() && shards.iter().all(|s| s.count == shards[0].count);
+    // Complete when every source is, and (for shards) every shard of the run is present.
+    if counts_agree {
+        let mut indices: Vec<u32> = shards.iter().map(|s| s.index).collect();
+        indices.sort();
+        indices.dedup();
+        summary.complete &= indices.len() as u32 == shards[0].count;
+    }
+    let manifest = Manifest {
+        format: Manifest::FORMAT.into(),
+        format_version: FORMAT_VERSION,
+        game: first.spec(),
+        generator: format!("selfplay {} merge", env!("CARGO_PKG_VERSION")),
+        config: first.manifest().config.clone(),
+        seeds: first.manifest().seeds.clone(),
+        shard: None,
+        games_planned: datasets.iter().map(|d| d.manifest().games_planned).sum(),
+        games: summary.games,
+        positions: summary.positions,
+        complete: summary.complete,
+        files: vec![FileEntry {
+            name: RECORD_FILE.into(),
+            games: summary.games,
+            positions: summary.positions,
+        }],
+        sources: sources.iter().map(|s| s.display().to_string()).collect(),
+    };
+    manifest.write(out).map_err(|e| e.to_string())?;
+    Ok(summary)
+}
+
+/// Copies the games of `datasets` into a new record file at `partial`, each game index once:
+/// the summary of a merge into `out` but its completeness across shards.
+fn copy_games(datasets: &[Dataset], partial: &Path, out: &Path) -> Result<MergeSummary, String> {
+    let first = &datasets[0];
+    let mut writer = RecordWriter::create(partial, &first.spec()).map_err(|e| e.to_string())?;
     // Game index -> (hash of the record, where it came from), to tell copies from conflicts.
     let mut seen: HashMap<u64, (u64, String)> = HashMap::new();
     let mut summary = MergeSummary {
@@ -75,7 +139,7 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeSummary, String> {
         torn_records_dropped: Vec::new(),
         complete: true,
     };
-    for d in &datasets {
+    for d in datasets {
         summary.complete &= d.manifest().complete;
         let mut games = d.games().skipping_torn_tails();
         while let Some(item) = games.next() {
@@ -110,35 +174,5 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeSummary, String> {
             .extend_from_slice(games.torn_tails());
     }
     writer.sync().map_err(|e| e.to_string())?;
-    let shards: Vec<_> = datasets.iter().filter_map(|d| d.manifest().shard).collect();
-    let counts_agree =
-        shards.len() == datasets.len() && shards.iter().all(|s| s.count == shards[0].count);
-    // Complete when every source is, and (for shards) every shard of the run is present.
-    if counts_agree {
-        let mut indices: Vec<u32> = shards.iter().map(|s| s.index).collect();
-        indices.sort();
-        indices.dedup();
-        summary.complete &= indices.len() as u32 == shards[0].count;
-    }
-    let manifest = Manifest {
-        format: Manifest::FORMAT.into(),
-        format_version: FORMAT_VERSION,
-        game: first.spec(),
-        generator: format!("selfplay {} merge", env!("CARGO_PKG_VERSION")),
-        config: first.manifest().config.clone(),
-        seeds: first.manifest().seeds.clone(),
-        shard: None,
-        games_planned: datasets.iter().map(|d| d.manifest().games_planned).sum(),
-        games: summary.games,
-        positions: summary.positions,
-        complete: summary.complete,
-        files: vec![FileEntry {
-            name: RECORD_FILE.into(),
-            games: summary.games,
-            positions: summary.positions,
-        }],
-        sources: sources.iter().map(|s| s.display().to_string()).collect(),
-    };
-    manifest.write(out).map_err(|e| e.to_string())?;
     Ok(summary)
 }

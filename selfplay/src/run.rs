@@ -173,6 +173,7 @@ fn open_dataset(
     identity: &serde_json::Value,
     shard: Shard,
     resume: bool,
+    games_planned: u64,
 ) -> Result<Existing, String> {
     let records = dir.join(RECORD_FILE);
     if !dir.join(MANIFEST_FILE).exists() {
@@ -218,6 +219,16 @@ fn open_dataset(
             manifest.games
         ));
     }
+    if games_planned < manifest.games_planned {
+        return Err(format!(
+            "{} holds a dataset of {} planned games ({} done); a resume never lowers that: \
+             pass --games {} or more",
+            dir.display(),
+            manifest.games_planned,
+            manifest.games,
+            manifest.games_planned
+        ));
+    }
     let (writer, report) = RecordWriter::resume(&records, spec).map_err(|e| e.to_string())?;
     let mut done = HashSet::with_capacity(report.indices.len());
     for &k in &report.indices {
@@ -259,13 +270,13 @@ fn run_game<G: RegisteredGame>(
     let dir = dataset_dir(&config.out, shard);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let identity = config.identity();
+    let games_planned = shard_len(shard, config.games);
     let Existing {
         mut writer,
         mut done,
         positions: mut positions_total,
         torn_at,
-    } = open_dataset(&dir, &spec, &identity, shard, options.resume)?;
-    let games_planned = shard_len(shard, config.games);
+    } = open_dataset(&dir, &spec, &identity, shard, options.resume, games_planned)?;
     let pending: Vec<u64> = shard_games(shard, config.games)
         .filter(|k| !done.contains(k))
         .collect();

@@ -188,6 +188,26 @@ fn shards_play_exactly_the_games_of_one_run_and_merge() {
     assert!(err.contains("iterations: 500 vs 400"), "{err}");
     // Merging into an existing dataset is refused.
     assert!(selfplay::merge::merge(std::slice::from_ref(&whole), &merged).is_err());
+    // A merge that meets a corrupt source fails and leaves nothing: its retry goes through.
+    let corrupt = root.join("corrupt");
+    std::fs::create_dir_all(&corrupt).unwrap();
+    for file in ["manifest.json", RECORD_FILE] {
+        std::fs::copy(shard_dirs[1].join(file), corrupt.join(file)).unwrap();
+    }
+    let mut bytes = std::fs::read(corrupt.join(RECORD_FILE)).unwrap();
+    // Header: magic (8), version (4), metadata length (4), metadata, CRC (4); then the first
+    // record's frame: length (4), CRC (4), payload. A payload byte of the first record flipped
+    // is a damaged record, not a torn tail.
+    let meta = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let first_payload = 16 + meta + 4 + 8;
+    bytes[first_payload + 2] ^= 0xff;
+    std::fs::write(corrupt.join(RECORD_FILE), bytes).unwrap();
+    let retry = root.join("retry");
+    let sources = [shard_dirs[0].clone(), corrupt];
+    assert!(selfplay::merge::merge(&sources, &retry).is_err());
+    assert!(!retry.exists(), "a failed merge left {}", retry.display());
+    let s = selfplay::merge::merge(&shard_dirs, &retry).unwrap();
+    assert_eq!(s.games, 10);
     std::fs::remove_dir_all(root).unwrap();
 }
 
@@ -209,6 +229,15 @@ fn a_folder_with_another_dataset_is_refused() {
     // Resuming a finished dataset with more games plays only the new ones.
     let s = run_quiet(small_config(&dir, 5, 300), ONE, true).unwrap();
     assert_eq!((s.games_this_run, s.games_done, s.complete), (3, 5, true));
+    // A resume with fewer games is refused and leaves the manifest and summary as they were.
+    let summary = std::fs::read(dir.join("summary.json")).unwrap();
+    let err = run_quiet(small_config(&dir, 3, 300), ONE, true).unwrap_err();
+    assert!(
+        err.contains("5 planned games (5 done); a resume never lowers"),
+        "{err}"
+    );
+    assert_eq!(Manifest::read(&dir).unwrap().games_planned, 5);
+    assert_eq!(std::fs::read(dir.join("summary.json")).unwrap(), summary);
     std::fs::remove_dir_all(root).unwrap();
 }
 

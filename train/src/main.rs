@@ -137,7 +137,7 @@ struct RunArgs {
     /// as `engine match --records` keeps them).
     #[arg(long, value_enum)]
     value_targets: Option<ValueTargets>,
-    /// With --value-targets search: root moves with fewer visits are left out.
+    /// With --value-targets search: root moves with fewer visits are left out [default: 100].
     #[arg(long)]
     min_visits: Option<u32>,
     /// Dots and Boxes: learn each training game in every mirror and rotation of its board too
@@ -157,7 +157,7 @@ struct RunArgs {
 }
 
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
+    let result = match engine::cli::parse_args::<Cli>().command {
         Command::Run(args) => run(*args),
         Command::Policy(args) => policy(args),
     };

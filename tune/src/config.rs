@@ -158,6 +158,7 @@ impl TuneConfig {
                 tunable.players().join(", ")
             ));
         }
+        engine::cli::threads("parallel_games", self.parallel_games)?;
         if self.islands == 0 || self.generations == 0 {
             return Err("islands and generations must be positive".into());
         }

@@ -44,6 +44,7 @@ pub fn play(
         seed: config.seed,
         sprt: None,
         records: None,
+        replace_records: false,
     };
     struct Final<'a> {
         config: &'a MatchConfig,

@@ -109,8 +109,9 @@ struct RunArgs {
     /// Games the best of each island plays against the starting weights each generation (0: off) [default: 16].
     #[arg(long)]
     yardstick_games: Option<usize>,
-    /// Games played at once (0: one a core) [default: 0]. `--threads` is its old spelling.
-    #[arg(long, alias = "threads")]
+    /// Games played at once (0: one a core, at most 256) [default: 0]. `--threads` is its old
+    /// spelling.
+    #[arg(long, alias = "threads", value_parser = engine::cli::parse_threads)]
     parallel_games: Option<usize>,
     /// The seed of the run [default: 1].
     #[arg(long)]
@@ -226,7 +227,7 @@ fn run(args: &RunArgs) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = engine::cli::parse_args();
     let result = match &cli.command {
         Command::Run(args) => run(args),
     };

@@ -136,6 +136,24 @@ impl ExternalAgent {
         }
     }
 
+    /// Starts the engine and reads its name: an engine that cannot start (no such program, it
+    /// exits, it does not answer `name`) is an error here, before any game.
+    pub fn start(config: ExternalConfig, spec: GameSpec) -> Result<ExternalAgent, AgentError> {
+        let mut agent = ExternalAgent::new(config, spec);
+        agent.launch()?;
+        Ok(agent)
+    }
+
+    /// Starts the process unless it runs, and reads its name.
+    fn launch(&mut self) -> Result<(), AgentError> {
+        if self.process.is_none() {
+            self.process = Some(Process::start(&self.config.command)?);
+            let name = self.request("name", self.config.command_timeout)?;
+            self.engine_name = Some(name);
+        }
+        Ok(())
+    }
+
     /// The process id while it runs (for tests that check nothing is left behind).
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().map(|p| p.0.id())
@@ -166,11 +184,7 @@ impl<G: Game> Agent<G> for ExternalAgent {
 
     fn new_game(&mut self, _start: &G, _moves: &[Action]) -> Result<(), AgentError> {
         let short = self.config.command_timeout;
-        if self.process.is_none() {
-            self.process = Some(Process::start(&self.config.command)?);
-            let name = self.request("name", short)?;
-            self.engine_name = Some(name);
-        }
+        self.launch()?;
         self.request(&format!("game {}", self.spec.canonical()), short)?;
         let mut options = self.config.options.clone();
         if let Some(t) = self.config.time_ms {

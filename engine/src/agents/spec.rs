@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
-use crate::cli::or_all_cores;
+use crate::cli::search_threads;
 use crate::game::Game;
 use crate::game_spec::{key, GameSpec, KeyDecl, PlayerDecl};
 use crate::mcts::{Budget, CounterMode, SearchConfig};
@@ -52,7 +52,7 @@ pub const SEARCH_KEYS: [KeyDecl; 9] = [
     key(
         "threads",
         "1",
-        "search threads (root parallelisation: one tree each; 0: all cores)",
+        "search threads (root parallelisation: one tree each; 0: one a core; at most 256)",
     ),
     key("cp", "1.414", "UCB's exploration constant (sqrt 2)"),
     key(
@@ -192,14 +192,74 @@ fn pairs(body: &str, known: &dyn Fn(&str) -> bool) -> Result<Vec<(String, String
             },
         }
     }
+    for (i, (key, _)) in out.iter().enumerate() {
+        if out[..i].iter().any(|(k, _)| k == key) {
+            return Err(format!("key '{key}' is given twice: give it once"));
+        }
+    }
     Ok(out)
 }
 
-/// Reads a number a key holds.
-pub fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("{key} must be a number, got '{value}'"))
+/// A type of number a key holds, with its range in words for the message when a value does
+/// not fit.
+pub trait KeyNumber: std::str::FromStr {
+    /// `a whole number from 0 to 4294967295`, `a number`.
+    fn range() -> String;
+    /// Whether the type holds negative values.
+    const SIGNED: bool;
+    /// Whether the type holds fractions.
+    const FRACTIONS: bool = false;
+}
+
+macro_rules! whole_numbers {
+    ($($t:ty),*) => {$(
+        impl KeyNumber for $t {
+            fn range() -> String {
+                format!("a whole number from {} to {}", <$t>::MIN, <$t>::MAX)
+            }
+            const SIGNED: bool = <$t>::MIN != 0;
+        }
+    )*};
+}
+whole_numbers!(u8, u16, u32, u64, usize, i8, i16, i32, i64);
+
+impl KeyNumber for f64 {
+    fn range() -> String {
+        "a number".into()
+    }
+    const SIGNED: bool = true;
+    const FRACTIONS: bool = true;
+}
+
+impl KeyNumber for f32 {
+    fn range() -> String {
+        "a number".into()
+    }
+    const SIGNED: bool = true;
+    const FRACTIONS: bool = true;
+}
+
+/// Reads a number a key holds; a value that does not fit says why: negative, a fraction, too
+/// large, or not a number, with the range the key takes.
+pub fn number<T: KeyNumber>(key: &str, value: &str) -> Result<T, String> {
+    let text = value.trim();
+    text.parse().map_err(|_| {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        let why = match text.parse::<f64>() {
+            _ if text.starts_with('-') && !T::SIGNED => "must not be negative",
+            Ok(x) if !x.is_finite() => "must be a finite number",
+            Ok(x) if x.fract() != 0.0 && !T::FRACTIONS => "must be a whole number",
+            Ok(_) if whole => "is out of range",
+            Ok(_) if !T::FRACTIONS => "must be a whole number in digits",
+            _ => "must be a number",
+        };
+        if T::FRACTIONS {
+            format!("{key} {why}, got '{value}'")
+        } else {
+            format!("{key} {why} ({}), got '{value}'", T::range())
+        }
+    })
 }
 
 /// Reads a `0`/`1` switch a key holds.
@@ -257,7 +317,9 @@ pub fn read_search_keys(
                     iterations = None;
                 }
             }
-            "threads" => config.threads = or_all_cores(number(key, value).map_err(err)?),
+            "threads" => {
+                config.threads = search_threads(number(key, value).map_err(err)?).map_err(err)?
+            }
             "cp" => config.cp = number(key, value).map_err(err)?,
             "minimax" => {
                 config.minimax = number(key, value).map_err(err)?;
@@ -468,9 +530,36 @@ pub fn expand_alias(spec: &AgentSpec, players: &[PlayerDecl]) -> Result<Option<A
     parse_spec(&with_keys(target, &keys)).map(Some)
 }
 
-/// The spec `base` (a kind, with or without keys) with `keys` (each `key=value`) after its own.
+/// The spec `base` (a kind, with or without keys) with `keys` (each `key=value`) after its own;
+/// a key `base` already has takes the new value (`paper:cp=2` over an alias's `cp=1.414`).
 pub fn with_keys(base: &str, keys: &[String]) -> String {
-    let mut text = base.trim().to_string();
+    let key_of = |pair: &str| pair.split_once('=').map(|(k, _)| k.trim().to_string());
+    let new_keys: Vec<String> = keys.iter().filter_map(|p| key_of(p)).collect();
+    let base = base.trim();
+    let mut text = match base.split_once(':') {
+        Some((kind, body)) => {
+            // The base's pieces split at commas outside double quotes, those of a replaced
+            // key left out.
+            let (mut pieces, mut piece, mut quoted) = (Vec::new(), String::new(), false);
+            for c in body.chars() {
+                match c {
+                    '"' => {
+                        quoted = !quoted;
+                        piece.push(c);
+                    }
+                    ',' if !quoted => pieces.push(std::mem::take(&mut piece)),
+                    _ => piece.push(c),
+                }
+            }
+            pieces.push(piece);
+            let kept: Vec<String> = pieces
+                .into_iter()
+                .filter(|p| !key_of(p).is_some_and(|k| new_keys.contains(&k)))
+                .collect();
+            format!("{kind}:{}", kept.join(","))
+        }
+        None => base.to_string(),
+    };
     for pair in keys {
         if !text.contains(':') {
             text.push(':');
@@ -513,7 +602,14 @@ impl AgentSpec {
                 Some((key, _)) => Err(unknown_key(text, key)),
                 None => Ok(Box::new(MctsAgent::plain(text.clone(), config.clone()))),
             },
-            AgentSpec::External(config) => Ok(Box::new(ExternalAgent::new(config.clone(), game))),
+            AgentSpec::External(config) => ExternalAgent::start(config.clone(), game)
+                .map(|agent| Box::new(agent) as Box<dyn Agent<G>>)
+                .map_err(|e| {
+                    format!(
+                        "player 'external:cmd={}': the engine did not start: {e}",
+                        config.command
+                    )
+                }),
             AgentSpec::Random { seed } => Ok(Box::new(RandomAgent::new(*seed))),
             AgentSpec::Game { kind, text, .. } => {
                 let all: Vec<&str> = EVERY_GAME.iter().chain(players).map(|p| p.kind).collect();
@@ -538,6 +634,17 @@ mod tests {
         assert_eq!(with_keys("best:", &keys), "best:time_ms=5,seed=2");
         assert_eq!(with_keys("nn:cp=1", &keys), "nn:cp=1,time_ms=5,seed=2");
         assert_eq!(with_keys(" mcts ", &[]), "mcts");
+        // A key the base has takes the new value; quoted commas stay with their value.
+        let cp = ["cp=2".to_string()];
+        assert_eq!(
+            with_keys("mcts:cp=1.414,turn=split", &cp),
+            "mcts:turn=split,cp=2"
+        );
+        let quoted = r#"gomocup:cmd="pb --player pvs:cp=1,beam=3",cp=1"#;
+        assert_eq!(
+            with_keys(quoted, &cp),
+            r#"gomocup:cmd="pb --player pvs:cp=1,beam=3",cp=2"#
+        );
     }
 
     #[test]
@@ -602,6 +709,24 @@ mod tests {
             ("random:cp=1", "unknown key 'cp'"),
             (r#"external:cmd="prog a,b"#, "a quoted value is not closed"),
             (r#"random:cmd="x,y""#, "unknown key 'cmd'"),
+            (
+                "mcts:iterations=100,iterations=200",
+                "key 'iterations' is given twice",
+            ),
+            (
+                "mcts:iterations=-1",
+                "iterations must not be negative (a whole number from 0 to",
+            ),
+            ("mcts:iterations=1.5", "iterations must be a whole number"),
+            (
+                "mcts:iterations=99999999999999999999",
+                "iterations is out of range",
+            ),
+            (
+                "mcts:threads=100000",
+                "threads is 0 (one a core) to 256, not 100000",
+            ),
+            ("mcts:cp=abc", "cp must be a number, got 'abc'"),
         ] {
             let e = parse_spec(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains(says), "{bad}: {e}");

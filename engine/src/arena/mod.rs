@@ -37,6 +37,9 @@ pub struct MatchConfig {
     pub sprt: Option<Sprt>,
     /// A folder to write every game to (`games.rec` and `manifest.json`).
     pub records: Option<PathBuf>,
+    /// Replace a dataset already in the `records` folder (`--force`), once the players are
+    /// built; without it such a folder is refused before the first game.
+    pub replace_records: bool,
 }
 
 /// One finished game of a match.
@@ -422,9 +425,16 @@ impl Records {
     fn create(dir: &std::path::Path, config: &MatchConfig) -> Result<Records, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let file = dir.join("games.rec");
+        if config.replace_records {
+            for old in [file.clone(), dir.join(crate::record::MANIFEST_FILE)] {
+                if old.exists() {
+                    std::fs::remove_file(&old).map_err(|e| format!("{}: {e}", old.display()))?;
+                }
+            }
+        }
         if file.exists() {
             return Err(format!(
-                "{} exists: give the match's records a new folder",
+                "{} exists: give the match's records a new folder, or pass --force to replace them",
                 file.display()
             ));
         }

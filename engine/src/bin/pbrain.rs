@@ -14,13 +14,14 @@ principal variation search with threat-space proofs; `engine players --game gomo
 time taken from the manager's timeout_turn, timeout_match and time_left.
 
 Options:
-      --threads <N>      Search threads, 0: all cores [default: 1]
+      --threads <N>      Search threads (0: one a core, at most 256) [default: 1]
       --player <SPEC>    The searcher as a player spec of `pvs` (or `best`) with its keys, such as
                          `pvs:lmr=deep` (`engine players --game gomoku` lists them); its time
                          comes from the manager's clock [default: best]
   -h, --help             Print help";
 
 fn main() {
+    engine::cli::exit_quietly_when_output_closes();
     let mut brain = Brain::new();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
@@ -31,9 +32,13 @@ fn main() {
     let mut threads = None;
     while i < args.len() {
         let text = args.get(i + 1);
-        let value = text.and_then(|v| v.parse::<u64>().ok());
+        let value = text.map(|v| engine::cli::parse_threads(v));
         match (args[i].as_str(), value, text) {
-            ("--threads", Some(n), _) => threads = Some(engine::cli::or_all_cores(n as usize)),
+            ("--threads", Some(Ok(n)), _) => threads = Some(engine::cli::or_all_cores(n)),
+            ("--threads", Some(Err(e)), Some(v)) => {
+                eprintln!("pbrain-engine: --threads {v}: {e}");
+                std::process::exit(2);
+            }
             ("--player", _, Some(spec)) => match pvs_spec_config(spec) {
                 Ok(config) => brain.config = config,
                 Err(e) => {

@@ -57,11 +57,7 @@ pub const OPTION_NAMES: [&str; 8] = [
     "genmove_plies",
 ];
 
-fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("{name} must be a whole number, got '{value}'"))
-}
+use crate::agents::spec::number;
 
 impl Settings {
     /// Sets one shared option; `Ok(false)` when `name` is not one of them.
@@ -76,11 +72,7 @@ impl Settings {
                 self.time_ms = (n > 0).then_some(n);
             }
             "threads" => {
-                let n = crate::cli::or_all_cores(number(name, value)?);
-                if n > 1024 {
-                    return Err(format!("threads must be 0 (all cores) to 1024, got {n}"));
-                }
-                self.threads = n;
+                self.threads = crate::cli::search_threads(number(name, value)?)?;
             }
             "seed" => self.seed = number(name, value)?,
             "cp" => {

@@ -212,7 +212,7 @@ fn positions_games_and_options_are_checked() {
         answers[14]
     );
     assert!(
-        answers[15].contains("threads must be 0 (all cores) to 1024, got 5000"),
+        answers[15].contains("threads is 0 (one a core) to 256, not 5000"),
         "{}",
         answers[15]
     );
@@ -901,7 +901,7 @@ fn proofs_of_wins_are_an_option_of_the_product() {
         ["= 40", "=", "= 0", "=", "= 40", "=", "= custom"]
     );
     assert!(
-        answers[7].contains("prove_edges must be a whole number"),
+        answers[7].contains("prove_edges must be a number"),
         "{}",
         answers[7]
     );

@@ -602,6 +602,19 @@ async fn missing() -> Answer {
     }))
 }
 
+/// A known API path asked with the other method: 405 with the JSON error every refusal has.
+async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> Answer {
+    let path = uri.path();
+    let takes = match path {
+        "/api/games" | "/api/state" | "/api/record" | "/api/dataset" => "GET",
+        _ => "POST",
+    };
+    Answer(Err(Refusal {
+        status: 405,
+        message: format!("{path} takes {takes}, not {method}"),
+    }))
+}
+
 /// The router, for a server or a test.
 fn router(app: Arc<App>) -> Router {
     Router::new()
@@ -614,16 +627,16 @@ fn router(app: Arc<App>) -> Router {
             "/style.css",
             get(|| page("style", "text/css; charset=utf-8")),
         )
-        .route("/api/games", get(api_games))
-        .route("/api/state", get(api_state))
-        .route("/api/record", get(api_record))
-        .route("/api/dataset", get(api_dataset))
-        .route("/api/new", post(api_new))
-        .route("/api/play", post(api_play))
-        .route("/api/engine", post(api_engine))
-        .route("/api/stop", post(api_stop))
-        .route("/api/undo", post(api_undo))
-        .route("/api/legal", post(api_legal))
+        .route("/api/games", get(api_games).fallback(wrong_method))
+        .route("/api/state", get(api_state).fallback(wrong_method))
+        .route("/api/record", get(api_record).fallback(wrong_method))
+        .route("/api/dataset", get(api_dataset).fallback(wrong_method))
+        .route("/api/new", post(api_new).fallback(wrong_method))
+        .route("/api/play", post(api_play).fallback(wrong_method))
+        .route("/api/engine", post(api_engine).fallback(wrong_method))
+        .route("/api/stop", post(api_stop).fallback(wrong_method))
+        .route("/api/undo", post(api_undo).fallback(wrong_method))
+        .route("/api/legal", post(api_legal).fallback(wrong_method))
         .fallback(missing)
         .with_state(app)
 }

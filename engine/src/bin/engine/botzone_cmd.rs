@@ -18,8 +18,9 @@ pub struct BotzoneArgs {
     /// Thinking time of the first turn (Botzone allows 2000).
     #[arg(long, default_value_t = 1700)]
     first_time_ms: u64,
-    /// Search threads, 0: all cores (Botzone gives one core).
-    #[arg(long, default_value_t = 1)]
+    /// Search threads (0: one a core, at most 256). Botzone gives a bot one core, so the
+    /// default is 1, where every other search defaults to one thread too.
+    #[arg(long, default_value_t = 1, value_parser = engine::cli::parse_threads)]
     threads: usize,
     /// The seed of the search's random choices.
     #[arg(long, default_value_t = 1)]

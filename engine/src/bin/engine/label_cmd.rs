@@ -36,8 +36,9 @@ pub struct LabelArgs {
     /// The seed of the horizons drawn for each game.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Threads, each with its own solver table of 2^22 entries (128 MB); 0: all cores.
-    #[arg(long, default_value_t = 2)]
+    /// Threads, each with its own solver table of 2^22 entries (128 MB); 0: one a core, at
+    /// most 256.
+    #[arg(long, default_value_t = 0, value_parser = engine::cli::parse_threads)]
     threads: usize,
     /// Positions the solver may search for one outcome or move (past it the game is skipped).
     #[arg(long, default_value_t = 400_000_000)]
@@ -81,7 +82,8 @@ pub fn label(args: LabelArgs) -> Result<(), String> {
     let start = Instant::now();
     let (tx, rx) = mpsc::channel::<Result<(u64, Option<GameRecord>), String>>();
     std::thread::scope(|scope| -> Result<(), String> {
-        for _ in 0..threads {
+        // Each thread has its 128 MB table: no more threads than games to label.
+        for _ in 0..threads.min(todo.len()).max(1) {
             let tx = tx.clone();
             let (todo, next, initial) = (&todo, &next, &initial);
             scope.spawn(move || {

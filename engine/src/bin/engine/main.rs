@@ -144,8 +144,9 @@ struct PlayerArgs {
     /// 100000 for MCTS players unless only a time is given].
     #[arg(long)]
     iterations: Option<u64>,
-    /// Search threads (0: all cores): adds threads=N to the player [player's default: 1].
-    #[arg(long)]
+    /// Search threads (0: one a core, at most 256): adds threads=N to the player [player's
+    /// default: 1].
+    #[arg(long, value_parser = engine::cli::parse_threads)]
     threads: Option<usize>,
     /// Seed of the search's random choices: adds seed=N to the player [player's default: 1].
     #[arg(long)]
@@ -317,8 +318,8 @@ struct BenchArgs {
     /// Boxes, 20,000 for other games).
     #[arg(long)]
     iterations: Option<u64>,
-    /// Threads for the *_nt figures (0: all cores) [default: all cores].
-    #[arg(long)]
+    /// Threads for the *_nt figures (0: one a core, at most 256) [default: 0].
+    #[arg(long, value_parser = engine::cli::parse_threads)]
     threads: Option<usize>,
     /// Searches per figure (a fresh tree each); a figure is total iterations over total time.
     #[arg(long, default_value_t = 10)]
@@ -331,7 +332,7 @@ struct BenchArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = engine::cli::parse_args();
     let result = match cli.command {
         Command::Play(args) => play(args),
         Command::Analyse(args) => analyse(args),
@@ -487,6 +488,9 @@ fn analyse_with_player<G: RegisteredGame>(
     });
     let how = if let Some(how) = choice.how {
         format!("{how}, found without a tree search")
+    } else if let (0, Some(note)) = (choice.iterations, &choice.note) {
+        // The player's own account of what chose it (`pbrain`'s MESSAGE for Gomoku).
+        format!("found without a tree search ({note})")
     } else if choice.iterations == 0 {
         "found without a tree search (knowledge: a forced or solved move)".to_string()
     } else {
@@ -515,7 +519,7 @@ fn analyse_with_player<G: RegisteredGame>(
             state.format_action(choice.action),
             choice.action,
         );
-        if let Some(note) = &choice.note {
+        if let (Some(note), true) = (&choice.note, choice.iterations > 0) {
             println!("search: {note}");
         }
     }

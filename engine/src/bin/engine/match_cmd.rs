@@ -35,9 +35,10 @@ pub struct MatchArgs {
     /// Default: the start position.
     #[arg(long)]
     positions: Option<PathBuf>,
-    /// Games played at once, each on its own thread with its own players (0: one a core; a
-    /// player's own search threads are its spec's threads=). `--threads` is its old spelling.
-    #[arg(long, alias = "threads", default_value_t = 1)]
+    /// Games played at once, each on its own thread with its own players (0: one a core, at
+    /// most 256; a player's own search threads are its spec's threads=, 1 unless given).
+    /// `--threads` is its old spelling.
+    #[arg(long, alias = "threads", default_value_t = 0, value_parser = engine::cli::parse_threads)]
     parallel_games: usize,
     /// Seed of the match: game k's players are seeded from it and k.
     #[arg(long, default_value_t = 1)]
@@ -48,6 +49,10 @@ pub struct MatchArgs {
     /// Write every game as a record (dataset format) into this new folder.
     #[arg(long)]
     records: Option<PathBuf>,
+    /// Overwrite the --json file, and replace the dataset in the --records folder, when they
+    /// exist (without it they are refused before the first game).
+    #[arg(long)]
+    force: bool,
     /// Sequential probability ratio test: ELO0,ELO1,ALPHA,BETA (e.g. 0,50,0.05,0.05); the match
     /// stops once it accepts either hypothesis.
     #[arg(long)]
@@ -138,6 +143,9 @@ pub fn run(args: MatchArgs) -> Result<(), String> {
     if args.games == 0 {
         return Err("--games must be positive".into());
     }
+    if let Some(path) = &args.json {
+        engine::cli::check_output_file(path, args.force).map_err(|e| format!("--json {e}"))?;
+    }
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let started = Instant::now();
     struct MatchCmd<'a> {
@@ -205,6 +213,7 @@ fn config(
         seed: args.seed,
         sprt,
         records: args.records.clone(),
+        replace_records: args.force,
     }
 }
 
@@ -232,9 +241,15 @@ pub struct PositionsArgs {
     /// Write here instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Overwrite the --out file when it exists (without it an existing file is refused).
+    #[arg(long)]
+    force: bool,
 }
 
 pub fn positions(args: PositionsArgs) -> Result<(), String> {
+    if let Some(path) = &args.out {
+        engine::cli::check_output_file(path, args.force).map_err(|e| format!("--out {e}"))?;
+    }
     let found = state_s_like(args.rows, args.cols, args.edges, args.count, args.seed)?;
     let header = format!(
         "{} State-S-like positions of {}x{} Dots and Boxes: {} edges drawn, equal scores, no box capturable at once.\n\

@@ -118,6 +118,7 @@ fn play(
         seed: args.seed,
         sprt: None,
         records: None,
+        replace_records: false,
     };
     let build = || -> Result<_, String> {
         Ok([

@@ -42,8 +42,8 @@ pub struct PaperArgs {
     /// The rival's spec.
     #[arg(long, default_value = "rival")]
     rival: String,
-    /// Games played at once (0: one a core). `--threads` is its old spelling.
-    #[arg(long, alias = "threads", default_value_t = 2)]
+    /// Games played at once (0: one a core, at most 256). `--threads` is its old spelling.
+    #[arg(long, alias = "threads", default_value_t = 0, value_parser = engine::cli::parse_threads)]
     parallel_games: usize,
     /// The seed of the matches: game k's players are seeded from it and k.
     #[arg(long, default_value_t = 1)]
@@ -55,6 +55,10 @@ pub struct PaperArgs {
     /// Write the markdown here (also printed).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Overwrite the --out file when it exists (without it an existing file is refused before
+    /// any game).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// One row: what our engine plays.
@@ -183,6 +187,7 @@ fn play_pair(
         seed: args.seed,
         sprt: None,
         records: None,
+        replace_records: false,
     };
     let build = || -> Result<_, String> {
         Ok([
@@ -201,6 +206,9 @@ fn conversion(p: &PlayerStats) -> String {
 }
 
 pub fn run(args: PaperArgs) -> Result<(), String> {
+    if let Some(path) = &args.out {
+        engine::cli::check_output_file(path, args.force).map_err(|e| format!("--out {e}"))?;
+    }
     match GameSpec::named(&args.game)?.name() {
         "amazons" => return super::paper_amazons::run(args),
         "dots_and_boxes" => {}

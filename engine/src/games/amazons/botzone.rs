@@ -134,6 +134,18 @@ fn read_line_lossy(input: &mut impl BufRead, line: &mut String) -> io::Result<us
     Ok(n)
 }
 
+/// The thinking time of a turn: the first turn's longer allowance only on turn 1, read from the
+/// input's turn number (`None`: a bare request of keep-running mode, never the first). In
+/// Botzone's plain mode every turn is a fresh process, so "the first answer of this process"
+/// would be every turn.
+fn turn_time(config: &BotzoneConfig, turn: Option<usize>) -> Duration {
+    if turn == Some(1) {
+        config.first_time
+    } else {
+        config.time
+    }
+}
+
 /// Serves Botzone inputs from `input` until it ends (one input without keep-running).
 pub fn serve(
     config: &BotzoneConfig,
@@ -150,7 +162,6 @@ pub fn serve(
     bot.new_game(&Amazons::new(8, TurnShape::Whole).expect("8x8"), &[])
         .expect("a search player starts any game");
     let mut history: Vec<String> = Vec::new();
-    let mut first = true;
     let mut line = String::new();
     loop {
         line.clear();
@@ -162,7 +173,8 @@ pub fn serve(
             continue;
         }
         // A full input starts with the turn number; in keep-running mode a bare request follows.
-        if let Ok(n) = head.parse::<usize>() {
+        let turn = head.parse::<usize>().ok();
+        if let Some(n) = turn {
             history.clear();
             for _ in 0..n.saturating_mul(2).saturating_sub(1) {
                 line.clear();
@@ -178,11 +190,8 @@ pub fn serve(
         if let Some(p) = problem {
             eprintln!("botzone: {p}; answering from the position before it");
         }
-        if !first {
-            // The same bot goes on (keep-running mode), so its tree carries over between turns.
-            bot.set_budget(Budget::time(config.time));
-        }
-        first = false;
+        // In keep-running mode the same bot goes on, so its tree carries over between turns.
+        bot.set_budget(Budget::time(turn_time(config, turn)));
         let reply = answer(&mut bot, &game, &moves);
         writeln!(out, "{reply}")?;
         history.push(reply);
@@ -213,6 +222,34 @@ mod tests {
         let mut out = Vec::new();
         serve(config, &mut input.as_bytes(), &mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    /// Only turn 1 of a full input gets the first turn's time: in plain mode each turn is a new
+    /// process, and turn 2 given the first turn's 1.7 s would overrun Botzone's 1 s.
+    #[test]
+    fn the_first_turns_time_is_read_from_the_turn_number() {
+        let slow_first = BotzoneConfig {
+            first_time: Duration::from_secs(120),
+            time: Duration::from_millis(20),
+            ..config()
+        };
+        assert_eq!(turn_time(&slow_first, Some(1)), slow_first.first_time);
+        assert_eq!(turn_time(&slow_first, Some(2)), slow_first.time);
+        assert_eq!(turn_time(&slow_first, None), slow_first.time);
+        // A fresh process given turn 2 thinks for `time` (with 120 s it would not end soon).
+        let first = run("1\n-1 -1 -1 -1 -1 -1\n", &config());
+        let first = first.lines().next().unwrap().to_string();
+        let (g, _) = replay(&["-1 -1 -1 -1 -1 -1".into(), first.clone()]);
+        let mut turns = Vec::new();
+        g.whole_turns(&mut turns);
+        let theirs = write_turn(&g, turns[0]);
+        let started = std::time::Instant::now();
+        let answer = run(
+            &format!("2\n-1 -1 -1 -1 -1 -1\n{first}\n{theirs}\n"),
+            &slow_first,
+        );
+        assert!(started.elapsed() < Duration::from_secs(60), "{answer}");
+        check_legal(&["-1 -1 -1 -1 -1 -1", &first, &theirs], answer.trim());
     }
 
     /// The answer is a legal turn of the position the input describes.

@@ -105,11 +105,7 @@ pub const OPTIONS: [OptionDecl; 10] = [
     },
 ];
 
-fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("{name} must be a whole number, got '{value}'"))
-}
+use crate::agents::spec::number;
 
 impl DotsOptions {
     /// Sets one option on `board`'s size; `Ok(false)` for a name that is not one of these.

@@ -36,8 +36,6 @@ use crate::rng::derive_seed;
 // A timed root solve is given half its time at the solver's rate (`SOLVER_NODES_PER_MS`).
 /// Solver table of each search thread: 2^20 entries (32 MB).
 const TABLE_BITS: u32 = 20;
-/// Most search threads a spec may ask for (each has its own solver table).
-pub const MAX_THREADS: usize = 64;
 
 /// Settings of `qdab`.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,11 +70,7 @@ impl QdabConfig {
         let mut config = QdabConfig::default();
         let (mut time_ms, mut iterations) = (None, None);
         for (key, value) in pairs {
-            let number = || {
-                value
-                    .parse::<u64>()
-                    .map_err(|_| format!("{key} must be a whole number, got '{value}'"))
-            };
+            let number = || crate::agents::spec::number::<u64>(key, value);
             let positive = || match number()? {
                 0 => Err(format!("{key} must be positive, got '{value}'")),
                 n => Ok(n),
@@ -85,10 +79,7 @@ impl QdabConfig {
                 "time_ms" => time_ms = Some(positive()?),
                 "iterations" => iterations = Some(positive()?),
                 "threads" => {
-                    config.threads = crate::cli::or_all_cores(number()? as usize);
-                    if config.threads > MAX_THREADS {
-                        return Err(format!("threads must be 1 to {MAX_THREADS}, got '{value}'"));
-                    }
+                    config.threads = crate::cli::search_threads(number()? as usize)?;
                 }
                 "seed" => config.seed = number()?,
                 "solver_nodes" => config.solver_nodes = positive()?,

@@ -171,8 +171,9 @@ const NET: [KeyDecl; 17] = [
     ),
 ];
 
-/// `nn`'s keys: the net's and `mcts`'s on Dots and Boxes.
-const NN_KEYS: [KeyDecl; 27] = joined_keys(&NET, &MCTS_KEYS);
+/// `nn`'s keys: the net's, those every search shares (`iterations`, `time_ms`, `threads`,
+/// `seed`, `cp`, ...), and `mcts`'s own on Dots and Boxes.
+const NN_KEYS: [KeyDecl; 36] = joined_keys(&joined_keys::<26>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
 
 /// `qdab`'s keys, as [`QdabConfig::from_pairs`] reads them.
 const QDAB_KEYS: [KeyDecl; 6] = [
@@ -182,7 +183,11 @@ const QDAB_KEYS: [KeyDecl; 6] = [
         "",
         "iterations a move (with time_ms: whichever ends first)",
     ),
-    key("threads", "1", "search threads (1 to 64; 0: all cores)"),
+    key(
+        "threads",
+        "1",
+        "search threads (0: one a core; at most 256)",
+    ),
     key("seed", "1", "the seed of its choices"),
     key(
         "solver_nodes",
@@ -776,8 +781,17 @@ mod tests {
             "reuse",
         ];
         assert_eq!(names(&MCTS_KEYS), mcts);
-        assert_eq!(names(&NN_KEYS)[NET.len()..], mcts);
+        assert_eq!(names(&NN_KEYS)[NET.len() + SEARCH_KEYS.len()..], mcts);
         assert_eq!(names(&SEARCH_OWN), mcts[6..]);
+        // `engine players` lists every key `nn` (so `best`) takes: the shared search keys too.
+        let nn = names(&NN_KEYS);
+        for shared in ["iterations", "time_ms", "threads", "seed", "cp"] {
+            assert!(nn.contains(&shared), "nn does not list {shared}");
+        }
+        let listed = crate::registry::describe_players(Some("dots_and_boxes")).unwrap();
+        let nn_section = listed.split("\n  nn").nth(1).unwrap();
+        let nn_section = nn_section.split("\n  qdab").next().unwrap();
+        assert!(nn_section.contains("iterations=100000"), "{nn_section}");
     }
 
     /// Why the player `text` cannot be built on 5x5 (it must fail).
@@ -1106,10 +1120,13 @@ mod tests {
             ),
             ("rival:safe_first=1", "unknown key 'safe_first'"),
             ("qdab:cp=1", "unknown key 'cp'"),
-            ("qdab:time_ms=fast", "time_ms must be a whole number"),
+            ("qdab:time_ms=fast", "time_ms must be a number"),
             ("qdab:iterations=0", "iterations must be positive"),
-            ("qdab:threads=1000", "threads must be 1 to 64"),
-            ("qdab:leaf_nodes=-3", "leaf_nodes must be a whole number"),
+            (
+                "qdab:threads=1000",
+                "threads is 0 (one a core) to 256, not 1000",
+            ),
+            ("qdab:leaf_nodes=-3", "leaf_nodes must not be negative"),
         ] {
             let e = parse_spec(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains(says), "{bad}: {e}");

@@ -116,8 +116,12 @@ impl BrainConfig {
         if config.command.trim().is_empty() {
             return Err(err("gomocup needs cmd=COMMAND, the brain to run".into()));
         }
-        if config.threads == 0 {
-            return Err(err("threads must be positive".into()));
+        if config.threads == 0 || config.threads as usize > crate::cli::MAX_THREADS {
+            return Err(err(format!(
+                "threads (INFO thread_num) is 1 to {}, not {}",
+                crate::cli::MAX_THREADS,
+                config.threads
+            )));
         }
         Ok(config)
     }

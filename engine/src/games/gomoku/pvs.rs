@@ -823,7 +823,11 @@ impl Pvs {
             }
         }
         if moves.len() == 1 {
-            self.found = "single candidate";
+            self.found = if state.stones() == 0 {
+                "opening: the centre of the empty board"
+            } else {
+                "single candidate"
+            };
             return Some((moves[0] as Action, 0));
         }
         let threads = self.config.threads.max(1);

@@ -153,11 +153,8 @@ impl Heuristics {
                 .filter(|v| v.is_finite())
                 .ok_or_else(|| err(format!("{key} must be a number, got '{value}'")))
         };
-        let whole = |key: &str, value: &str| {
-            value
-                .parse::<u32>()
-                .map_err(|_| err(format!("{key} must be a whole number, got '{value}'")))
-        };
+        let whole =
+            |key: &str, value: &str| crate::agents::spec::number::<u32>(key, value).map_err(err);
         let mut h = match keys.iter().find(|(k, _)| k == "heuristic") {
             Some((_, v)) if v == "paper" => Heuristics::PAPER,
             Some((_, v)) if v == "best" => Heuristics::BEST,

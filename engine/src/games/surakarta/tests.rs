@@ -510,7 +510,7 @@ fn heuristic_switches_are_read_from_spec_keys() {
     for (bad, says) in [
         ("energy=2", "energy is 0 or 1"),
         ("heuristic=most", "heuristic is 0 (plain)"),
-        ("lead=-1", "lead must be a whole number"),
+        ("lead=-1", "lead must not be negative"),
         ("attack=x", "attack must be a number"),
         ("attack=inf", "attack must be a number"),
         ("captures=2", "captures is a chance from 0 to 1"),
