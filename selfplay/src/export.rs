@@ -45,7 +45,20 @@ pub fn npy_header(descr: &str, shape: &[u64]) -> Vec<u8> {
     out
 }
 
-pub fn export_npy(dir: &Path, out: &Path) -> Result<ExportSummary, String> {
+/// The arrays `export_npy` writes into its folder.
+pub const NPY_FILES: [&str; 3] = ["features.npy", "labels.npy", "game_index.npy"];
+
+/// Writes the dataset in `dir` as NumPy arrays into `out`. Arrays already there are refused
+/// unless `force` (the rule of every output), before anything is read or written.
+pub fn export_npy(dir: &Path, out: &Path, force: bool) -> Result<ExportSummary, String> {
+    if let Some(there) = NPY_FILES.iter().map(|f| out.join(f)).find(|p| p.exists()) {
+        if !force {
+            return Err(format!(
+                "{} exists: pass --force to overwrite the arrays, or choose another --out",
+                there.display()
+            ));
+        }
+    }
     let dataset = Dataset::open(dir).map_err(|e| e.to_string())?;
     struct Write<'a>(&'a Dataset, &'a Path);
     impl GameVisitor for Write<'_> {
@@ -77,11 +90,7 @@ fn write_arrays<G: Game>(
     let warnings = games.torn_tails().to_vec();
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let width = initial.feature_len();
-    let paths = [
-        out.join("features.npy"),
-        out.join("labels.npy"),
-        out.join("game_index.npy"),
-    ];
+    let paths = NPY_FILES.map(|f| out.join(f));
     let mut features = create(&paths[0])?;
     let mut labels = create(&paths[1])?;
     let mut games = create(&paths[2])?;

@@ -150,6 +150,9 @@ struct ExportArgs {
     /// Folder that receives the arrays.
     #[arg(long)]
     out: PathBuf,
+    /// Overwrite arrays already in --out (without it they are refused).
+    #[arg(long)]
+    force: bool,
 }
 
 fn main() -> ExitCode {
@@ -268,7 +271,7 @@ fn stats(args: StatsArgs) -> Result<(), String> {
 
 fn export(args: ExportArgs) -> Result<(), String> {
     let s = match args.format {
-        ExportFormat::Npy => selfplay::export::export_npy(&args.dir, &args.out)?,
+        ExportFormat::Npy => selfplay::export::export_npy(&args.dir, &args.out, args.force)?,
     };
     for w in &s.warnings {
         eprintln!("selfplay: warning: {w}");

@@ -296,8 +296,17 @@ fn stats_and_npy_export_agree_with_the_reader() {
     assert_eq!(stats.distinct_positions + stats.duplicate_positions, 144);
 
     let out = root.join("npy");
-    let s = selfplay::export::export_npy(&dir, &out).unwrap();
+    let s = selfplay::export::export_npy(&dir, &out, false).unwrap();
     assert_eq!(s.positions, 144);
+    // Arrays already there are refused without force, and written again with it.
+    let err = selfplay::export::export_npy(&dir, &out, false).unwrap_err();
+    assert!(err.contains("features.npy exists: pass --force"), "{err}");
+    assert_eq!(
+        selfplay::export::export_npy(&dir, &out, true)
+            .unwrap()
+            .positions,
+        144
+    );
     let (descr, shape, data) = read_npy(&out.join("features.npy"));
     assert_eq!((descr.as_str(), shape), ("<f4", vec![144, 24 + 9]));
     let floats: Vec<f32> = data
