@@ -26,6 +26,9 @@ pub enum MoveKind {
     Solved = 3,
 }
 
+/// The visits of the one root entry that records an estimate ([`RootStat::estimate`]).
+pub const ESTIMATE_VISITS: u32 = 1000;
+
 /// One root move of the search that chose a recorded move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct RootStat {
@@ -50,6 +53,26 @@ impl RootStat {
                 p2_wins: cap(m.p2_wins),
             })
             .collect()
+    }
+
+    /// The one root entry that records a search without root statistics (an alpha-beta
+    /// search, which gives a move and its estimate): the chosen move with [`ESTIMATE_VISITS`]
+    /// visits and the mover's estimated chance to win, `win` in [0, 1], as its wins (no draws).
+    /// Read back, its value for the mover is `2 win - 1`, what `train run --value-targets
+    /// search` learns.
+    pub fn estimate(action: Action, mover: Player, win: f64) -> RootStat {
+        let n = ESTIMATE_VISITS;
+        let mine = (win.clamp(0.0, 1.0) * f64::from(n)).round() as u32;
+        let (p1_wins, p2_wins) = match mover {
+            Player::P1 => (mine, n - mine),
+            Player::P2 => (n - mine, mine),
+        };
+        RootStat {
+            action,
+            visits: n,
+            p1_wins,
+            p2_wins,
+        }
     }
 
     /// Mean result from `player`'s view, in [-1, 1]: (wins - losses) / visits.

@@ -50,7 +50,9 @@ pub struct GameReport {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MoveSearch {
     pub iterations: u64,
-    /// Every root move of the tree search that chose the move; empty when none did.
+    /// Every root move of the tree search that chose the move; for a search without a tree
+    /// that gave an estimate (alpha-beta), the chosen move alone with that estimate
+    /// ([`RootStat::estimate`]); empty otherwise.
     pub root: Vec<RootStat>,
 }
 
@@ -179,12 +181,19 @@ pub fn play_game<G: Game>(
                         report.match_point[seat] = Some(report.estimated_moves[seat]);
                     }
                 }
+                // A tree search's root moves; else a search's estimate of the move it chose
+                // (alpha-beta), so that its value is kept with the move.
+                let root = match seats[seat].last_search() {
+                    Some(result) => RootStat::of_search(result),
+                    None => c
+                        .win_probability
+                        .filter(|_| c.iterations > 0)
+                        .map(|p| vec![RootStat::estimate(c.action, mover, p)])
+                        .unwrap_or_default(),
+                };
                 report.searches.push(MoveSearch {
                     iterations: c.iterations,
-                    root: seats[seat]
-                        .last_search()
-                        .map(RootStat::of_search)
-                        .unwrap_or_default(),
+                    root,
                 });
                 report.move_ms.push(took * 1000.0);
                 report.notes.push(c.note);
@@ -209,6 +218,7 @@ pub fn play_game<G: Game>(
 mod tests {
     use super::*;
     use crate::agents::{AgentError, Choice};
+    use crate::game_record::ESTIMATE_VISITS;
     use crate::games::TicTacToe;
 
     /// Plays the first legal move and reports the next of its scripted estimates.
@@ -236,6 +246,43 @@ mod tests {
                 ..Choice::plain(moves[0])
             })
         }
+    }
+
+    /// A search without root statistics that gives an estimate (alpha-beta) keeps it with its
+    /// move as one root entry; a move without a search, or without an estimate, keeps none.
+    #[test]
+    fn an_alpha_beta_estimate_is_kept_with_its_move() {
+        struct Estimating;
+        impl Agent<TicTacToe> for Estimating {
+            fn name(&self) -> String {
+                "estimating".into()
+            }
+            fn new_game(&mut self, _: &TicTacToe, _: &[Action]) -> Result<(), AgentError> {
+                Ok(())
+            }
+            fn choose(&mut self, state: &TicTacToe, _: &[Action]) -> Result<Choice, AgentError> {
+                let mut moves = Vec::new();
+                state.legal_actions(&mut moves);
+                Ok(Choice::scored(moves[0], 50, 100, 10_000, 100.0))
+            }
+        }
+        let start = TicTacToe::new();
+        let mut p1 = Estimating;
+        let mut p2 = Scripted {
+            estimates: vec![Some(0.3); 5],
+            next: 0,
+        };
+        let report = play_game(&start, &[], [&mut p1, &mut p2]).unwrap();
+        let record = report.to_record(&start, 0, 1).unwrap();
+        // P1's moves: score 100 at scale 100 is a win chance of 1/(1+e^-1), about 0.731.
+        let first = &record.moves[0];
+        assert_eq!(first.root.len(), 1);
+        let r = first.root[0];
+        assert_eq!((r.action, r.visits), (first.action, ESTIMATE_VISITS));
+        assert_eq!((r.p1_wins, r.p2_wins), (731, 269));
+        assert!((r.value_for(Player::P1) - 0.462).abs() < 1e-9);
+        // P2's scripted moves gave an estimate without a search (no iterations): nothing kept.
+        assert!(record.moves[1].root.is_empty());
     }
 
     /// The match point is the first searched move (moves without an estimate not counted) whose
