@@ -152,7 +152,27 @@ pub fn device_for(config: &TrainConfig) -> Result<Device, String> {
 
 #[cfg(feature = "gpu")]
 fn gpu_device() -> Result<Device, String> {
-    Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice))
+    let device = Device::wgpu(burn::tensor::DeviceKind::DefaultDevice);
+    // burn-wgpu looks for its adapter on the first operation and, where there is none, panics
+    // in its device thread and then here. One small tensor probes it, those panics kept quiet,
+    // so that a machine without a usable GPU gets a line saying what is missing.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let probe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let one = Tensor::<1>::from_data(burn::tensor::TensorData::new(vec![1.0f32], [1]), &device);
+        let read: Result<Vec<f32>, _> = one.into_data().try_to_vec();
+        read.is_ok()
+    }));
+    std::panic::set_hook(report);
+    match probe {
+        Ok(true) => Ok(device),
+        _ => Err(
+            "--backend gpu: wgpu found no GPU adapter (Vulkan, Metal or DX12). On Linux it \
+                  needs the GPU's Vulkan driver, the Vulkan loader (Debian: libvulkan1) and, \
+                  for NVIDIA's driver, glvnd (libglvnd0); or train with --backend cpu"
+                .into(),
+        ),
+    }
 }
 
 #[cfg(not(feature = "gpu"))]
@@ -321,13 +341,14 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         }
     }
 
+    // The device first: a GPU that is not there is refused before the folder is made.
+    let device = device_for(config)?;
     let out = &output_folder(&config.out)?;
     guard_model(out, options)?;
     say(format!("writing to {}", out.display()));
     let checkpoints = out.join(CHECKPOINTS);
     std::fs::create_dir_all(&checkpoints)
         .map_err(|e| format!("cannot create {}: {e}", checkpoints.display()))?;
-    let device = device_for(config)?;
     let plain_device = device.clone().without_autodiff();
     let mut net = Net::new(width, config.hidden, config.seed, &device);
     let mut optim = optimiser(config);
