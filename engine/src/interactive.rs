@@ -106,7 +106,6 @@ pub fn play<G: Game>(
     // of the person's moves, for `undo`.
     let mut moves: Vec<Action> = Vec::new();
     let mut history: Vec<(G, usize)> = Vec::new();
-    let mut line = String::new();
     writeln!(out, "You are {human}. Type 'help' for commands.\n")?;
     loop {
         writeln!(out, "{state}\n")?;
@@ -130,14 +129,13 @@ pub fn play<G: Game>(
         loop {
             write!(out, "Your move: ")?;
             out.flush()?;
-            line.clear();
             let mut bytes = Vec::new();
             if input.read_until(b'\n', &mut bytes)? == 0 {
                 writeln!(out, "\nInput ended; leaving the game.")?;
                 return Ok(state);
             }
-            match String::from_utf8(bytes) {
-                Ok(text) => line = text,
+            let line = match String::from_utf8(bytes) {
+                Ok(text) => text,
                 Err(_) => {
                     writeln!(
                         out,
@@ -145,7 +143,7 @@ pub fn play<G: Game>(
                     )?;
                     continue;
                 }
-            }
+            };
             let text = line.trim();
             match text {
                 "" => continue,

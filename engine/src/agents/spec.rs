@@ -533,42 +533,36 @@ pub fn expand_alias(spec: &AgentSpec, players: &[PlayerDecl]) -> Result<Option<A
 /// The spec `base` (a kind, with or without keys) with `keys` (each `key=value`) after its own;
 /// a key `base` already has takes the new value (`paper:cp=2` over an alias's `cp=1.414`).
 pub fn with_keys(base: &str, keys: &[String]) -> String {
-    let key_of = |pair: &str| pair.split_once('=').map(|(k, _)| k.trim().to_string());
-    let new_keys: Vec<String> = keys.iter().filter_map(|p| key_of(p)).collect();
     let base = base.trim();
-    let mut text = match base.split_once(':') {
-        Some((kind, body)) => {
-            // The base's pieces split at commas outside double quotes, those of a replaced
-            // key left out.
-            let (mut pieces, mut piece, mut quoted) = (Vec::new(), String::new(), false);
-            for c in body.chars() {
-                match c {
-                    '"' => {
-                        quoted = !quoted;
-                        piece.push(c);
-                    }
-                    ',' if !quoted => pieces.push(std::mem::take(&mut piece)),
-                    _ => piece.push(c),
+    let (kind, body) = base.split_once(':').unwrap_or((base, ""));
+    let replaced: Vec<&str> = keys
+        .iter()
+        .filter_map(|pair| pair.split_once('=').map(|(k, _)| k.trim()))
+        .collect();
+    // The base's own keys read as a spec reads them (`pairs`, quoted values whole), written
+    // back without those replaced; a base that does not read is kept as it is, for
+    // `parse_spec` to refuse.
+    let mut pieces: Vec<String> = match pairs(body.trim(), &|_| true) {
+        _ if body.trim().is_empty() => Vec::new(),
+        Ok(own) => own
+            .into_iter()
+            .filter(|(k, _)| !replaced.contains(&k.as_str()))
+            .map(|(k, v)| {
+                if v.contains(',') {
+                    format!("{k}=\"{v}\"")
+                } else {
+                    format!("{k}={v}")
                 }
-            }
-            pieces.push(piece);
-            let kept: Vec<String> = pieces
-                .into_iter()
-                .filter(|p| !key_of(p).is_some_and(|k| new_keys.contains(&k)))
-                .collect();
-            format!("{kind}:{}", kept.join(","))
-        }
-        None => base.to_string(),
+            })
+            .collect(),
+        Err(_) => vec![body.trim().to_string()],
     };
-    for pair in keys {
-        if !text.contains(':') {
-            text.push(':');
-        } else if !text.ends_with([':', ',']) {
-            text.push(',');
-        }
-        text.push_str(pair);
+    pieces.extend(keys.iter().cloned());
+    if pieces.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}:{}", pieces.join(","))
     }
-    text
 }
 
 impl AgentSpec {

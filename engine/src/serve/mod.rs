@@ -21,7 +21,7 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use serde_json::{json, Value};
 
@@ -602,17 +602,17 @@ async fn missing() -> Answer {
     }))
 }
 
-/// A known API path asked with the other method: 405 with the JSON error every refusal has.
-async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> Answer {
-    let path = uri.path();
-    let takes = match path {
-        "/api/games" | "/api/state" | "/api/record" | "/api/dataset" => "GET",
-        _ => "POST",
-    };
-    Answer(Err(Refusal {
-        status: 405,
-        message: format!("{path} takes {takes}, not {method}"),
-    }))
+/// `route` (of the one method `takes`) answering any other method with 405 and the JSON error
+/// every refusal has.
+fn only(takes: &'static str, route: MethodRouter<Arc<App>>) -> MethodRouter<Arc<App>> {
+    route.fallback(
+        move |method: axum::http::Method, uri: axum::http::Uri| async move {
+            Answer(Err(Refusal {
+                status: 405,
+                message: format!("{} takes {takes}, not {method}", uri.path()),
+            }))
+        },
+    )
 }
 
 /// The router, for a server or a test.
@@ -627,16 +627,16 @@ fn router(app: Arc<App>) -> Router {
             "/style.css",
             get(|| page("style", "text/css; charset=utf-8")),
         )
-        .route("/api/games", get(api_games).fallback(wrong_method))
-        .route("/api/state", get(api_state).fallback(wrong_method))
-        .route("/api/record", get(api_record).fallback(wrong_method))
-        .route("/api/dataset", get(api_dataset).fallback(wrong_method))
-        .route("/api/new", post(api_new).fallback(wrong_method))
-        .route("/api/play", post(api_play).fallback(wrong_method))
-        .route("/api/engine", post(api_engine).fallback(wrong_method))
-        .route("/api/stop", post(api_stop).fallback(wrong_method))
-        .route("/api/undo", post(api_undo).fallback(wrong_method))
-        .route("/api/legal", post(api_legal).fallback(wrong_method))
+        .route("/api/games", only("GET", get(api_games)))
+        .route("/api/state", only("GET", get(api_state)))
+        .route("/api/record", only("GET", get(api_record)))
+        .route("/api/dataset", only("GET", get(api_dataset)))
+        .route("/api/new", only("POST", post(api_new)))
+        .route("/api/play", only("POST", post(api_play)))
+        .route("/api/engine", only("POST", post(api_engine)))
+        .route("/api/stop", only("POST", post(api_stop)))
+        .route("/api/undo", only("POST", post(api_undo)))
+        .route("/api/legal", only("POST", post(api_legal)))
         .fallback(missing)
         .with_state(app)
 }

@@ -237,12 +237,7 @@ mod tests {
         assert_eq!(turn_time(&slow_first, Some(2)), slow_first.time);
         assert_eq!(turn_time(&slow_first, None), slow_first.time);
         // A fresh process given turn 2 thinks for `time` (with 120 s it would not end soon).
-        let first = run("1\n-1 -1 -1 -1 -1 -1\n", &config());
-        let first = first.lines().next().unwrap().to_string();
-        let (g, _) = replay(&["-1 -1 -1 -1 -1 -1".into(), first.clone()]);
-        let mut turns = Vec::new();
-        g.whole_turns(&mut turns);
-        let theirs = write_turn(&g, turns[0]);
+        let (first, theirs) = our_first_turn_and_their_reply(0);
         let started = std::time::Instant::now();
         let answer = run(
             &format!("2\n-1 -1 -1 -1 -1 -1\n{first}\n{theirs}\n"),
@@ -250,6 +245,18 @@ mod tests {
         );
         assert!(started.elapsed() < Duration::from_secs(60), "{answer}");
         check_legal(&["-1 -1 -1 -1 -1 -1", &first, &theirs], answer.trim());
+    }
+
+    /// Our answer to turn 1 as the first player, and the reply `nth` of the second player's
+    /// turns after it: the history of a turn 2.
+    fn our_first_turn_and_their_reply(nth: usize) -> (String, String) {
+        let first = run("1\n-1 -1 -1 -1 -1 -1\n", &config());
+        let first = first.lines().next().unwrap().to_string();
+        let (g, _) = replay(&["-1 -1 -1 -1 -1 -1".into(), first.clone()]);
+        let mut turns = Vec::new();
+        g.whole_turns(&mut turns);
+        let theirs = write_turn(&g, turns[nth]);
+        (first, theirs)
     }
 
     /// The answer is a legal turn of the position the input describes.
@@ -271,12 +278,7 @@ mod tests {
         let answer = out.lines().next().unwrap();
         check_legal(&["2 0 2 3 2 5"], answer);
         // Turn 2 of the first player: our first answer, their reply, then us.
-        let first = run("1\n-1 -1 -1 -1 -1 -1\n", &config());
-        let first = first.lines().next().unwrap().to_string();
-        let (g, _) = replay(&["-1 -1 -1 -1 -1 -1".into(), first.clone()]);
-        let mut turns = Vec::new();
-        g.whole_turns(&mut turns);
-        let theirs = write_turn(&g, turns[7]);
+        let (first, theirs) = our_first_turn_and_their_reply(7);
         let input = format!("2\n-1 -1 -1 -1 -1 -1\n{first}\n{theirs}\n");
         let answer = run(&input, &config());
         check_legal(&["-1 -1 -1 -1 -1 -1", &first, &theirs], answer.trim());
