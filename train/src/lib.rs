@@ -7,6 +7,7 @@
 //! * [`model`]: the net in burn and its conversion to `engine::nn::ValueNet`.
 //! * [`trainer`]: the loop, checkpoints, resume, early stopping, export.
 //! * [`policy`]: `train policy`, a policy net on the searches' root visit counts.
+//! * [`pattern`]: `train pattern`, the Gomoku pattern net (`pvs`'s learned evaluation).
 //! * [`metrics`], [`card`]: what each epoch measured, `metrics.csv`, the curves, the card.
 
 pub mod card;
@@ -14,5 +15,6 @@ pub mod config;
 pub mod data;
 pub mod metrics;
 pub mod model;
+pub mod pattern;
 pub mod policy;
 pub mod trainer;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig, ValueTargets};
+use train::pattern::{train_pattern, PatternConfig};
 use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
@@ -25,6 +26,59 @@ enum Command {
     Run(Box<RunArgs>),
     /// Fit a policy net (Dots and Boxes) to the root visit counts of recorded searches.
     Policy(PolicyArgs),
+    /// Fit a Gomoku pattern net (pvs's learned evaluation, `pvs:model=`) to recorded games.
+    Pattern(PatternArgs),
+}
+
+#[derive(Args)]
+struct PatternArgs {
+    /// Gomoku dataset folder (`engine match --records`, `selfplay run`); repeatable, one rule
+    /// and board.
+    #[arg(long, required = true)]
+    data: Vec<PathBuf>,
+    /// Output folder: model.safetensors (the best epoch's), MODEL.md and metrics.csv.
+    #[arg(long, default_value = "runs/gomoku-net")]
+    out: PathBuf,
+    /// Features a point (the width of the point table).
+    #[arg(long, default_value_t = PatternConfig::default().features)]
+    features: usize,
+    /// Hidden units of the head.
+    #[arg(long, default_value_t = PatternConfig::default().hidden)]
+    hidden: usize,
+    /// Training epochs at most.
+    #[arg(long, default_value_t = PatternConfig::default().epochs)]
+    epochs: usize,
+    /// Stop after this many epochs without a better validation loss (0: never).
+    #[arg(long, default_value_t = PatternConfig::default().patience)]
+    patience: usize,
+    /// Positions a batch.
+    #[arg(long, default_value_t = PatternConfig::default().batch_size)]
+    batch_size: usize,
+    /// The learning rate (Adam).
+    #[arg(long, default_value_t = PatternConfig::default().learning_rate)]
+    learning_rate: f64,
+    /// The share of games held out for validation.
+    #[arg(long, default_value_t = PatternConfig::default().validation_share)]
+    validation_share: f64,
+    /// The seed of the split, the shuffles and the initial weights.
+    #[arg(long, default_value_t = PatternConfig::default().seed)]
+    seed: u64,
+    /// The share of a searched position's target that is the search's estimate (the rest is
+    /// the game's result).
+    #[arg(long, default_value_t = PatternConfig::default().search_weight)]
+    search_weight: f64,
+    /// Where to train: cpu, or gpu (a build with --features gpu).
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    backend: Backend,
+    /// CPU backend of burn.
+    #[arg(long, value_enum, default_value_t = CpuBackend::Flex)]
+    cpu_backend: CpuBackend,
+    /// Replace a model already in the output folder (without it, such a folder is refused).
+    #[arg(long)]
+    force: bool,
+    /// Only the final line.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -160,6 +214,7 @@ fn main() -> ExitCode {
     let result = match engine::cli::parse_args::<Cli>().command {
         Command::Run(args) => run(*args),
         Command::Policy(args) => policy(args),
+        Command::Pattern(args) => pattern(args),
     };
     engine::cli::finish("train", result)
 }
@@ -213,6 +268,40 @@ fn run(args: RunArgs) -> Result<(), String> {
         command,
     })?;
     println!("{}", summary.final_line());
+    Ok(())
+}
+
+fn pattern(args: PatternArgs) -> Result<(), String> {
+    let config = PatternConfig {
+        data: args.data,
+        out: args.out,
+        features: args.features,
+        hidden: args.hidden,
+        epochs: args.epochs,
+        patience: args.patience,
+        batch_size: args.batch_size,
+        learning_rate: args.learning_rate,
+        validation_share: args.validation_share,
+        seed: args.seed,
+        search_weight: args.search_weight,
+        backend: args.backend,
+        cpu_backend: args.cpu_backend,
+        force: args.force,
+    };
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let s = train_pattern(&config, !args.quiet, &command)?;
+    println!(
+        "best epoch {} of {}: validation loss {:.5} (the fitted evaluation's {:.5}, a constant guess's {:.5}), accuracy {:.2}% on {} positions ({} for training) | {}",
+        s.best.epoch,
+        s.epochs_run,
+        s.best.valid_loss,
+        s.baseline_loss,
+        s.constant_loss,
+        100.0 * s.best.valid_accuracy,
+        s.valid_positions,
+        s.train_positions,
+        s.model.display()
+    );
     Ok(())
 }
 

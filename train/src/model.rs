@@ -16,7 +16,7 @@ pub struct Net {
 
 /// A linear layer with weights drawn uniformly from +-1/sqrt(inputs) by our own generator, so
 /// a seed gives the same starting net on every backend (CPU and GPU runs can be compared).
-fn linear(inputs: usize, outputs: usize, rng: &mut Rng, device: &Device) -> Linear {
+pub fn linear(inputs: usize, outputs: usize, rng: &mut Rng, device: &Device) -> Linear {
     let bound = 1.0 / (inputs as f64).sqrt();
     let mut draw = |n: usize| -> Vec<f32> {
         (0..n)

@@ -139,15 +139,19 @@ fn identity(config: &TrainConfig) -> serde_json::Value {
 
 /// The burn device a config asks for, with autodiff.
 pub fn device_for(config: &TrainConfig) -> Result<Device, String> {
-    let device = match config.backend {
-        Backend::Cpu => match config.cpu_backend {
+    Ok(device_of(config.backend, config.cpu_backend)?.autodiff())
+}
+
+/// The burn device of a backend, without autodiff (a GPU that is not there is an error).
+pub fn device_of(backend: Backend, cpu_backend: CpuBackend) -> Result<Device, String> {
+    Ok(match backend {
+        Backend::Cpu => match cpu_backend {
             CpuBackend::Flex => Device::flex(),
             #[allow(deprecated)] // burn 0.22 deprecates ndarray; kept for comparison
             CpuBackend::Ndarray => Device::ndarray(),
         },
         Backend::Gpu => gpu_device()?,
-    };
-    Ok(device.autodiff())
+    })
 }
 
 #[cfg(feature = "gpu")]

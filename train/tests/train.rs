@@ -965,3 +965,178 @@ fn symmetries_give_each_game_in_every_image_of_its_board() {
         .with_symmetries(true);
     assert!(refused.is_err());
 }
+
+/// A Gomoku dataset of `games` games on a 9x9 freestyle board: each side plays a five point
+/// of its own, else blocks one of the other's, else a random point next to a stone (the
+/// centre first). The records keep no search values: the targets are the results.
+fn gomoku_dataset(dir: &Path, games: u64, seed: u64) {
+    use engine::game::Game;
+    use engine::games::gomoku::{Gomoku, Rule};
+    use engine::games::RegisteredGame;
+    use engine::record::{
+        recorded_scores, FileEntry, GameRecord, Manifest, MoveKind, MoveRecord, RecordWriter,
+    };
+    std::fs::create_dir_all(dir).unwrap();
+    let start = Gomoku::new(9, Rule::Freestyle).unwrap();
+    let spec = start.spec();
+    let mut writer = RecordWriter::create(&dir.join("games.rec"), &spec).unwrap();
+    let mut rng = Rng::new(seed);
+    let (mut positions, mut legal) = (0, Vec::new());
+    for index in 0..games {
+        let mut state = start;
+        let mut moves = Vec::new();
+        while !state.is_terminal() {
+            state.legal_actions(&mut legal);
+            let me = state.to_move();
+            let near: Vec<_> = legal
+                .iter()
+                .copied()
+                .filter(|&a| {
+                    let (c, r) = ((a % 9) as i32, (a / 9) as i32);
+                    (-1..=1).any(|dr| {
+                        (-1..=1).any(|dc| {
+                            state
+                                .point(c + dc, r + dr)
+                                .is_some_and(|q| state.stone(q).is_some())
+                        })
+                    })
+                })
+                .collect();
+            let action = if let Some(&a) = legal.iter().find(|&&a| state.wins_at(a as usize, me)) {
+                a
+            } else if let Some(&a) = legal
+                .iter()
+                .find(|&&a| state.wins_at(a as usize, me.opponent()))
+            {
+                a
+            } else if near.is_empty() {
+                40
+            } else {
+                near[rng.below(near.len() as u32) as usize]
+            };
+            moves.push(MoveRecord {
+                action,
+                player: me,
+                kind: MoveKind::Searched,
+                iterations: 0,
+                root: Vec::new(),
+            });
+            state.apply(action);
+        }
+        let outcome = state.outcome().unwrap();
+        positions += moves.len() as u64;
+        writer
+            .append(&GameRecord {
+                index,
+                seed: index,
+                outcome,
+                scores: recorded_scores(&state, outcome),
+                moves,
+            })
+            .unwrap();
+    }
+    writer.sync().unwrap();
+    Manifest {
+        format: Manifest::FORMAT.into(),
+        format_version: engine::record::FORMAT_VERSION,
+        game: spec,
+        generator: "train test".into(),
+        config: serde_json::json!({}),
+        seeds: "index".into(),
+        shard: None,
+        games_planned: games,
+        games,
+        positions,
+        complete: true,
+        files: vec![FileEntry {
+            name: "games.rec".into(),
+            games,
+            positions,
+        }],
+        sources: Vec::new(),
+    }
+    .write(dir)
+    .unwrap();
+}
+
+/// `train pattern` learns Gomoku results better than a constant guess, and its net loads in
+/// the engine for its own board only, where `pvs:model=` plays with it; a dataset of another
+/// game and a folder holding a model are refused before any training.
+#[test]
+fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
+    use engine::game::Game;
+    use engine::games::gomoku::net::PatternNet;
+    use engine::games::gomoku::{Gomoku, Rule};
+    use engine::games::RegisteredGame;
+    use train::pattern::{train_pattern, PatternConfig};
+    let dir = temp_dir("pattern");
+    let data = dir.join("data");
+    gomoku_dataset(&data, 400, 5);
+    let out = dir.join("net");
+    let config = PatternConfig {
+        data: vec![data.clone()],
+        out: out.clone(),
+        features: 8,
+        hidden: 8,
+        epochs: 20,
+        patience: 0,
+        batch_size: 64,
+        learning_rate: 0.005,
+        validation_share: 0.2,
+        ..PatternConfig::default()
+    };
+    let summary = train_pattern(&config, false, "test").unwrap();
+    assert!(summary.train_positions > 1000 && summary.valid_positions > 0);
+    assert!(
+        summary.best.valid_loss < summary.constant_loss - 0.02,
+        "{summary:?}"
+    );
+    let card = std::fs::read_to_string(out.join("MODEL.md")).unwrap();
+    assert!(
+        card.contains("gomoku-shape-pairs-v1") && card.contains("| 20 |"),
+        "{card}"
+    );
+
+    let path = out.join(MODEL_FILE);
+    let net = PatternNet::load(&path).unwrap();
+    assert!(net.check_fits(Rule::Freestyle, 9).is_ok());
+    assert_eq!(
+        net.extra["train_positions"],
+        summary.train_positions.to_string()
+    );
+    let small = Gomoku::new(9, Rule::Freestyle).unwrap();
+    let spec =
+        engine::agents::parse_spec(&format!("pvs:time_ms=50,model={}", path.display())).unwrap();
+    let mut player = Gomoku::build_kind(&spec, &small).unwrap();
+    let mut state = small;
+    let mut moves = Vec::new();
+    for m in ["e5", "e6"] {
+        let a = state.parse_legal_action(m).unwrap();
+        state.apply(a);
+        moves.push(a);
+    }
+    assert!(state.is_legal(player.choose(&state, &moves).unwrap().action));
+    let large = Gomoku::new(15, Rule::Freestyle).unwrap();
+    let err = Gomoku::build_kind(&spec, &large).err().unwrap();
+    assert!(
+        err.contains("the net was trained for freestyle 9x9, this game is freestyle 15x15"),
+        "{err}"
+    );
+
+    let again = train_pattern(&config, false, "test").unwrap_err();
+    assert!(
+        again.contains("already holds a model; pass --force"),
+        "{again}"
+    );
+    let dab = dir.join("dab");
+    dataset(&dab, 4);
+    let other = PatternConfig {
+        data: vec![dab],
+        out: dir.join("dab-net"),
+        ..config
+    };
+    let err = train_pattern(&other, false, "test").unwrap_err();
+    assert!(err.contains("pattern nets are for gomoku"), "{err}");
+    assert!(!dir.join("dab-net").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

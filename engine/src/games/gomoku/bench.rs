@@ -5,8 +5,10 @@
 //! rival's, the threat-space searches over the threat suite (nodes a second, share solved,
 //! time), and the incremental board's moves a second.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::net::PatternNet;
 use super::patterns::PatternWeights;
 use super::pvs::{Pvs, PvsConfig};
 use super::rival::AlphaBeta;
@@ -120,16 +122,35 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, Strin
 /// a second of the incremental board.
 fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, String> {
     let mut out = Vec::new();
-    let mut threads = vec![1];
+    // With `--model`, a pattern net's figures follow the weighed evaluation's, one thread.
+    let net = match &opts.model {
+        Some(path) => {
+            let net = PatternNet::load(path)?;
+            net.check_fits(middle.rule(), middle.size())
+                .map_err(|e| format!("model {}: {e}", path.display()))?;
+            Some(Arc::new(net))
+        }
+        None => None,
+    };
+    let mut runs: Vec<(usize, Option<Arc<PatternNet>>)> = vec![(1, None)];
     if opts.threads > 1 {
-        threads.push(opts.threads);
+        runs.push((opts.threads, None));
+    }
+    if net.is_some() {
+        runs.push((1, net.clone()));
     }
     let empty = Gomoku::new(middle.size(), middle.rule()).expect("the board's own size");
     let position = searcher_middle(&empty).unwrap_or(*middle);
-    for t in threads {
+    for (t, model) in runs {
         let (mut nodes, mut depth, mut seconds) = (0u64, 0i32, 0f64);
+        let with_net = if model.is_some() {
+            " with the pattern net"
+        } else {
+            ""
+        };
         for _ in 0..opts.repeats.max(1) {
             let mut config = PvsConfig::new(Duration::from_secs(1));
+            config.model = model.clone();
             config.threads = t;
             let mut pvs = Pvs::new("bench", config);
             let started = Instant::now();
@@ -139,7 +160,7 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>,
             nodes += n;
             depth = depth.max(d);
         }
-        let label = format!("{t} thread{}", if t == 1 { "" } else { "s" });
+        let label = format!("{t} thread{}{with_net}", if t == 1 { "" } else { "s" });
         out.push(Figure::new(
             format!("pvs, middle game, {label}"),
             nodes as f64 / seconds,
@@ -180,6 +201,23 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>,
         pairs as f64 / started.elapsed().as_secs_f64(),
         "pairs/s",
     ));
+    if let Some(net) = net {
+        let mut board = ShapeBoard::new(middle).with_net(net)?;
+        let started = Instant::now();
+        let mut pairs = 0u64;
+        while started.elapsed() < Duration::from_millis(300) {
+            for &p in &points {
+                board.make(p);
+                board.unmake();
+            }
+            pairs += points.len() as u64;
+        }
+        out.push(Figure::new(
+            "incremental board make and unmake with the pattern net's sums, middle game, 1 thread",
+            pairs as f64 / started.elapsed().as_secs_f64(),
+            "pairs/s",
+        ));
+    }
     Ok(out)
 }
 

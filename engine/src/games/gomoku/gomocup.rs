@@ -432,6 +432,10 @@ impl Brain {
         if moves.is_empty() {
             return Err("no legal move".into());
         }
+        if let Some(net) = &self.config.model {
+            net.check_fits(g.rule(), g.size())
+                .map_err(|e| format!("--player's model: {e}"))?;
+        }
         let me = g.to_move();
         self.last_note = None;
         if let Some(&a) = moves.iter().find(|&&a| g.wins_at(a as usize, me)) {

@@ -20,6 +20,7 @@ mod bench;
 mod game;
 pub mod gomocup;
 pub mod manager;
+pub mod net;
 pub mod patterns;
 pub mod pvs;
 mod registry;
@@ -72,6 +73,20 @@ impl Rule {
 
     pub fn from_index(i: usize) -> Rule {
         [Rule::Freestyle, Rule::Standard, Rule::Renju][i.min(2)]
+    }
+
+    /// The rule's name, as the game's `rule` parameter spells it.
+    pub fn name(self) -> &'static str {
+        Rule::NAMES[self.index()]
+    }
+
+    /// The rule named `text` (one of [`Rule::NAMES`]).
+    pub fn parse(text: &str) -> Result<Rule, String> {
+        Rule::NAMES
+            .iter()
+            .position(|&n| n == text)
+            .map(Rule::from_index)
+            .ok_or_else(|| format!("rule '{text}' is not one of {}", Rule::NAMES.join(", ")))
     }
 
     /// Whether a run of `run` stones of `player` wins.

@@ -22,8 +22,10 @@
 //!   opponent's apart; a live three with the move and no four to fear is scored as a win.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::net::PatternNet;
 use super::patterns::Shape;
 use super::shape_board::ShapeBoard;
 use super::threat_space::{ThreatKind, ThreatSearch};
@@ -151,7 +153,13 @@ pub struct PvsConfig {
     /// Whether a live three of the opponent's at the horizon is answered by search (its
     /// answers only, up to [`QUIESCE_PLIES`] past the horizon) instead of weighed.
     pub quiesce: bool,
+    /// A learned evaluation in place of the weighed shape counts ([`super::net`]).
+    pub model: Option<Arc<PatternNet>>,
 }
+
+/// The net's logit in the search's score units: a score of `s` is a chance to win of
+/// `sigmoid(s / 400)`, as the moves' estimates are recorded ([`Choice::scored`]).
+const NET_SCORE_SCALE: f32 = 400.0;
 
 /// The most fours in a line of the horizon's quick VCF.
 const QUICK_VCF_FOURS: u32 = 8;
@@ -227,6 +235,7 @@ impl PvsConfig {
             narrow: false,
             futility: 0,
             quick_vcf: 50,
+            model: None,
         }
     }
 }
@@ -312,8 +321,12 @@ impl<'a> Worker<'a> {
             // A double threat to make, and no four to answer it with.
             return WIN - ply as i32 - 5;
         }
-        let w = &self.config.weights;
         let mut score = -DOUBLE_THREAT * theirs as i32;
+        if let Some(logit) = b.net_logit() {
+            score += (logit * NET_SCORE_SCALE).round() as i32;
+            return score.clamp(-DECIDED + 1, DECIDED - 1);
+        }
+        let w = &self.config.weights;
         for s in 1..8 {
             score +=
                 w.mine[s] * b.count(me, Shape::ALL[s]) - w.theirs[s] * b.count(opp, Shape::ALL[s]);
@@ -681,6 +694,14 @@ impl Pvs {
     /// The last search in a line, as a brain's `MESSAGE` or a match report's note says it:
     /// how the move was found, the deepest iteration completed, the score for the mover,
     /// nodes and milliseconds.
+    /// Whether the player's net (if any) was made for this rule and board size.
+    pub fn check_fits(&self, rule: super::Rule, size: usize) -> Result<(), String> {
+        match &self.config.model {
+            Some(net) => net.check_fits(rule, size),
+            None => Ok(()),
+        }
+    }
+
     pub fn last_note(&self) -> String {
         format!(
             "{} depth {} ev {} nodes {} tm {}",
@@ -792,6 +813,14 @@ impl Pvs {
                 return Some((p as Action, WIN - 1));
             }
             self.nodes += self.threats.nodes();
+        }
+        if let Some(net) = &self.config.model {
+            // The root's threat searches ran without it: the net's sums cost every move.
+            // A net for another rule or board is refused when the player is built
+            // ([`Pvs::check_fits`]); one that slips through is left out, not trusted.
+            if net.check_fits(state.rule(), state.size()).is_ok() {
+                board = board.with_net(net.clone()).expect("the net fits");
+            }
         }
         // The root's moves: as any node's.
         let stop = AtomicBool::new(false);

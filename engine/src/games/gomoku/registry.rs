@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 15] = [
+const PVS_KEYS: [KeyDecl; 16] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -91,6 +91,11 @@ const PVS_KEYS: [KeyDecl; 15] = [
         help: "1: at the horizon, an opponent's live three is answered by search (up to 4 plies on), not weighed",
     },
     KeyDecl {
+        name: "model",
+        default: "none",
+        help: "a pattern net (train's model.safetensors for this rule and board) as the evaluation in place of the weighed shapes, or none",
+    },
+    KeyDecl {
         name: "doubles",
         default: "0",
         help:
@@ -147,6 +152,11 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "verify" => config.verify_nodes = number(key, value).map_err(err)?,
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
+            }
+            "model" if value == "none" => config.model = None,
+            "model" => {
+                let net = super::net::PatternNet::load(Path::new(value)).map_err(err)?;
+                config.model = Some(std::sync::Arc::new(net));
             }
             _ => return Err(unknown_key(text, key)),
         }
@@ -363,7 +373,10 @@ impl RegisteredGame for Gomoku {
                 )))
             }
             AgentSpec::Game { kind, text, keys } if kind == "pvs" => {
-                Ok(Box::new(pvs_player(text, keys)?))
+                let pvs = pvs_player(text, keys)?;
+                pvs.check_fits(start.rule(), start.size())
+                    .map_err(|e| format!("player '{text}': {e}"))?;
+                Ok(Box::new(pvs))
             }
             AgentSpec::Game { kind, text, keys } if kind == "alphabeta" => {
                 let AlphaBetaKeys {
@@ -396,7 +409,6 @@ impl RegisteredGame for Gomoku {
     }
 
     fn bench(start: &Gomoku, options: &BenchOptions) -> Result<BenchOutput, String> {
-        options.no_model(Self::NAME)?;
         Ok(BenchOutput::figures(super::bench::figures(start, options)?))
     }
 

@@ -9,8 +9,9 @@
 //! stones and a Zobrist hash follow a move and its unmake in a few hundred operations, where a
 //! board scan would cost thousands.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
+use super::net::{point_codes, NetSums, PatternNet};
 use super::patterns::{coded_table, digit, Shape};
 use super::{renju, Gomoku, Rule, DIRECTIONS, EMPTY, MAX_POINTS};
 use crate::game::{Game, Player};
@@ -99,6 +100,8 @@ pub struct ShapeBoard {
     hash: u64,
     /// The moves made, each with the position's last moves before it (for the unmake).
     made: Vec<(u16, [u16; 2])>,
+    /// A pattern net's sums, kept move by move where one is attached ([`Self::with_net`]).
+    net: Option<NetSums>,
 }
 
 impl ShapeBoard {
@@ -123,6 +126,7 @@ impl ShapeBoard {
             near: vec![0; points],
             hash: 0,
             made: Vec::with_capacity(points),
+            net: None,
         };
         let keys = zobrist();
         for p in 0..points {
@@ -153,6 +157,38 @@ impl ShapeBoard {
         let mut game = (size as u64) << 2 | pos.rule().index() as u64;
         board.hash ^= splitmix64(&mut game);
         board
+    }
+
+    /// The board with `net`'s sums kept as moves are made, for [`net_logit`](Self::net_logit);
+    /// refused when the net was made for another rule or board size.
+    pub fn with_net(mut self, net: Arc<PatternNet>) -> Result<ShapeBoard, String> {
+        net.check_fits(self.pos.rule(), self.size as usize)?;
+        let mut sums = NetSums::new(net, self.points());
+        for p in (0..self.points()).filter(|&p| self.is_empty(p)) {
+            sums.set_point(p, Some(self.net_codes(p)));
+        }
+        self.net = Some(sums);
+        Ok(self)
+    }
+
+    /// The attached net's logit of the side to move's chance to win.
+    #[inline]
+    pub fn net_logit(&self) -> Option<f32> {
+        self.net.as_ref().map(|n| n.logit(self.to_move()))
+    }
+
+    /// The attached net's sums (for tests).
+    pub fn net_sums(&self) -> Option<&NetSums> {
+        self.net.as_ref()
+    }
+
+    /// The net's codes of empty point `p`, seen from black and from white.
+    #[inline]
+    fn net_codes(&self, p: usize) -> [[usize; 4]; 2] {
+        [
+            point_codes(self, Player::P1, p),
+            point_codes(self, Player::P2, p),
+        ]
     }
 
     /// The position.
@@ -316,6 +352,9 @@ impl ShapeBoard {
                 self.counts[colour][self.shapes[colour][p][d] as usize] -= 1;
             }
         }
+        if let Some(net) = &mut self.net {
+            net.set_point(p, None);
+        }
         self.made.push((p as u16, self.pos.last));
         self.pos.play(p);
         self.update_lines(p, u32::from(player.number()));
@@ -332,6 +371,10 @@ impl ShapeBoard {
         self.pos.unplay(p, last);
         self.update_lines(p, 0);
         self.refresh_point(p);
+        if self.net.is_some() {
+            let codes = self.net_codes(p);
+            self.net.as_mut().expect("a net").set_point(p, Some(codes));
+        }
         self.add_near(p, -1);
         let keys = zobrist();
         self.hash ^= keys.stones[player.index()][p] ^ keys.white_to_move;
@@ -365,11 +408,17 @@ impl ShapeBoard {
                     *key = (*key & !(3 << shift)) | code << shift;
                     let key = *key as usize;
                     if self.is_empty(q) {
+                        let mut changed = false;
                         for colour in 0..2 {
                             let new = self.tables[colour][key];
                             let old = std::mem::replace(&mut self.shapes[colour][q][d], new);
                             self.counts[colour][old as usize] -= 1;
                             self.counts[colour][new as usize] += 1;
+                            changed |= old != new;
+                        }
+                        if changed && self.net.is_some() {
+                            let codes = self.net_codes(q);
+                            self.net.as_mut().expect("a net").set_point(q, Some(codes));
                         }
                     }
                 }

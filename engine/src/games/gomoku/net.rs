@@ -1,0 +1,592 @@
+//! The learned evaluation of `pvs`: a pattern net, NNUE-style (the shape of the Gomocup
+//! leaders' evaluations since 2020), trained by `train` on self-play and run here without a
+//! framework.
+//!
+//! * **Inputs**: what the pattern evaluation sees. Each empty point has, in each of its four
+//!   directions, the [`Shape`] each colour would make there ([`ShapeBoard::shape`]). Seen from
+//!   one side, a (point, direction) is one of 81 codes: `9 * own shape + other's shape`.
+//! * **Points**: a point's activation is `clamp(bias + sum over its four directions of the
+//!   code's embedding, 0, 1)`, a vector of `features`: one learnt table of 81 rows, the same
+//!   for every direction and point, so the net is blind to the board's symmetries by
+//!   construction. The nonlinearity is per point: a four and a live three through the same
+//!   point can be worth more than the two apart.
+//! * **Sides**: the activations of every empty point are summed twice, once seen from each
+//!   colour (own = black, own = white).
+//! * **Head**: the side to move's sum and the other's, concatenated and divided by
+//!   [`POINT_NORM`], a dense layer of `hidden` clipped-ReLU units and one output, the logit of
+//!   the side to move's chance to win.
+//!
+//! A stone changes the shapes of the points on its four lines only, so the sums are kept
+//! move by move ([`ShapeBoard`] recomputes the points whose shapes changed, in integers: a
+//! move and its unmake restore them exactly), and an evaluation is the head alone.
+//!
+//! The file is safetensors: `point.embedding` (81 x features), `point.bias` (features),
+//! `head.weight` (hidden x 2 features, PyTorch's `nn.Linear` layout), `head.bias`,
+//! `output.weight` (1 x hidden), `output.bias` (1), f32, with string metadata naming the
+//! format, game, rule, size and encoding.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::patterns::Shape;
+use super::shape_board::ShapeBoard;
+use super::Rule;
+use crate::game::Player;
+use crate::nn::{parse_safetensors, write_safetensors, TensorEntry};
+
+/// What a pattern net's file says it is.
+pub const NET_FORMAT: &str = "gomoku pattern net";
+/// The inputs' definition: shape pairs of the empty points, by direction.
+pub const NET_ENCODING: &str = "gomoku-shape-pairs-v1";
+/// The codes of a (point, direction) seen from one side: `9 * own shape + other's shape`.
+pub const CODES: usize = Shape::ALL.len() * Shape::ALL.len();
+/// The head reads each side's sum of point activations divided by this (a board has up to
+/// 400 empty points: it keeps the head's inputs near 1).
+pub const POINT_NORM: f32 = 32.0;
+/// A point activation of 1 in the engine's integers (i16: the embedding's rows are summed
+/// sixteen features to an AVX2 instruction).
+pub const ACT_ONE: i16 = 1 << 11;
+/// The largest magnitude of a quantised embedding or bias entry (2.93 as a float): five of
+/// them sum inside an i16. Larger trained weights are clamped (a point's activation is
+/// clamped to [0, 1] anyway).
+const MAX_QUANTISED: f32 = 6000.0;
+/// The most features and hidden units a file may have.
+const MAX_WIDTH: usize = 256;
+
+/// The code of a (point, direction) for a side that makes `own` there while the other makes
+/// `other`.
+#[inline]
+pub fn code(own: u8, other: u8) -> usize {
+    own as usize * Shape::ALL.len() + other as usize
+}
+
+/// The four codes of empty point `p` seen from `side`.
+#[inline]
+pub fn point_codes(board: &ShapeBoard, side: Player, p: usize) -> [usize; 4] {
+    let other = side.opponent();
+    std::array::from_fn(|d| {
+        code(
+            board.shape(side, p, d) as u8,
+            board.shape(other, p, d) as u8,
+        )
+    })
+}
+
+/// A pattern net's weights, as trained (f32), and the integer form the engine sums.
+#[derive(Clone, Debug)]
+pub struct PatternNet {
+    pub rule: Rule,
+    pub size: usize,
+    pub features: usize,
+    pub hidden: usize,
+    /// CODES x features, row-major.
+    pub embedding: Vec<f32>,
+    pub point_bias: Vec<f32>,
+    /// hidden x (2 features): the side to move's sum first.
+    pub head_weight: Vec<f32>,
+    pub head_bias: Vec<f32>,
+    pub output_weight: Vec<f32>,
+    pub output_bias: f32,
+    /// Everything else the file says (dataset, metrics, command ...), kept as written.
+    pub extra: BTreeMap<String, String>,
+    /// The embedding and bias in units of [`ACT_ONE`].
+    embedding_q: Vec<i16>,
+    bias_q: Vec<i16>,
+    /// The head's weights over the integer sums: `head_weight / (ACT_ONE * POINT_NORM)`.
+    head_q: Vec<f32>,
+}
+
+impl PatternNet {
+    /// A net from its weights (checked against its sizes).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        rule: Rule,
+        size: usize,
+        embedding: Vec<f32>,
+        point_bias: Vec<f32>,
+        head_weight: Vec<f32>,
+        head_bias: Vec<f32>,
+        output_weight: Vec<f32>,
+        output_bias: f32,
+    ) -> Result<PatternNet, String> {
+        let features = point_bias.len();
+        let hidden = head_bias.len();
+        if features == 0 || features > MAX_WIDTH || hidden == 0 || hidden > MAX_WIDTH {
+            return Err(format!(
+                "{features} features and {hidden} hidden units: each must be 1 to {MAX_WIDTH}"
+            ));
+        }
+        for (name, got, want) in [
+            ("point.embedding", embedding.len(), CODES * features),
+            ("head.weight", head_weight.len(), hidden * 2 * features),
+            ("output.weight", output_weight.len(), hidden),
+        ] {
+            if got != want {
+                return Err(format!(
+                    "{name} has {got} numbers, the net's sizes want {want}"
+                ));
+            }
+        }
+        let all = embedding
+            .iter()
+            .chain(&point_bias)
+            .chain(&head_weight)
+            .chain(&head_bias)
+            .chain(&output_weight)
+            .chain(std::iter::once(&output_bias));
+        if let Some(bad) = all.clone().find(|w| !w.is_finite() || w.abs() > 1e4) {
+            return Err(format!(
+                "a weight is {bad}: each must be finite and within 1e4"
+            ));
+        }
+        let quantise = |w: &f32| {
+            (w * f32::from(ACT_ONE))
+                .round()
+                .clamp(-MAX_QUANTISED, MAX_QUANTISED) as i16
+        };
+        let scale = 1.0 / (f32::from(ACT_ONE) * POINT_NORM);
+        Ok(PatternNet {
+            rule,
+            size,
+            features,
+            hidden,
+            embedding_q: embedding.iter().map(quantise).collect(),
+            bias_q: point_bias.iter().map(quantise).collect(),
+            head_q: head_weight.iter().map(|w| w * scale).collect(),
+            embedding,
+            point_bias,
+            head_weight,
+            head_bias,
+            output_weight,
+            output_bias,
+            extra: BTreeMap::new(),
+        })
+    }
+
+    /// Whether the net was made for this rule and board, else what does not fit.
+    pub fn check_fits(&self, rule: Rule, size: usize) -> Result<(), String> {
+        if (self.rule, self.size) != (rule, size) {
+            return Err(format!(
+                "the net was trained for {} {}x{}, this game is {} {size}x{size}",
+                self.rule.name(),
+                self.size,
+                self.size,
+                rule.name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sets a point's activations (`acts`, features long) to those of these four codes, and
+    /// moves `sums` by the change.
+    #[inline(always)]
+    fn update_point(&self, codes: Option<[usize; 4]>, acts: &mut [i16], sums: &mut [i32]) {
+        let f = self.features;
+        let (acts, sums) = (&mut acts[..f], &mut sums[..f]);
+        let Some(codes) = codes else {
+            for (s, a) in sums.iter_mut().zip(acts.iter_mut()) {
+                *s -= i32::from(*a);
+                *a = 0;
+            }
+            return;
+        };
+        let [r0, r1, r2, r3] = codes.map(|c| &self.embedding_q[c * f..c * f + f]);
+        let bias = &self.bias_q[..f];
+        for i in 0..f {
+            // No overflow: each entry is within MAX_QUANTISED.
+            let v = bias[i] + r0[i] + r1[i] + r2[i] + r3[i];
+            let a = v.clamp(0, ACT_ONE);
+            sums[i] += i32::from(a) - i32::from(acts[i]);
+            acts[i] = a;
+        }
+    }
+
+    /// The side to move's logit from the integer sums of its side and the other's.
+    #[inline(always)]
+    fn head(&self, mine: &[i32], theirs: &[i32]) -> f32 {
+        let f = self.features;
+        let (mine, theirs) = (&mine[..f], &theirs[..f]);
+        let mut out = self.output_bias;
+        for (k, row) in self.head_q.chunks_exact(2 * f).enumerate() {
+            let (a, b) = row.split_at(f);
+            let mut h = self.head_bias[k];
+            for i in 0..f {
+                h += a[i] * mine[i] as f32 + b[i] * theirs[i] as f32;
+            }
+            out += self.output_weight[k] * h.clamp(0.0, 1.0);
+        }
+        out
+    }
+
+    /// [`head`](Self::head) compiled for AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn head_avx2(&self, mine: &[i32], theirs: &[i32]) -> f32 {
+        self.head(mine, theirs)
+    }
+
+    /// [`update_point`](Self::update_point) compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn update_point_avx2(
+        &self,
+        codes: Option<[usize; 4]>,
+        acts: &mut [i16],
+        sums: &mut [i32],
+    ) {
+        self.update_point(codes, acts, sums)
+    }
+
+    /// The side to move's logit from the integer sums of its side and the other's.
+    pub fn logit(&self, mine: &[i32], theirs: &[i32]) -> f32 {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2 and FMA (checked once, [`has_avx2`]).
+            return unsafe { self.head_avx2(mine, theirs) };
+        }
+        self.head(mine, theirs)
+    }
+
+    /// The side to move's logit in f32 from a board's shapes, as `train` computes it: the
+    /// reference the integer sums are checked against.
+    pub fn reference_logit(&self, board: &ShapeBoard) -> f32 {
+        let f = self.features;
+        let me = board.to_move();
+        let mut sums = [vec![0f32; f], vec![0f32; f]];
+        for p in (0..board.points()).filter(|&p| board.is_empty(p)) {
+            for (side, sum) in [me, me.opponent()].into_iter().zip(&mut sums) {
+                let codes = point_codes(board, side, p);
+                for (i, s) in sum.iter_mut().enumerate() {
+                    let v: f32 = self.point_bias[i]
+                        + codes
+                            .iter()
+                            .map(|&c| self.embedding[c * f + i])
+                            .sum::<f32>();
+                    *s += v.clamp(0.0, 1.0);
+                }
+            }
+        }
+        let input: Vec<f32> = sums.concat().iter().map(|s| s / POINT_NORM).collect();
+        let mut out = self.output_bias;
+        for k in 0..self.hidden {
+            let row = &self.head_weight[k * 2 * f..(k + 1) * 2 * f];
+            let h: f32 =
+                self.head_bias[k] + row.iter().zip(&input).map(|(w, x)| w * x).sum::<f32>();
+            out += self.output_weight[k] * h.clamp(0.0, 1.0);
+        }
+        out
+    }
+
+    /// Writes the net as safetensors with its metadata (and `extra`'s).
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let mut meta = self.extra.clone();
+        for (key, value) in [
+            ("format", NET_FORMAT.to_string()),
+            ("game", "gomoku".to_string()),
+            ("rule", self.rule.name().to_string()),
+            ("size", self.size.to_string()),
+            ("encoding", NET_ENCODING.to_string()),
+            ("features", self.features.to_string()),
+            ("hidden", self.hidden.to_string()),
+            ("point_norm", POINT_NORM.to_string()),
+            (
+                "output_activation",
+                "sigmoid: the side to move's chance to win".to_string(),
+            ),
+        ] {
+            meta.insert(key.into(), value);
+        }
+        let (f, h) = (self.features, self.hidden);
+        let output_bias = [self.output_bias];
+        let tensors = [
+            TensorEntry::new("point.embedding", vec![CODES, f], &self.embedding),
+            TensorEntry::new("point.bias", vec![f], &self.point_bias),
+            TensorEntry::new("head.weight", vec![h, 2 * f], &self.head_weight),
+            TensorEntry::new("head.bias", vec![h], &self.head_bias),
+            TensorEntry::new("output.weight", vec![1, h], &self.output_weight),
+            TensorEntry::new("output.bias", vec![1], &output_bias),
+        ];
+        write_safetensors(path, &meta, &tensors)
+            .map_err(|e| format!("model {}: {e}", path.display()))
+    }
+
+    /// Reads a net written by [`save`](Self::save); any error names the file and what does
+    /// not fit.
+    pub fn load(path: &Path) -> Result<PatternNet, String> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("model {}: cannot read: {e}", path.display()))?;
+        PatternNet::from_bytes(&bytes).map_err(|e| format!("model {}: {e}", path.display()))
+    }
+
+    /// [`load`](Self::load) from the file's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<PatternNet, String> {
+        let (meta, mut tensors) = parse_safetensors(bytes)?;
+        let get = |key: &str| {
+            meta.get(key)
+                .map(String::as_str)
+                .ok_or_else(|| format!("its metadata has no '{key}'"))
+        };
+        let format = get("format")?;
+        if format != NET_FORMAT {
+            return Err(format!("format '{format}', not a {NET_FORMAT}"));
+        }
+        let game = get("game")?;
+        if game != "gomoku" {
+            return Err(format!("a net for {game}, not gomoku"));
+        }
+        let encoding = get("encoding")?;
+        if encoding != NET_ENCODING {
+            return Err(format!(
+                "encoding '{encoding}'; this engine reads '{NET_ENCODING}'"
+            ));
+        }
+        let rule = Rule::parse(get("rule")?)?;
+        let size: usize = get("size")?
+            .parse()
+            .map_err(|_| format!("size '{}' is not a number", get("size").unwrap_or("")))?;
+        let mut take = |name: &str| {
+            tensors
+                .remove(name)
+                .map(|(_, data)| data)
+                .ok_or_else(|| format!("it has no tensor '{name}'"))
+        };
+        let embedding = take("point.embedding")?;
+        let point_bias = take("point.bias")?;
+        let head_weight = take("head.weight")?;
+        let head_bias = take("head.bias")?;
+        let output_weight = take("output.weight")?;
+        let output_bias = take("output.bias")?;
+        let [output_bias] = output_bias[..] else {
+            return Err(format!(
+                "output.bias has {} numbers, not 1",
+                output_bias.len()
+            ));
+        };
+        let mut net = PatternNet::new(
+            rule,
+            size,
+            embedding,
+            point_bias,
+            head_weight,
+            head_bias,
+            output_weight,
+            output_bias,
+        )?;
+        let own = [
+            "format",
+            "game",
+            "rule",
+            "size",
+            "encoding",
+            "features",
+            "hidden",
+            "point_norm",
+            "output_activation",
+        ];
+        net.extra = meta
+            .into_iter()
+            .filter(|(k, _)| !own.contains(&k.as_str()))
+            .collect();
+        Ok(net)
+    }
+}
+
+/// Whether the CPU runs AVX2 and FMA (asked once).
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    })
+}
+
+/// The sums a [`ShapeBoard`] keeps for a net: each empty point's activations seen from each
+/// colour, and their sums.
+#[derive(Clone)]
+pub struct NetSums {
+    pub net: std::sync::Arc<PatternNet>,
+    /// By point, then colour (black's view first), `features` each.
+    acts: Vec<i16>,
+    sums: [Vec<i32>; 2],
+}
+
+impl NetSums {
+    pub fn new(net: std::sync::Arc<PatternNet>, points: usize) -> NetSums {
+        let f = net.features;
+        NetSums {
+            acts: vec![0; points * 2 * f],
+            sums: [vec![0; f], vec![0; f]],
+            net,
+        }
+    }
+
+    /// Sets point `p`'s activations seen from each colour (`codes` by colour, `None` for a
+    /// stone, which counts nothing) and moves the sums by the change.
+    #[inline]
+    pub fn set_point(&mut self, p: usize, codes: Option<[[usize; 4]; 2]>) {
+        let f = self.net.features;
+        let acts = &mut self.acts[p * 2 * f..(p + 1) * 2 * f];
+        let (black, white) = acts.split_at_mut(f);
+        let [sb, sw] = &mut self.sums;
+        for (colour, acts, sums) in [(0, black, sb), (1, white, sw)] {
+            let codes = codes.map(|c| c[colour]);
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
+                unsafe { self.net.update_point_avx2(codes, acts, sums) };
+                continue;
+            }
+            self.net.update_point(codes, acts, sums);
+        }
+    }
+
+    /// The logit of `to_move`'s chance to win.
+    pub fn logit(&self, to_move: Player) -> f32 {
+        let me = to_move.index();
+        self.net.logit(&self.sums[me], &self.sums[1 - me])
+    }
+
+    /// The sums by colour (for tests).
+    pub fn sums(&self) -> &[Vec<i32>; 2] {
+        &self.sums
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::games::gomoku::Gomoku;
+    use crate::rng::Rng;
+    use std::sync::Arc;
+
+    /// A net of random weights (the embedding wide enough that points saturate both ways).
+    pub(crate) fn random_net(rule: Rule, size: usize, seed: u64) -> PatternNet {
+        let mut rng = Rng::new(seed);
+        let mut draw = |n: usize, scale: f64| -> Vec<f32> {
+            (0..n)
+                .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * scale) as f32)
+                .collect()
+        };
+        let (f, h) = (8, 5);
+        PatternNet::new(
+            rule,
+            size,
+            draw(CODES * f, 0.6),
+            draw(f, 0.3),
+            draw(h * 2 * f, 1.0),
+            draw(h, 0.5),
+            draw(h, 2.0),
+            0.1,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_sums_follow_moves_and_unmakes_exactly_and_match_the_f32_reference() {
+        let mut rng = Rng::new(11);
+        for (rule, size) in [
+            (Rule::Freestyle, 15),
+            (Rule::Standard, 9),
+            (Rule::Renju, 15),
+        ] {
+            let net = Arc::new(random_net(rule, size, 5));
+            let start = Gomoku::new(size, rule).unwrap();
+            let mut board = ShapeBoard::new(&start).with_net(net.clone()).unwrap();
+            let first = board.net_sums().unwrap().sums().clone();
+            let mut moves = Vec::new();
+            while !board.won() && board.position().stones() < board.points() {
+                board.position().legal_actions(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
+                let fresh = ShapeBoard::new(board.position())
+                    .with_net(net.clone())
+                    .unwrap();
+                assert_eq!(
+                    board.net_sums().unwrap().sums(),
+                    fresh.net_sums().unwrap().sums()
+                );
+                let (fast, exact) = (board.net_logit().unwrap(), net.reference_logit(&board));
+                // Rounding to 1/2048 moves a logit by a few thousandths (a score unit is 1/400).
+                assert!(
+                    (fast - exact).abs() < 4e-3 * (1.0 + exact.abs()),
+                    "{fast} vs {exact}"
+                );
+                // A pass changes the side the logit is for, and nothing else.
+                board.pass();
+                let passed = board.net_logit().unwrap();
+                assert!((passed - net.reference_logit(&board)).abs() < 4e-3 * (1.0 + passed.abs()));
+                board.pass();
+            }
+            while board.ply() > 0 {
+                board.unmake();
+            }
+            assert_eq!(board.net_sums().unwrap().sums(), &first);
+        }
+    }
+
+    #[test]
+    fn a_saved_net_loads_the_same_and_other_rules_and_boards_are_refused() {
+        let dir = std::env::temp_dir().join(format!("gomoku-net-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("model.safetensors");
+        let mut net = random_net(Rule::Freestyle, 15, 3);
+        net.extra.insert("positions".into(), "1234".into());
+        net.save(&path).unwrap();
+        let back = PatternNet::load(&path).unwrap();
+        assert_eq!(back.embedding, net.embedding);
+        assert_eq!(back.head_weight, net.head_weight);
+        assert_eq!(back.output_bias, net.output_bias);
+        assert_eq!(back.extra, net.extra);
+        assert!(back.check_fits(Rule::Freestyle, 15).is_ok());
+        let e = back.check_fits(Rule::Standard, 20).unwrap_err();
+        assert_eq!(
+            e,
+            "the net was trained for freestyle 15x15, this game is standard 20x20"
+        );
+        let g = Gomoku::new(20, Rule::Freestyle).unwrap();
+        let e = ShapeBoard::new(&g).with_net(Arc::new(back)).err().unwrap();
+        assert!(e.contains("this game is freestyle 20x20"), "{e}");
+
+        // A truncated file, a Dots-and-Boxes value net and a missing file, each named.
+        let bytes = std::fs::read(&path).unwrap();
+        let cut = dir.join("cut.safetensors");
+        std::fs::write(&cut, &bytes[..bytes.len() - 10]).unwrap();
+        let e = PatternNet::load(&cut).unwrap_err();
+        assert!(e.starts_with(&format!("model {}: ", cut.display())), "{e}");
+        assert!(e.contains("truncated"), "{e}");
+        let e = PatternNet::load(&dir.join("none.safetensors")).unwrap_err();
+        assert!(e.contains("cannot read"), "{e}");
+        let dab = dir.join("dab.safetensors");
+        let meta = BTreeMap::from([("format".to_string(), "selfplay-mcts value net".to_string())]);
+        write_safetensors(&dab, &meta, &[TensorEntry::new("x", vec![1], &[0.0])]).unwrap();
+        let e = PatternNet::load(&dab).unwrap_err();
+        assert!(
+            e.ends_with("format 'selfplay-mcts value net', not a gomoku pattern net"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn weights_of_the_wrong_shape_are_refused() {
+        let good = random_net(Rule::Freestyle, 15, 1);
+        let e = PatternNet::new(
+            Rule::Freestyle,
+            15,
+            good.embedding[1..].to_vec(),
+            good.point_bias.clone(),
+            good.head_weight.clone(),
+            good.head_bias.clone(),
+            good.output_weight.clone(),
+            0.0,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "point.embedding has 647 numbers, the net's sizes want 648"
+        );
+    }
+}

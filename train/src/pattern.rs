@@ -1,0 +1,747 @@
+//! `train pattern`: the Gomoku pattern net (`engine::games::gomoku::net`, pvs's learned
+//! evaluation), fitted to self-play games of `pvs` with the values of its searches.
+//!
+//! Each position before a searched or given move is one row: for every point and direction
+//! the code of the shapes the side to move and the other make there (81 codes; a stone is
+//! code 81 and counts nothing), and a target, the side to move's chance to win. The target is
+//! the game's result (1, 0, or 1/2 for a draw), blended with the search's estimate where the
+//! record keeps one (`--search-weight`). Positions where the side to move has a five to make or
+//! a live four to make are left out: the search decides them before it evaluates. Games that
+//! repeat an earlier one move for move are read once. The net is blind to the board's
+//! symmetries by construction (the same table for every point and direction), so no copies are
+//! made. The whole set is held in memory (4 bytes a point a position).
+
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::module::{Module, Param};
+use burn::nn::Linear;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::activation::sigmoid;
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use engine::game::Game;
+use engine::games::gomoku::net::{point_codes, PatternNet, CODES, NET_ENCODING, POINT_NORM};
+use engine::games::gomoku::patterns::Shape;
+use engine::games::gomoku::pvs::EvalWeights;
+use engine::games::gomoku::shape_board::ShapeBoard;
+use engine::games::gomoku::Gomoku;
+use engine::record::{GameRecord, MoveKind};
+use engine::registry::Lookup;
+use engine::rng::{derive_seed, Rng};
+use engine::Outcome;
+
+use crate::config::{Backend, CpuBackend, Loss};
+use crate::data::{open_readers, DataIndex, GameRef};
+use crate::model::linear;
+use crate::trainer::{device_of, loss, CARD_FILE, MODEL_FILE};
+
+/// The code of a point that holds a stone (its activation is masked to zero).
+const STONE: u8 = CODES as u8;
+
+/// The settings of a pattern-net run.
+#[derive(Clone, Debug)]
+pub struct PatternConfig {
+    /// Gomoku datasets of one rule and board (`engine match --records`, `selfplay run`).
+    pub data: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub features: usize,
+    pub hidden: usize,
+    pub epochs: usize,
+    /// Stop after this many epochs without a better validation loss (0: never).
+    pub patience: usize,
+    pub batch_size: usize,
+    pub learning_rate: f64,
+    pub validation_share: f64,
+    pub seed: u64,
+    /// The share of a searched position's target that is the search's estimate (the rest is
+    /// the game's result).
+    pub search_weight: f64,
+    pub backend: Backend,
+    pub cpu_backend: CpuBackend,
+    /// Replace a model already in `out`.
+    pub force: bool,
+}
+
+impl Default for PatternConfig {
+    fn default() -> PatternConfig {
+        PatternConfig {
+            data: Vec::new(),
+            out: PathBuf::from("runs/gomoku-net"),
+            features: 32,
+            hidden: 32,
+            epochs: 30,
+            patience: 4,
+            batch_size: 256,
+            learning_rate: 2e-3,
+            validation_share: 0.1,
+            seed: 1,
+            search_weight: 0.5,
+            backend: Backend::Cpu,
+            cpu_backend: CpuBackend::Flex,
+            force: false,
+        }
+    }
+}
+
+impl PatternConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.data.is_empty() {
+            return Err("a pattern net is trained on at least one dataset: --data DIR".into());
+        }
+        if self.features == 0 || self.hidden == 0 || self.features > 256 || self.hidden > 256 {
+            return Err("features and hidden are 1 to 256".into());
+        }
+        if self.epochs == 0 || self.batch_size == 0 {
+            return Err("epochs and batch_size must be positive".into());
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+            return Err(format!(
+                "learning_rate must be positive, got {}",
+                self.learning_rate
+            ));
+        }
+        if !(0.0..1.0).contains(&self.validation_share) {
+            return Err(format!(
+                "validation_share is in [0, 1), got {}",
+                self.validation_share
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.search_weight) {
+            return Err(format!(
+                "search_weight is in [0, 1], got {}",
+                self.search_weight
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Positions in memory: `points * 4` codes each (seen from the side to move), a target, and
+/// the fitted evaluation's score of the same position (the baseline).
+#[derive(Clone, Debug, Default)]
+pub struct PatternRows {
+    pub points: usize,
+    pub codes: Vec<u8>,
+    pub targets: Vec<f32>,
+    pub eval_scores: Vec<f32>,
+    /// Games read, and games skipped as repeats of an earlier one.
+    pub games: usize,
+    pub repeats: usize,
+}
+
+impl PatternRows {
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+
+    /// Adds the rows of one game (replayed from `start`).
+    fn add_game(
+        &mut self,
+        game: &GameRecord,
+        start: &Gomoku,
+        search_weight: f64,
+    ) -> Result<(), String> {
+        let mut state = *start;
+        let weights = EvalWeights::DEFAULT;
+        for (ply, m) in game.moves.iter().enumerate() {
+            let mover = state.to_move();
+            if m.player != mover || !state.is_legal(m.action) {
+                return Err(format!(
+                    "game {}: move {} ({}) is not legal there",
+                    game.index,
+                    ply + 1,
+                    m.action
+                ));
+            }
+            let board = ShapeBoard::new(&state);
+            let decided = board.has_five_point(mover) || board.live_four_wins();
+            if !decided {
+                let result = match game.outcome {
+                    Outcome::Draw => 0.5,
+                    o if o == Outcome::win_for(mover) => 1.0,
+                    _ => 0.0,
+                };
+                let estimate = match m.kind {
+                    MoveKind::Given => None,
+                    _ => m
+                        .root
+                        .iter()
+                        .find(|r| r.action == m.action && r.visits > 0)
+                        .map(|r| (1.0 + r.value_for(mover)) / 2.0),
+                };
+                let target = match estimate {
+                    Some(e) => search_weight * e + (1.0 - search_weight) * result,
+                    None => result,
+                };
+                for p in 0..self.points {
+                    if board.is_empty(p) {
+                        self.codes
+                            .extend(point_codes(&board, mover, p).map(|c| c as u8));
+                    } else {
+                        self.codes.extend([STONE; 4]);
+                    }
+                }
+                self.targets.push(target as f32);
+                let opp = mover.opponent();
+                let score: i32 = (1..8)
+                    .map(|s| {
+                        weights.mine[s] * board.count(mover, Shape::ALL[s])
+                            - weights.theirs[s] * board.count(opp, Shape::ALL[s])
+                    })
+                    .sum();
+                self.eval_scores.push(score as f32);
+            }
+            state.apply(m.action);
+        }
+        Ok(())
+    }
+
+    fn load(
+        games: &[GameRef],
+        files: &[PathBuf],
+        start: &Gomoku,
+        config: &PatternConfig,
+        seen: &mut HashSet<u64>,
+    ) -> Result<PatternRows, String> {
+        let mut rows = PatternRows {
+            points: start.points(),
+            ..PatternRows::default()
+        };
+        let mut readers = open_readers(files)?;
+        for g in games {
+            let game = readers[g.file]
+                .read_at(g.offset)
+                .map_err(|e| e.to_string())?;
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            game.moves
+                .iter()
+                .map(|m| m.action)
+                .collect::<Vec<_>>()
+                .hash(&mut h);
+            if !seen.insert(h.finish()) {
+                rows.repeats += 1;
+                continue;
+            }
+            rows.games += 1;
+            rows.add_game(&game, start, config.search_weight)
+                .map_err(|e| format!("{}: {e}", files[g.file].display()))?;
+        }
+        Ok(rows)
+    }
+
+    /// The rows `picks`, gathered: the side to move's codes, the other side's, the mask of
+    /// empty points and the targets.
+    fn gather(&self, picks: &[u32]) -> (Vec<i32>, Vec<i32>, Vec<f32>, Vec<f32>) {
+        let width = self.points * 4;
+        let mut mine = Vec::with_capacity(picks.len() * width);
+        let mut theirs = Vec::with_capacity(picks.len() * width);
+        let mut mask = Vec::with_capacity(picks.len() * self.points);
+        let mut targets = Vec::with_capacity(picks.len());
+        let nine = Shape::ALL.len() as u8;
+        for &r in picks {
+            let row = &self.codes[r as usize * width..(r as usize + 1) * width];
+            for &c in row {
+                mine.push(i32::from(c));
+                let swapped = if c == STONE {
+                    c
+                } else {
+                    (c % nine) * nine + c / nine
+                };
+                theirs.push(i32::from(swapped));
+            }
+            mask.extend(
+                row.chunks_exact(4)
+                    .map(|p| f32::from(u8::from(p[0] != STONE))),
+            );
+            targets.push(self.targets[r as usize]);
+        }
+        (mine, theirs, mask, targets)
+    }
+}
+
+/// The pattern net in burn.
+#[derive(Module, Debug)]
+pub struct PatternModel {
+    /// (CODES + 1) x features: the last row is a stone's, masked out.
+    pub embedding: Param<Tensor<2>>,
+    pub point_bias: Param<Tensor<1>>,
+    pub head: Linear,
+    pub output: Linear,
+}
+
+impl PatternModel {
+    pub fn new(features: usize, hidden: usize, seed: u64, device: &Device) -> PatternModel {
+        let mut rng = Rng::new(seed);
+        // Small codes' rows and a bias of a quarter: most points start inside (0, 1), where
+        // the clamp passes gradients.
+        let embedding: Vec<f32> = (0..(CODES + 1) * features)
+            .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * 0.15) as f32)
+            .collect();
+        let embedding =
+            Tensor::<2>::from_data(TensorData::new(embedding, [CODES + 1, features]), device);
+        let bias =
+            Tensor::<1>::from_data(TensorData::new(vec![0.25f32; features], [features]), device);
+        PatternModel {
+            embedding: Param::from_tensor(embedding),
+            point_bias: Param::from_tensor(bias),
+            head: linear(2 * features, hidden, &mut rng, device),
+            output: linear(hidden, 1, &mut rng, device),
+        }
+    }
+
+    /// One side's sum of point activations over `points` points, divided by POINT_NORM.
+    fn side(
+        &self,
+        codes: Tensor<1, Int>,
+        mask: Tensor<3>,
+        rows: usize,
+        points: usize,
+    ) -> Tensor<2> {
+        let [_, f] = self.embedding.val().dims();
+        let pre = self
+            .embedding
+            .val()
+            .select(0, codes)
+            .reshape([rows, points, 4, f])
+            .sum_dim(2)
+            .reshape([rows, points, f])
+            + self.point_bias.val().reshape([1, 1, f]);
+        (pre.clamp(0.0, 1.0) * mask).sum_dim(1).reshape([rows, f]) / POINT_NORM
+    }
+
+    /// The logits of the side to move's chance to win, one a row.
+    pub fn logits(
+        &self,
+        mine: Tensor<1, Int>,
+        theirs: Tensor<1, Int>,
+        mask: Tensor<3>,
+        rows: usize,
+        points: usize,
+    ) -> Tensor<2> {
+        let x = Tensor::cat(
+            vec![
+                self.side(mine, mask.clone(), rows, points),
+                self.side(theirs, mask, rows, points),
+            ],
+            1,
+        );
+        self.output.forward(self.head.forward(x).clamp(0.0, 1.0))
+    }
+
+    /// The net in the engine's format.
+    pub fn to_pattern_net(&self, start: &Gomoku) -> Result<PatternNet, String> {
+        let vec = |t: Tensor<2>| -> Vec<f32> { t.into_data().try_to_vec().expect("f32 weights") };
+        let [_, f] = self.embedding.val().dims();
+        let mut embedding = vec(self.embedding.val());
+        embedding.truncate(CODES * f);
+        let point_bias: Vec<f32> = self
+            .point_bias
+            .val()
+            .into_data()
+            .try_to_vec()
+            .expect("f32 bias");
+        let (head_weight, head_bias) = transposed(&self.head);
+        let (output_weight, output_bias) = transposed(&self.output);
+        PatternNet::new(
+            start.rule(),
+            start.size(),
+            embedding,
+            point_bias,
+            head_weight,
+            head_bias,
+            output_weight,
+            output_bias[0],
+        )
+    }
+}
+
+/// A burn linear layer's weight in PyTorch's layout ([outputs, inputs]) and its bias.
+fn transposed(layer: &Linear) -> (Vec<f32>, Vec<f32>) {
+    let w = layer.weight.val();
+    let [inputs, outputs] = w.dims();
+    let w: Vec<f32> = w.into_data().try_to_vec().expect("f32 weights");
+    let mut t = vec![0f32; inputs * outputs];
+    for i in 0..inputs {
+        for o in 0..outputs {
+            t[o * inputs + i] = w[i * outputs + o];
+        }
+    }
+    let b = layer.bias.as_ref().expect("a bias").val();
+    (t, b.into_data().try_to_vec().expect("f32 bias"))
+}
+
+/// What one epoch measured.
+#[derive(Clone, Debug)]
+pub struct PatternEpoch {
+    pub epoch: usize,
+    pub train_loss: f64,
+    pub valid_loss: f64,
+    /// How often the net's favourite side won the game (validation, decided games).
+    pub valid_accuracy: f64,
+    pub seconds: f64,
+    pub positions_per_second: f64,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct PatternSummary {
+    pub model: PathBuf,
+    pub train_positions: usize,
+    pub valid_positions: usize,
+    /// The validation loss of the fitted linear evaluation's chance (`sigmoid(eval / scale)`,
+    /// the scale fitted to the training rows).
+    pub baseline_loss: f64,
+    /// The validation loss of a constant guess: the training targets' mean.
+    pub constant_loss: f64,
+    pub best: PatternEpoch,
+    pub epochs_run: usize,
+    pub device: String,
+}
+
+/// The fitted evaluation's chances `sigmoid(score / scale)` of `rows`.
+fn eval_chances(rows: &PatternRows, scale: f64) -> Vec<f32> {
+    rows.eval_scores
+        .iter()
+        .map(|&s| (1.0 / (1.0 + (-f64::from(s) / scale).exp())) as f32)
+        .collect()
+}
+
+/// The scale of the fitted evaluation's logistic that fits the training rows best (a
+/// golden-section search over its logarithm, 10 to 10,000): the baseline is the evaluation
+/// at its best, not at a scale fitted to other games.
+fn fit_eval_scale(rows: &PatternRows) -> f64 {
+    let loss_at =
+        |log_scale: f64| cross_entropy(&eval_chances(rows, log_scale.exp()), &rows.targets);
+    let (mut lo, mut hi) = (10f64.ln(), 10_000f64.ln());
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..40 {
+        let (a, b) = (hi - g * (hi - lo), lo + g * (hi - lo));
+        if loss_at(a) < loss_at(b) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    ((lo + hi) / 2.0).exp()
+}
+
+/// Binary cross-entropy of chances `p` against targets.
+fn cross_entropy(p: &[f32], targets: &[f32]) -> f64 {
+    let n = p.len().max(1) as f64;
+    p.iter()
+        .zip(targets)
+        .map(|(&p, &t)| {
+            let p = f64::from(p).clamp(1e-7, 1.0 - 1e-7);
+            let t = f64::from(t);
+            -(t * p.ln() + (1.0 - t) * (1.0 - p).ln())
+        })
+        .sum::<f64>()
+        / n
+}
+
+/// Trains a pattern net and writes the best one (by validation loss) to
+/// `out/model.safetensors`, with `out/metrics.csv` and `out/MODEL.md`.
+pub fn train_pattern(
+    config: &PatternConfig,
+    verbose: bool,
+    command: &str,
+) -> Result<PatternSummary, String> {
+    config.validate()?;
+    let say = |text: String| {
+        if verbose {
+            eprintln!("train pattern: {text}");
+        }
+    };
+    let index = DataIndex::build(&config.data, config.validation_share, config.seed)?;
+    if index.spec.name() != "gomoku" {
+        return Err(format!(
+            "pattern nets are for gomoku, {} holds {} games (train run fits those)",
+            index.dirs_text(),
+            index.spec
+        ));
+    }
+    let start: Gomoku = index.spec.start()?;
+    let model_path = config.out.join(MODEL_FILE);
+    if model_path.exists() && !config.force {
+        return Err(format!(
+            "{} already holds a model; pass --force to replace it, or choose another --out",
+            config.out.display()
+        ));
+    }
+    let device = device_of(config.backend, config.cpu_backend)?.autodiff();
+    let plain = device.clone().without_autodiff();
+    let t_read = Instant::now();
+    let mut seen = HashSet::new();
+    let train = PatternRows::load(&index.train, &index.files, &start, config, &mut seen)?;
+    let valid = PatternRows::load(&index.valid, &index.files, &start, config, &mut seen)?;
+    if train.is_empty() {
+        return Err(format!("{}: no position to train on", index.dirs_text()));
+    }
+    let eval_scale = fit_eval_scale(&train);
+    let baseline_loss = cross_entropy(&eval_chances(&valid, eval_scale), &valid.targets);
+    let mean = train.targets.iter().map(|&t| f64::from(t)).sum::<f64>() / train.len() as f64;
+    let constant_loss = cross_entropy(&vec![mean as f32; valid.len()], &valid.targets);
+    say(format!(
+        "{}: {} positions for training ({} games), {} for validation ({} games); {} repeated games left out; read in {:.1}s",
+        index.dirs_text(),
+        train.len(),
+        train.games,
+        valid.len(),
+        valid.games,
+        train.repeats + valid.repeats,
+        t_read.elapsed().as_secs_f64()
+    ));
+    say(format!(
+        "validation loss of the fitted evaluation: {baseline_loss:.5} (sigmoid(eval / {eval_scale:.1}), the scale fitted to the training rows); of a constant guess: {constant_loss:.5}"
+    ));
+    std::fs::create_dir_all(&config.out)
+        .map_err(|e| format!("cannot create {}: {e}", config.out.display()))?;
+    let device_name = match config.backend {
+        Backend::Cpu => format!("cpu ({:?})", config.cpu_backend).to_lowercase(),
+        Backend::Gpu => "gpu (wgpu)".into(),
+    };
+    let points = train.points;
+    let batch = |rows: &PatternRows, picks: &[u32], device: &Device| {
+        let (mine, theirs, mask, targets) = rows.gather(picks);
+        let n = picks.len();
+        let ints =
+            |v: Vec<i32>| Tensor::<1, Int>::from_data(TensorData::new(v, [n * points * 4]), device);
+        (
+            ints(mine),
+            ints(theirs),
+            Tensor::<3>::from_data(TensorData::new(mask, [n, points, 1]), device),
+            Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), device),
+        )
+    };
+    let mut net = Some(PatternModel::new(
+        config.features,
+        config.hidden,
+        config.seed,
+        &device,
+    ));
+    let mut optim = AdamConfig::new().init();
+    let mut history: Vec<PatternEpoch> = Vec::new();
+    let mut best: Option<PatternEpoch> = None;
+    let mut bad_epochs = 0;
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    say("epoch  train loss  valid loss  valid accuracy  seconds  positions/s".into());
+    for epoch in 1..=config.epochs {
+        let t0 = Instant::now();
+        let mut rng = Rng::new(derive_seed(config.seed, epoch as u64));
+        rng.shuffle(&mut order);
+        let mut loss_sum = 0.0;
+        for picks in order.chunks(config.batch_size) {
+            let model = net.take().expect("the net is there between batches");
+            let (mine, theirs, mask, targets) = batch(&train, picks, &device);
+            let logits = model.logits(mine, theirs, mask, picks.len(), points);
+            let batch_loss = loss(Loss::Bce, logits, targets);
+            let value: f32 = batch_loss.clone().into_scalar();
+            loss_sum += value as f64 * picks.len() as f64;
+            let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
+            net = Some(optim.step(config.learning_rate, model, grads));
+        }
+        let train_seconds = t0.elapsed().as_secs_f64();
+        let model = net.as_ref().expect("the net is there");
+        let valid_model = model.valid();
+        let mut chances = Vec::with_capacity(valid.len());
+        let all: Vec<u32> = (0..valid.len() as u32).collect();
+        for picks in all.chunks(1024) {
+            let (mine, theirs, mask, _) = batch(&valid, picks, &plain);
+            let p: Vec<f32> = sigmoid(valid_model.logits(mine, theirs, mask, picks.len(), points))
+                .into_data()
+                .try_to_vec()
+                .map_err(|e| format!("{e:?}"))?;
+            chances.extend(p);
+        }
+        let decided: Vec<(f32, f32)> = chances
+            .iter()
+            .zip(&valid.targets)
+            .filter(|(_, &t)| t != 0.5)
+            .map(|(&p, &t)| (p, t))
+            .collect();
+        let right = decided
+            .iter()
+            .filter(|(p, t)| (*p > 0.5) == (*t > 0.5))
+            .count();
+        let metrics = PatternEpoch {
+            epoch,
+            train_loss: loss_sum / train.len() as f64,
+            valid_loss: if valid.is_empty() {
+                f64::NAN
+            } else {
+                cross_entropy(&chances, &valid.targets)
+            },
+            valid_accuracy: right as f64 / decided.len().max(1) as f64,
+            seconds: t0.elapsed().as_secs_f64(),
+            positions_per_second: train.len() as f64 / train_seconds,
+        };
+        say(format!(
+            "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {:>7.1}  {:>11.0}",
+            epoch,
+            metrics.train_loss,
+            metrics.valid_loss,
+            100.0 * metrics.valid_accuracy,
+            metrics.seconds,
+            metrics.positions_per_second
+        ));
+        let watched = |m: &PatternEpoch| {
+            if valid.is_empty() {
+                m.train_loss
+            } else {
+                m.valid_loss
+            }
+        };
+        history.push(metrics.clone());
+        if best.as_ref().is_none_or(|b| watched(&metrics) < watched(b)) {
+            bad_epochs = 0;
+            let mut net = model.to_pattern_net(&start)?;
+            net.extra = BTreeMap::from([
+                ("dataset".to_string(), index.dirs_text()),
+                ("epoch".to_string(), epoch.to_string()),
+                (
+                    "valid_loss".to_string(),
+                    format!("{:.5}", metrics.valid_loss),
+                ),
+                (
+                    "baseline_valid_loss".to_string(),
+                    format!("{baseline_loss:.5}"),
+                ),
+                ("train_positions".to_string(), train.len().to_string()),
+                (
+                    "search_weight".to_string(),
+                    config.search_weight.to_string(),
+                ),
+                ("trained_on".to_string(), device_name.clone()),
+                ("command".to_string(), command.to_string()),
+            ]);
+            net.save(&model_path)?;
+            best = Some(metrics);
+        } else {
+            bad_epochs += 1;
+        }
+        write_metrics(&config.out.join("metrics.csv"), &history)?;
+        let summary = PatternSummary {
+            model: model_path.clone(),
+            train_positions: train.len(),
+            valid_positions: valid.len(),
+            baseline_loss,
+            constant_loss,
+            best: best.clone().expect("an epoch was best"),
+            epochs_run: history.len(),
+            device: device_name.clone(),
+        };
+        write_card(
+            &config.out.join(CARD_FILE),
+            config,
+            &index,
+            &summary,
+            &history,
+            &train,
+            &valid,
+            command,
+        )?;
+        if config.patience > 0 && bad_epochs >= config.patience {
+            say(format!(
+                "early stop: no better validation loss for {} epochs",
+                config.patience
+            ));
+            break;
+        }
+    }
+    Ok(PatternSummary {
+        model: model_path,
+        train_positions: train.len(),
+        valid_positions: valid.len(),
+        baseline_loss,
+        constant_loss,
+        best: best.expect("at least one epoch ran"),
+        epochs_run: history.len(),
+        device: device_name,
+    })
+}
+
+fn write_metrics(path: &Path, history: &[PatternEpoch]) -> Result<(), String> {
+    let mut text =
+        String::from("epoch,train_loss,valid_loss,valid_accuracy,seconds,positions_per_second\n");
+    for m in history {
+        text += &format!(
+            "{},{:.6},{:.6},{:.6},{:.2},{:.0}\n",
+            m.epoch,
+            m.train_loss,
+            m.valid_loss,
+            m.valid_accuracy,
+            m.seconds,
+            m.positions_per_second
+        );
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `MODEL.md`: what the net is, what it was trained on and how, and each epoch.
+#[allow(clippy::too_many_arguments)]
+fn write_card(
+    path: &Path,
+    config: &PatternConfig,
+    index: &DataIndex,
+    summary: &PatternSummary,
+    history: &[PatternEpoch],
+    train: &PatternRows,
+    valid: &PatternRows,
+    command: &str,
+) -> Result<(), String> {
+    let b = &summary.best;
+    let mut text = format!(
+        "# Gomoku pattern net\n\n\
+         `pvs:model={model}` plays with it (docs/gomoku-results.md).\n\n\
+         | | |\n|---|---|\n\
+         | Game | {spec} |\n\
+         | Encoding | `{NET_ENCODING}`: per empty point and direction, the shapes of the side to move and of the other (81 codes) |\n\
+         | Net | 81 codes -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
+         | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
+         | Target | the result, blended with the search's estimate at weight {sw} where the record has one |\n\
+         | Training | Adam, learning rate {lr}, batch {bs}, seed {seed}, on {device} |\n\
+         | Best epoch | {be} of {er}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
+         | Command | `{command}` |\n\n\
+         | Epoch | Train loss | Valid loss | Valid accuracy | Seconds | Positions/s |\n\
+         |---:|---:|---:|---:|---:|---:|\n",
+        model = summary.model.display(),
+        spec = index.spec,
+        f = config.features,
+        h = config.hidden,
+        data = index.dirs_text(),
+        tg = train.games,
+        tp = train.len(),
+        vg = valid.games,
+        vp = valid.len(),
+        rep = train.repeats + valid.repeats,
+        sw = config.search_weight,
+        lr = config.learning_rate,
+        bs = config.batch_size,
+        seed = config.seed,
+        device = summary.device,
+        be = b.epoch,
+        er = summary.epochs_run,
+        vl = b.valid_loss,
+        bl = summary.baseline_loss,
+        cl = summary.constant_loss,
+        acc = 100.0 * b.valid_accuracy,
+    );
+    for m in history {
+        text += &format!(
+            "| {} | {:.5} | {:.5} | {:.2}% | {:.1} | {:.0} |\n",
+            m.epoch,
+            m.train_loss,
+            m.valid_loss,
+            100.0 * m.valid_accuracy,
+            m.seconds,
+            m.positions_per_second
+        );
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
