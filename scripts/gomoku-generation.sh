@@ -9,10 +9,12 @@
 #                  or none for the fitted evaluation
 #   GAMES          self-play games (default 600; seats swapped on each opening)
 #   MS             milliseconds a move, self-play and match (default 200 and 100)
-#   MATCH_GAMES    games of the deciding match (default 200)
+#   MATCH_GAMES    games of the deciding match (default 200, at most 290: the balanced
+#                  openings of configs/gomoku-balanced-openings.txt, each played twice)
 #
 # Earlier generations' games (runs/gomoku-gen-*/selfplay) and the shipped datasets named in
-# GOMOKU_DATA (space-separated folders) are trained on too. Run from the repository root after
+# GOMOKU_DATA (space-separated folders) are trained on too; TRAIN_ARGS are added to `train
+# pattern` (say "--epochs 15 --patience 3"). Run from the repository root after
 # `cargo build --release -p engine -p train`. Nothing is overwritten: a generation whose folder
 # exists is refused.
 set -euo pipefail
@@ -49,12 +51,12 @@ for d in runs/gomoku-gen-*/selfplay ${GOMOKU_DATA:-}; do
   data+=(--data "$d")
 done
 echo "== training on ${data[*]}"
-"$train" pattern "${data[@]}" --out "$dir/net"
+"$train" pattern "${data[@]}" --out "$dir/net" ${TRAIN_ARGS:-}
 
 echo "== deciding match: the new net against $current, $match_games games at 100 ms a move"
-python3 scripts/gomoku_openings.py $(( (match_games + 1) / 2 )) $(( 2000 + gen )) > "$dir/match-openings.txt"
+# Balanced openings: from random ones, most seat-swapped pairs split one-one whatever the nets.
 "$engine" match --game gomoku --p1 "pvs:time_ms=100,model=$dir/net/model.safetensors" \
-  --p2 "pvs:time_ms=100,model=$current" --positions "$dir/match-openings.txt" \
+  --p2 "pvs:time_ms=100,model=$current" --positions configs/gomoku-balanced-openings.txt \
   --games "$match_games" --seed "$gen" --json "$dir/match.json" | tee "$dir/match.txt"
 
 {
@@ -62,7 +64,7 @@ python3 scripts/gomoku_openings.py $(( (match_games + 1) / 2 )) $(( 2000 + gen )
   echo "## Generation $gen's deciding match"
   echo
   echo "Self-play: $games games of \`$player\`. The new net (A) against \`$current\` (B), both"
-  echo "\`pvs\` at 100 ms a move, $match_games games from seeded openings, seats swapped:"
+  echo "\`pvs\` at 100 ms a move, $match_games games from configs/gomoku-balanced-openings.txt, seats swapped:"
   echo
   echo '```'
   cat "$dir/match.txt"

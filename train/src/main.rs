@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig, ValueTargets};
-use train::pattern::{train_pattern, PatternConfig};
+use train::pattern::{train_pattern, Keep, PatternConfig};
 use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
@@ -67,6 +67,10 @@ struct PatternArgs {
     /// the game's result).
     #[arg(long, default_value_t = PatternConfig::default().search_weight)]
     search_weight: f64,
+    /// The positions learnt: all (but those with a five or live four to make) or quiet (no
+    /// five point and no live three on the board for either side).
+    #[arg(long, value_enum, default_value_t = Keep::All)]
+    keep: Keep,
     /// Where to train: cpu, or gpu (a build with --features gpu).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     backend: Backend,
@@ -284,6 +288,7 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         validation_share: args.validation_share,
         seed: args.seed,
         search_weight: args.search_weight,
+        keep: args.keep,
         backend: args.backend,
         cpu_backend: args.cpu_backend,
         force: args.force,

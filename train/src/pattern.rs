@@ -5,8 +5,9 @@
 //! the code of the shapes the side to move and the other make there (81 codes; a stone is
 //! code 81 and counts nothing), and a target, the side to move's chance to win. The target is
 //! the game's result (1, 0, or 1/2 for a draw), blended with the search's estimate where the
-//! record keeps one (`--search-weight`). Positions where the side to move has a five to make or
-//! a live four to make are left out: the search decides them before it evaluates. Games that
+//! record keeps one (`--search-weight`). Every position is kept but those where the side to
+//! move has a five or a live four to make, which the search decides before it evaluates
+//! (`--keep quiet`: only those without a five point or a live three for either side). Games that
 //! repeat an earlier one move for move are read once. The net is blind to the board's
 //! symmetries by construction (the same table for every point and direction), so no copies are
 //! made. The whole set is held in memory (4 bytes a point a position).
@@ -37,6 +38,19 @@ use crate::data::{open_readers, DataIndex, GameRef};
 use crate::model::linear;
 use crate::trainer::{device_of, loss, CARD_FILE, MODEL_FILE};
 
+/// Which positions of a game become rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Keep {
+    /// Every position but those the search decides before it evaluates (a five or a live
+    /// four for the side to move to make).
+    #[default]
+    All,
+    /// Quiet positions only: no five point and no live three on the board for either side
+    /// (as Texel's fit took them). A net that never saw a live three misjudges the leaves
+    /// that have one: it lost 0.193 to the fitted evaluation (docs/gomoku-results.md).
+    Quiet,
+}
+
 /// The code of a point that holds a stone (its activation is masked to zero).
 const STONE: u8 = CODES as u8;
 
@@ -58,6 +72,8 @@ pub struct PatternConfig {
     /// The share of a searched position's target that is the search's estimate (the rest is
     /// the game's result).
     pub search_weight: f64,
+    /// Which positions are learnt.
+    pub keep: Keep,
     pub backend: Backend,
     pub cpu_backend: CpuBackend,
     /// Replace a model already in `out`.
@@ -69,7 +85,7 @@ impl Default for PatternConfig {
         PatternConfig {
             data: Vec::new(),
             out: PathBuf::from("runs/gomoku-net"),
-            features: 32,
+            features: 16,
             hidden: 32,
             epochs: 30,
             patience: 4,
@@ -78,6 +94,7 @@ impl Default for PatternConfig {
             validation_share: 0.1,
             seed: 1,
             search_weight: 0.5,
+            keep: Keep::All,
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
             force: false,
@@ -146,6 +163,7 @@ impl PatternRows {
         game: &GameRecord,
         start: &Gomoku,
         search_weight: f64,
+        keep: Keep,
     ) -> Result<(), String> {
         let mut state = *start;
         let weights = EvalWeights::DEFAULT;
@@ -160,7 +178,12 @@ impl PatternRows {
                 ));
             }
             let board = ShapeBoard::new(&state);
-            let decided = board.has_five_point(mover) || board.live_four_wins();
+            let decided = match keep {
+                Keep::All => board.has_five_point(mover) || board.live_four_wins(),
+                Keep::Quiet => [mover, mover.opponent()]
+                    .iter()
+                    .any(|&p| board.has_five_point(p) || board.count(p, Shape::LiveFour) > 0),
+            };
             if !decided {
                 let result = match game.outcome {
                     Outcome::Draw => 0.5,
@@ -229,7 +252,7 @@ impl PatternRows {
                 continue;
             }
             rows.games += 1;
-            rows.add_game(&game, start, config.search_weight)
+            rows.add_game(&game, start, config.search_weight, config.keep)
                 .map_err(|e| format!("{}: {e}", files[g.file].display()))?;
         }
         Ok(rows)
@@ -704,7 +727,7 @@ fn write_card(
          | Encoding | `{NET_ENCODING}`: per empty point and direction, the shapes of the side to move and of the other (81 codes) |\n\
          | Net | 81 codes -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
-         | Target | the result, blended with the search's estimate at weight {sw} where the record has one |\n\
+         | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
          | Training | Adam, learning rate {lr}, batch {bs}, seed {seed}, on {device} |\n\
          | Best epoch | {be} of {er}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
          | Command | `{command}` |\n\n\
@@ -721,6 +744,7 @@ fn write_card(
         vp = valid.len(),
         rep = train.repeats + valid.repeats,
         sw = config.search_weight,
+        keep = config.keep,
         lr = config.learning_rate,
         bs = config.batch_size,
         seed = config.seed,

@@ -177,12 +177,18 @@ impl PatternNet {
         Ok(())
     }
 
-    /// Sets a point's activations (`acts`, features long) to those of these four codes, and
-    /// moves `sums` by the change.
+    /// Sets a point's preactivations and activations (`pre`, `acts`, features long) to those
+    /// of these four codes, and moves `sums` by the change.
     #[inline(always)]
-    fn update_point(&self, codes: Option<[usize; 4]>, acts: &mut [i16], sums: &mut [i32]) {
+    fn update_point(
+        &self,
+        codes: Option<[usize; 4]>,
+        pre: &mut [i16],
+        acts: &mut [i16],
+        sums: &mut [i32],
+    ) {
         let f = self.features;
-        let (acts, sums) = (&mut acts[..f], &mut sums[..f]);
+        let (pre, acts, sums) = (&mut pre[..f], &mut acts[..f], &mut sums[..f]);
         let Some(codes) = codes else {
             for (s, a) in sums.iter_mut().zip(acts.iter_mut()) {
                 *s -= i32::from(*a);
@@ -195,6 +201,34 @@ impl PatternNet {
         for i in 0..f {
             // No overflow: each entry is within MAX_QUANTISED.
             let v = bias[i] + r0[i] + r1[i] + r2[i] + r3[i];
+            pre[i] = v;
+            let a = v.clamp(0, ACT_ONE);
+            sums[i] += i32::from(a) - i32::from(acts[i]);
+            acts[i] = a;
+        }
+    }
+
+    /// One direction's code of a point goes from `old` to `new`: its preactivations move by
+    /// the difference of the two rows (exactly: integers, every partial sum inside an i16),
+    /// and its activations and `sums` follow.
+    #[inline(always)]
+    fn shift_point(
+        &self,
+        old: usize,
+        new: usize,
+        pre: &mut [i16],
+        acts: &mut [i16],
+        sums: &mut [i32],
+    ) {
+        let f = self.features;
+        let (pre, acts, sums) = (&mut pre[..f], &mut acts[..f], &mut sums[..f]);
+        let (ro, rn) = (
+            &self.embedding_q[old * f..old * f + f],
+            &self.embedding_q[new * f..new * f + f],
+        );
+        for i in 0..f {
+            let v = pre[i] - ro[i] + rn[i];
+            pre[i] = v;
             let a = v.clamp(0, ACT_ONE);
             sums[i] += i32::from(a) - i32::from(acts[i]);
             acts[i] = a;
@@ -231,10 +265,25 @@ impl PatternNet {
     unsafe fn update_point_avx2(
         &self,
         codes: Option<[usize; 4]>,
+        pre: &mut [i16],
         acts: &mut [i16],
         sums: &mut [i32],
     ) {
-        self.update_point(codes, acts, sums)
+        self.update_point(codes, pre, acts, sums)
+    }
+
+    /// [`shift_point`](Self::shift_point) compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn shift_point_avx2(
+        &self,
+        old: usize,
+        new: usize,
+        pre: &mut [i16],
+        acts: &mut [i16],
+        sums: &mut [i32],
+    ) {
+        self.shift_point(old, new, pre, acts, sums)
     }
 
     /// The side to move's logit from the integer sums of its side and the other's.
@@ -405,8 +454,10 @@ fn has_avx2() -> bool {
 #[derive(Clone)]
 pub struct NetSums {
     pub net: std::sync::Arc<PatternNet>,
-    /// By point, then colour (black's view first), `features` each.
+    /// By point, then colour (black's view first), `features` each: the activations, and
+    /// the preactivations (of empty points).
     acts: Vec<i16>,
+    pre: Vec<i16>,
     sums: [Vec<i32>; 2],
 }
 
@@ -415,6 +466,7 @@ impl NetSums {
         let f = net.features;
         NetSums {
             acts: vec![0; points * 2 * f],
+            pre: vec![0; points * 2 * f],
             sums: [vec![0; f], vec![0; f]],
             net,
         }
@@ -425,18 +477,41 @@ impl NetSums {
     #[inline]
     pub fn set_point(&mut self, p: usize, codes: Option<[[usize; 4]; 2]>) {
         let f = self.net.features;
-        let acts = &mut self.acts[p * 2 * f..(p + 1) * 2 * f];
-        let (black, white) = acts.split_at_mut(f);
+        let (black, white) = self.acts[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
+        let (pre_b, pre_w) = self.pre[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
         let [sb, sw] = &mut self.sums;
-        for (colour, acts, sums) in [(0, black, sb), (1, white, sw)] {
+        for (colour, pre, acts, sums) in [(0, pre_b, black, sb), (1, pre_w, white, sw)] {
             let codes = codes.map(|c| c[colour]);
             #[cfg(target_arch = "x86_64")]
             if has_avx2() {
                 // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
-                unsafe { self.net.update_point_avx2(codes, acts, sums) };
+                unsafe { self.net.update_point_avx2(codes, pre, acts, sums) };
                 continue;
             }
-            self.net.update_point(codes, acts, sums);
+            self.net.update_point(codes, pre, acts, sums);
+        }
+    }
+
+    /// One direction's codes of empty point `p` go from `old` to `new` (by colour): its
+    /// activations follow by the rows' difference, cheaper than [`set_point`](Self::set_point).
+    #[inline]
+    pub fn shift_point(&mut self, p: usize, old: [usize; 2], new: [usize; 2]) {
+        let f = self.net.features;
+        let (black, white) = self.acts[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
+        let (pre_b, pre_w) = self.pre[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
+        let [sb, sw] = &mut self.sums;
+        for (colour, pre, acts, sums) in [(0, pre_b, black, sb), (1, pre_w, white, sw)] {
+            let (old, new) = (old[colour], new[colour]);
+            if old == new {
+                continue;
+            }
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
+                unsafe { self.net.shift_point_avx2(old, new, pre, acts, sums) };
+                continue;
+            }
+            self.net.shift_point(old, new, pre, acts, sums);
         }
     }
 
@@ -568,6 +643,25 @@ mod tests {
             "{e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The shipped net loads, fits 15x15 freestyle only, and scores the empty board, the side
+    /// to move (black) ahead, within a plausible margin.
+    #[test]
+    fn the_shipped_net_loads_for_its_board() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../models/gomoku-15-freestyle/model.safetensors");
+        let net = Arc::new(PatternNet::load(&path).unwrap());
+        assert_eq!(
+            (net.rule, net.size, net.features),
+            (Rule::Freestyle, 15, 16)
+        );
+        assert!(net.check_fits(Rule::Renju, 15).is_err());
+        let board = ShapeBoard::new(&Gomoku::new(15, Rule::Freestyle).unwrap())
+            .with_net(net)
+            .unwrap();
+        let logit = board.net_logit().unwrap();
+        assert!(logit.is_finite() && logit.abs() < 5.0, "{logit}");
     }
 
     #[test]

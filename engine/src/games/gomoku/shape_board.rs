@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::net::{point_codes, NetSums, PatternNet};
+use super::net::{code as net_code, point_codes, NetSums, PatternNet};
 use super::patterns::{coded_table, digit, Shape};
 use super::{renju, Gomoku, Rule, DIRECTIONS, EMPTY, MAX_POINTS};
 use crate::game::{Game, Player};
@@ -408,17 +408,24 @@ impl ShapeBoard {
                     *key = (*key & !(3 << shift)) | code << shift;
                     let key = *key as usize;
                     if self.is_empty(q) {
-                        let mut changed = false;
+                        let mut old = [0u8; 2];
+                        let mut new = [0u8; 2];
                         for colour in 0..2 {
-                            let new = self.tables[colour][key];
-                            let old = std::mem::replace(&mut self.shapes[colour][q][d], new);
-                            self.counts[colour][old as usize] -= 1;
-                            self.counts[colour][new as usize] += 1;
-                            changed |= old != new;
+                            new[colour] = self.tables[colour][key];
+                            old[colour] =
+                                std::mem::replace(&mut self.shapes[colour][q][d], new[colour]);
+                            self.counts[colour][old[colour] as usize] -= 1;
+                            self.counts[colour][new[colour] as usize] += 1;
                         }
-                        if changed && self.net.is_some() {
-                            let codes = self.net_codes(q);
-                            self.net.as_mut().expect("a net").set_point(q, Some(codes));
+                        if old != new {
+                            if let Some(net) = &mut self.net {
+                                // The net's codes by colour: its own shape, then the other's.
+                                net.shift_point(
+                                    q,
+                                    [net_code(old[0], old[1]), net_code(old[1], old[0])],
+                                    [net_code(new[0], new[1]), net_code(new[1], new[0])],
+                                );
+                            }
                         }
                     }
                 }
