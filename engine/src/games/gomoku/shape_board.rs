@@ -371,9 +371,9 @@ impl ShapeBoard {
         self.pos.unplay(p, last);
         self.update_lines(p, 0);
         self.refresh_point(p);
-        if self.net.is_some() {
-            let codes = self.net_codes(p);
-            self.net.as_mut().expect("a net").set_point(p, Some(codes));
+        let codes = self.net.is_some().then(|| self.net_codes(p));
+        if let (Some(net), Some(codes)) = (&mut self.net, codes) {
+            net.set_point(p, Some(codes));
         }
         self.add_near(p, -1);
         let keys = zobrist();
