@@ -94,30 +94,33 @@ impl Net {
     /// The weights in the engine's layout (PyTorch's: [outputs, inputs]): hidden weight and
     /// bias, output weight and bias.
     fn weights(&self) -> [Vec<f32>; 4] {
-        fn transposed(layer: &Linear) -> (Vec<f32>, Vec<f32>) {
-            let w = layer.weight.val();
-            let [inputs, outputs] = w.dims();
-            let w: Vec<f32> = w.into_data().try_to_vec().expect("f32 weights");
-            let mut t = vec![0f32; inputs * outputs];
-            for i in 0..inputs {
-                for o in 0..outputs {
-                    t[o * inputs + i] = w[i * outputs + o];
-                }
-            }
-            let b: Vec<f32> = layer
-                .bias
-                .as_ref()
-                .expect("layers have a bias")
-                .val()
-                .into_data()
-                .try_to_vec()
-                .expect("f32 bias");
-            (t, b)
-        }
         let (hidden_weight, hidden_bias) = transposed(&self.hidden);
         let (output_weight, output_bias) = transposed(&self.output);
         [hidden_weight, hidden_bias, output_weight, output_bias]
     }
+}
+
+/// A linear layer's weight in PyTorch's layout ([outputs, inputs], where burn keeps [inputs,
+/// outputs]) and its bias.
+pub fn transposed(layer: &Linear) -> (Vec<f32>, Vec<f32>) {
+    let w = layer.weight.val();
+    let [inputs, outputs] = w.dims();
+    let w: Vec<f32> = w.into_data().try_to_vec().expect("f32 weights");
+    let mut t = vec![0f32; inputs * outputs];
+    for i in 0..inputs {
+        for o in 0..outputs {
+            t[o * inputs + i] = w[i * outputs + o];
+        }
+    }
+    let b: Vec<f32> = layer
+        .bias
+        .as_ref()
+        .expect("layers have a bias")
+        .val()
+        .into_data()
+        .try_to_vec()
+        .expect("f32 bias");
+    (t, b)
 }
 
 /// Rows of `features` (each `width` long) as a tensor on `device`.

@@ -35,7 +35,7 @@ use engine::Outcome;
 
 use crate::config::{Backend, CpuBackend, Loss};
 use crate::data::{open_readers, DataIndex, GameRef};
-use crate::model::linear;
+use crate::model::{linear, transposed};
 use crate::trainer::{device_of, loss, CARD_FILE, MODEL_FILE};
 
 /// Which positions of a game become rows.
@@ -382,21 +382,6 @@ impl PatternModel {
             output_bias[0],
         )
     }
-}
-
-/// A burn linear layer's weight in PyTorch's layout ([outputs, inputs]) and its bias.
-fn transposed(layer: &Linear) -> (Vec<f32>, Vec<f32>) {
-    let w = layer.weight.val();
-    let [inputs, outputs] = w.dims();
-    let w: Vec<f32> = w.into_data().try_to_vec().expect("f32 weights");
-    let mut t = vec![0f32; inputs * outputs];
-    for i in 0..inputs {
-        for o in 0..outputs {
-            t[o * inputs + i] = w[i * outputs + o];
-        }
-    }
-    let b = layer.bias.as_ref().expect("a bias").val();
-    (t, b.into_data().try_to_vec().expect("f32 bias"))
 }
 
 /// What one epoch measured.

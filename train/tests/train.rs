@@ -621,9 +621,7 @@ fn policy_targets_are_visit_shares_or_the_chosen_move() {
 fn chosen_move_dataset(dir: &Path, games: u64) {
     use engine::game::Game;
     use engine::games::DotsAndBoxes;
-    use engine::record::{
-        recorded_scores, FileEntry, GameRecord, Manifest, MoveKind, MoveRecord, RecordWriter,
-    };
+    use engine::record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RecordWriter};
     std::fs::create_dir_all(dir).unwrap();
     let spec = engine::games::DotsAndBoxes::spec_for(3, 3).unwrap();
     let mut writer = RecordWriter::create(&dir.join("games.rec"), &spec).unwrap();
@@ -661,27 +659,7 @@ fn chosen_move_dataset(dir: &Path, games: u64) {
             .unwrap();
     }
     writer.sync().unwrap();
-    Manifest {
-        format: Manifest::FORMAT.into(),
-        format_version: engine::record::FORMAT_VERSION,
-        game: spec,
-        generator: "train test".into(),
-        config: serde_json::json!({}),
-        seeds: "index".into(),
-        shard: None,
-        games_planned: games,
-        games,
-        positions,
-        complete: true,
-        files: vec![FileEntry {
-            name: "games.rec".into(),
-            games,
-            positions,
-        }],
-        sources: Vec::new(),
-    }
-    .write(dir)
-    .unwrap();
+    write_manifest(dir, spec, games, positions);
 }
 
 /// Soft labels: P(P1 wins) to the nearest 1/200 and back, hard classes by the likelier side;
@@ -973,9 +951,7 @@ fn gomoku_dataset(dir: &Path, games: u64, seed: u64) {
     use engine::game::Game;
     use engine::games::gomoku::{Gomoku, Rule};
     use engine::games::RegisteredGame;
-    use engine::record::{
-        recorded_scores, FileEntry, GameRecord, Manifest, MoveKind, MoveRecord, RecordWriter,
-    };
+    use engine::record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RecordWriter};
     std::fs::create_dir_all(dir).unwrap();
     let start = Gomoku::new(9, Rule::Freestyle).unwrap();
     let spec = start.spec();
@@ -1036,27 +1012,7 @@ fn gomoku_dataset(dir: &Path, games: u64, seed: u64) {
             .unwrap();
     }
     writer.sync().unwrap();
-    Manifest {
-        format: Manifest::FORMAT.into(),
-        format_version: engine::record::FORMAT_VERSION,
-        game: spec,
-        generator: "train test".into(),
-        config: serde_json::json!({}),
-        seeds: "index".into(),
-        shard: None,
-        games_planned: games,
-        games,
-        positions,
-        complete: true,
-        files: vec![FileEntry {
-            name: "games.rec".into(),
-            games,
-            positions,
-        }],
-        sources: Vec::new(),
-    }
-    .write(dir)
-    .unwrap();
+    write_manifest(dir, spec, games, positions);
 }
 
 /// `train pattern` learns Gomoku results better than a constant guess, and its net loads in
@@ -1139,4 +1095,30 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
     assert!(err.contains("pattern nets are for gomoku"), "{err}");
     assert!(!dir.join("dab-net").exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The manifest of a one-file dataset written by a test.
+fn write_manifest(dir: &Path, spec: engine::games::GameSpec, games: u64, positions: u64) {
+    use engine::record::{FileEntry, Manifest};
+    Manifest {
+        format: Manifest::FORMAT.into(),
+        format_version: engine::record::FORMAT_VERSION,
+        game: spec,
+        generator: "train test".into(),
+        config: serde_json::json!({}),
+        seeds: "index".into(),
+        shard: None,
+        games_planned: games,
+        games,
+        positions,
+        complete: true,
+        files: vec![FileEntry {
+            name: "games.rec".into(),
+            games,
+            positions,
+        }],
+        sources: Vec::new(),
+    }
+    .write(dir)
+    .unwrap();
 }

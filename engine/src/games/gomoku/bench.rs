@@ -187,38 +187,34 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>,
     let mut board = ShapeBoard::new(middle);
     let mut points = Vec::new();
     board.candidates(&mut points);
+    out.push(Figure::new(
+        "incremental board make and unmake, middle game, 1 thread",
+        make_unmake_rate(&mut board, &points),
+        "pairs/s",
+    ));
+    if let Some(net) = net {
+        let mut board = ShapeBoard::new(middle).with_net(net)?;
+        out.push(Figure::new(
+            "incremental board make and unmake with the pattern net's sums, middle game, 1 thread",
+            make_unmake_rate(&mut board, &points),
+            "pairs/s",
+        ));
+    }
+    Ok(out)
+}
+
+/// Moves made and taken back a second on `board`, each of `points` in turn, for 300 ms.
+fn make_unmake_rate(board: &mut ShapeBoard, points: &[usize]) -> f64 {
     let started = Instant::now();
     let mut pairs = 0u64;
     while started.elapsed() < Duration::from_millis(300) {
-        for &p in &points {
+        for &p in points {
             board.make(p);
             board.unmake();
         }
         pairs += points.len() as u64;
     }
-    out.push(Figure::new(
-        "incremental board make and unmake, middle game, 1 thread",
-        pairs as f64 / started.elapsed().as_secs_f64(),
-        "pairs/s",
-    ));
-    if let Some(net) = net {
-        let mut board = ShapeBoard::new(middle).with_net(net)?;
-        let started = Instant::now();
-        let mut pairs = 0u64;
-        while started.elapsed() < Duration::from_millis(300) {
-            for &p in &points {
-                board.make(p);
-                board.unmake();
-            }
-            pairs += points.len() as u64;
-        }
-        out.push(Figure::new(
-            "incremental board make and unmake with the pattern net's sums, middle game, 1 thread",
-            pairs as f64 / started.elapsed().as_secs_f64(),
-            "pairs/s",
-        ));
-    }
-    Ok(out)
+    pairs as f64 / started.elapsed().as_secs_f64()
 }
 
 /// VCF and VCT over the threat suite ([`threat_suite`]) at the root limits of `pvs`: nodes a
