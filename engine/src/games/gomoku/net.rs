@@ -201,10 +201,7 @@ impl PatternNet {
         for i in 0..f {
             // No overflow: each entry is within MAX_QUANTISED.
             let v = bias[i] + r0[i] + r1[i] + r2[i] + r3[i];
-            pre[i] = v;
-            let a = v.clamp(0, ACT_ONE);
-            sums[i] += i32::from(a) - i32::from(acts[i]);
-            acts[i] = a;
+            settle(v, &mut pre[i], &mut acts[i], &mut sums[i]);
         }
     }
 
@@ -227,11 +224,12 @@ impl PatternNet {
             &self.embedding_q[new * f..new * f + f],
         );
         for i in 0..f {
-            let v = pre[i] - ro[i] + rn[i];
-            pre[i] = v;
-            let a = v.clamp(0, ACT_ONE);
-            sums[i] += i32::from(a) - i32::from(acts[i]);
-            acts[i] = a;
+            settle(
+                pre[i] - ro[i] + rn[i],
+                &mut pre[i],
+                &mut acts[i],
+                &mut sums[i],
+            );
         }
     }
 
@@ -438,6 +436,16 @@ impl PatternNet {
             .collect();
         Ok(net)
     }
+}
+
+/// A point's new preactivation `v` of one feature: stored, its activation (clamped to [0, 1])
+/// stored, and the side's sum moved by the activation's change.
+#[inline(always)]
+fn settle(v: i16, pre: &mut i16, act: &mut i16, sum: &mut i32) {
+    *pre = v;
+    let a = v.clamp(0, ACT_ONE);
+    *sum += i32::from(a) - i32::from(*act);
+    *act = a;
 }
 
 /// Whether the CPU runs AVX2 and FMA (asked once).

@@ -691,9 +691,6 @@ impl Pvs {
         }
     }
 
-    /// The last search in a line, as a brain's `MESSAGE` or a match report's note says it:
-    /// how the move was found, the deepest iteration completed, the score for the mover,
-    /// nodes and milliseconds.
     /// Whether the player's net (if any) was made for this rule and board size.
     pub fn check_fits(&self, rule: super::Rule, size: usize) -> Result<(), String> {
         match &self.config.model {
@@ -702,6 +699,9 @@ impl Pvs {
         }
     }
 
+    /// The last search in a line, as a brain's `MESSAGE` or a match report's note says it:
+    /// how the move was found, the deepest iteration completed, the score for the mover,
+    /// nodes and milliseconds.
     pub fn last_note(&self) -> String {
         format!(
             "{} depth {} ev {} nodes {} tm {}",
@@ -818,8 +818,8 @@ impl Pvs {
             // The root's threat searches ran without it: the net's sums cost every move.
             // A net for another rule or board is refused when the player is built
             // ([`Pvs::check_fits`]); one that slips through is left out, not trusted.
-            if net.check_fits(state.rule(), state.size()).is_ok() {
-                board = board.with_net(net.clone()).expect("the net fits");
+            if let Ok(with_net) = board.clone().with_net(net.clone()) {
+                board = with_net;
             }
         }
         // The root's moves: as any node's.
