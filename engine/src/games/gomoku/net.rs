@@ -257,33 +257,6 @@ impl PatternNet {
         self.head(mine, theirs)
     }
 
-    /// [`update_point`](Self::update_point) compiled for AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn update_point_avx2(
-        &self,
-        codes: Option<[usize; 4]>,
-        pre: &mut [i16],
-        acts: &mut [i16],
-        sums: &mut [i32],
-    ) {
-        self.update_point(codes, pre, acts, sums)
-    }
-
-    /// [`shift_point`](Self::shift_point) compiled for AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn shift_point_avx2(
-        &self,
-        old: usize,
-        new: usize,
-        pre: &mut [i16],
-        acts: &mut [i16],
-        sums: &mut [i32],
-    ) {
-        self.shift_point(old, new, pre, acts, sums)
-    }
-
     /// The side to move's logit from the integer sums of its side and the other's.
     pub fn logit(&self, mine: &[i32], theirs: &[i32]) -> f32 {
         #[cfg(target_arch = "x86_64")]
@@ -467,6 +440,9 @@ pub struct NetSums {
     acts: Vec<i16>,
     pre: Vec<i16>,
     sums: [Vec<i32>; 2],
+    /// Whether the CPU runs AVX2 ([`has_avx2`], asked once here).
+    #[cfg(target_arch = "x86_64")]
+    avx2: bool,
 }
 
 impl NetSums {
@@ -477,6 +453,8 @@ impl NetSums {
             pre: vec![0; points * 2 * f],
             sums: [vec![0; f], vec![0; f]],
             net,
+            #[cfg(target_arch = "x86_64")]
+            avx2: has_avx2(),
         }
     }
 
@@ -484,43 +462,64 @@ impl NetSums {
     /// stone, which counts nothing) and moves the sums by the change.
     #[inline]
     pub fn set_point(&mut self, p: usize, codes: Option<[[usize; 4]; 2]>) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
+            return unsafe { self.set_point_avx2(p, codes) };
+        }
+        self.set_point_portable(p, codes)
+    }
+
+    #[inline(always)]
+    fn set_point_portable(&mut self, p: usize, codes: Option<[[usize; 4]; 2]>) {
         let f = self.net.features;
         let (black, white) = self.acts[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
         let (pre_b, pre_w) = self.pre[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
         let [sb, sw] = &mut self.sums;
         for (colour, pre, acts, sums) in [(0, pre_b, black, sb), (1, pre_w, white, sw)] {
-            let codes = codes.map(|c| c[colour]);
-            #[cfg(target_arch = "x86_64")]
-            if has_avx2() {
-                // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
-                unsafe { self.net.update_point_avx2(codes, pre, acts, sums) };
-                continue;
-            }
-            self.net.update_point(codes, pre, acts, sums);
+            self.net
+                .update_point(codes.map(|c| c[colour]), pre, acts, sums);
         }
+    }
+
+    /// [`set_point`](Self::set_point) compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn set_point_avx2(&mut self, p: usize, codes: Option<[[usize; 4]; 2]>) {
+        self.set_point_portable(p, codes)
     }
 
     /// One direction's codes of empty point `p` go from `old` to `new` (by colour): its
     /// activations follow by the rows' difference, cheaper than [`set_point`](Self::set_point).
     #[inline]
     pub fn shift_point(&mut self, p: usize, old: [usize; 2], new: [usize; 2]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
+            return unsafe { self.shift_point_avx2(p, old, new) };
+        }
+        self.shift_point_portable(p, old, new)
+    }
+
+    #[inline(always)]
+    fn shift_point_portable(&mut self, p: usize, old: [usize; 2], new: [usize; 2]) {
         let f = self.net.features;
         let (black, white) = self.acts[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
         let (pre_b, pre_w) = self.pre[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
         let [sb, sw] = &mut self.sums;
         for (colour, pre, acts, sums) in [(0, pre_b, black, sb), (1, pre_w, white, sw)] {
-            let (old, new) = (old[colour], new[colour]);
-            if old == new {
-                continue;
+            if old[colour] != new[colour] {
+                self.net
+                    .shift_point(old[colour], new[colour], pre, acts, sums);
             }
-            #[cfg(target_arch = "x86_64")]
-            if has_avx2() {
-                // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
-                unsafe { self.net.shift_point_avx2(old, new, pre, acts, sums) };
-                continue;
-            }
-            self.net.shift_point(old, new, pre, acts, sums);
         }
+    }
+
+    /// [`shift_point`](Self::shift_point) compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn shift_point_avx2(&mut self, p: usize, old: [usize; 2], new: [usize; 2]) {
+        self.shift_point_portable(p, old, new)
     }
 
     /// The logit of `to_move`'s chance to win.
@@ -607,6 +606,42 @@ mod tests {
                 board.unmake();
             }
             assert_eq!(board.net_sums().unwrap().sums(), &first);
+        }
+    }
+
+    /// Moves made and unmade while the sums are paused leave them as they were: the quick
+    /// VCF's moves cost the net nothing.
+    #[test]
+    fn moves_made_and_unmade_while_paused_leave_the_sums_right() {
+        let mut rng = Rng::new(3);
+        let net = Arc::new(random_net(Rule::Freestyle, 15, 9));
+        let start = Gomoku::new(15, Rule::Freestyle).unwrap();
+        let mut board = ShapeBoard::new(&start).with_net(net.clone()).unwrap();
+        let mut moves = Vec::new();
+        for _ in 0..30 {
+            board.position().legal_actions(&mut moves);
+            board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
+            if board.won() {
+                break;
+            }
+            let before = board.net_sums().unwrap().sums().clone();
+            board.pause_net();
+            for _ in 0..3 {
+                board.position().legal_actions(&mut moves);
+                board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
+            }
+            for _ in 0..3 {
+                board.unmake();
+            }
+            board.resume_net();
+            assert_eq!(board.net_sums().unwrap().sums(), &before);
+            let fresh = ShapeBoard::new(board.position())
+                .with_net(net.clone())
+                .unwrap();
+            assert_eq!(
+                board.net_sums().unwrap().sums(),
+                fresh.net_sums().unwrap().sums()
+            );
         }
     }
 

@@ -514,7 +514,11 @@ impl<'a> Worker<'a> {
                 && !self.board.has_forbidden_points(me)
             {
                 let mut budget = self.config.quick_vcf;
-                if self.quick_vcf(QUICK_VCF_FOURS, None, &mut budget) {
+                // It never evaluates: the net's sums wait (its moves are all unmade).
+                self.board.pause_net();
+                let won = self.quick_vcf(QUICK_VCF_FOURS, None, &mut budget);
+                self.board.resume_net();
+                if won {
                     return WIN - ply as i32 - 5;
                 }
             }

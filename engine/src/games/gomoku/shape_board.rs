@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::net::{code as net_code, point_codes, NetSums, PatternNet};
+use super::net::{NetSums, PatternNet};
 use super::patterns::{coded_table, digit, Shape};
 use super::{renju, Gomoku, Rule, DIRECTIONS, EMPTY, MAX_POINTS};
 use crate::game::{Game, Player};
@@ -22,14 +22,53 @@ const REACH: i32 = 5;
 /// Points within this (king) distance of a stone are the search's candidates.
 const NEAR: i32 = 2;
 
-/// The four coded tables: `[exactly five wins][colour index]`.
-fn shape_tables() -> &'static [[Vec<u8>; 2]; 2] {
-    static TABLES: OnceLock<[[Vec<u8>; 2]; 2]> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        [
-            [coded_table(false, 1), coded_table(false, 2)],
-            [coded_table(true, 1), coded_table(true, 2)],
-        ]
+/// A (point, direction)'s shapes for both colours in one byte: `9 * black's + white's` (the
+/// pattern net's code seen from black: [`super::net::code`]).
+#[inline]
+fn pair(black: u8, white: u8) -> u8 {
+    black * 9 + white
+}
+
+/// The shapes of a pair code, black's then white's, and the code seen from white (256 long:
+/// a byte indexes them without a bounds check).
+struct PairParts {
+    black: [u8; 256],
+    white: [u8; 256],
+    swapped: [u8; 256],
+}
+
+const PARTS: PairParts = {
+    let mut parts = PairParts {
+        black: [0; 256],
+        white: [0; 256],
+        swapped: [0; 256],
+    };
+    let mut c = 0;
+    while c < 81 {
+        parts.black[c] = (c / 9) as u8;
+        parts.white[c] = (c % 9) as u8;
+        parts.swapped[c] = ((c % 9) * 9 + c / 9) as u8;
+        c += 1;
+    }
+    parts
+};
+
+/// The pair tables (4^10 entries, one read for both colours' shapes), by whether exactly five
+/// wins for black and for white: freestyle, renju (black only) and standard.
+fn pair_table(black_exactly: bool, white_exactly: bool) -> &'static [u8] {
+    static TABLES: [OnceLock<Vec<u8>>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
+    TABLES[usize::from(black_exactly) * 2 + usize::from(white_exactly)].get_or_init(|| {
+        let (black, white) = (coded_table(black_exactly, 1), coded_table(white_exactly, 2));
+        black
+            .iter()
+            .zip(&white)
+            .map(|(&b, &w)| pair(b, w))
+            .collect()
     })
 }
 
@@ -87,14 +126,15 @@ impl PointThreat {
 pub struct ShapeBoard {
     pos: Gomoku,
     size: i32,
-    /// The shape tables of black and white under the rule.
-    tables: [&'static [u8]; 2],
+    /// The pair table of the rule: both colours' shapes of a code.
+    table: &'static [u8],
     /// Each point's neighbour codes by direction.
     keys: Vec<[u32; 4]>,
     /// The shape each colour makes on each point by direction (kept for empty points).
     shapes: [Vec<[u8; 4]>; 2],
-    /// The (empty point, direction) pairs of each shape, by colour.
-    counts: [[i32; 9]; 2],
+    /// The (empty point, direction) pairs of each shape, by colour (16 wide: a shape indexes
+    /// it masked, without a bounds check).
+    counts: [[i32; 16]; 2],
     /// Stones within [`NEAR`] of each point.
     near: Vec<u8>,
     hash: u64,
@@ -102,31 +142,30 @@ pub struct ShapeBoard {
     made: Vec<(u16, [u16; 2])>,
     /// A pattern net's sums, kept move by move where one is attached ([`Self::with_net`]).
     net: Option<NetSums>,
+    /// Moves made since [`pause_net`](Self::pause_net) leave the net's sums alone.
+    net_paused: bool,
 }
 
 impl ShapeBoard {
     pub fn new(pos: &Gomoku) -> ShapeBoard {
-        let tables = shape_tables();
         let exactly = |player| match (pos.rule(), player) {
-            (Rule::Freestyle, _) | (Rule::Renju, Player::P2) => 0,
-            (Rule::Standard, _) | (Rule::Renju, Player::P1) => 1,
+            (Rule::Freestyle, _) | (Rule::Renju, Player::P2) => false,
+            (Rule::Standard, _) | (Rule::Renju, Player::P1) => true,
         };
         let size = pos.size() as i32;
         let points = pos.points();
         let mut board = ShapeBoard {
             pos: *pos,
             size,
-            tables: [
-                &tables[exactly(Player::P1)][0],
-                &tables[exactly(Player::P2)][1],
-            ],
+            table: pair_table(exactly(Player::P1), exactly(Player::P2)),
             keys: vec![[0; 4]; points],
             shapes: [vec![[0; 4]; points], vec![[0; 4]; points]],
-            counts: [[0; 9]; 2],
+            counts: [[0; 16]; 2],
             near: vec![0; points],
             hash: 0,
             made: Vec::with_capacity(points),
             net: None,
+            net_paused: false,
         };
         let keys = zobrist();
         for p in 0..points {
@@ -171,9 +210,24 @@ impl ShapeBoard {
         Ok(self)
     }
 
+    /// Stops keeping the net's sums until [`resume_net`](Self::resume_net), for searches
+    /// that never evaluate (a quick VCF): every move made in between must be unmade before.
+    #[inline]
+    pub fn pause_net(&mut self) {
+        self.net_paused = true;
+    }
+
+    /// Keeps the net's sums again: they are right once the moves made since
+    /// [`pause_net`](Self::pause_net) are unmade.
+    #[inline]
+    pub fn resume_net(&mut self) {
+        self.net_paused = false;
+    }
+
     /// The attached net's logit of the side to move's chance to win.
     #[inline]
     pub fn net_logit(&self) -> Option<f32> {
+        debug_assert!(!self.net_paused, "the net's sums are paused");
         self.net.as_ref().map(|n| n.logit(self.to_move()))
     }
 
@@ -185,9 +239,10 @@ impl ShapeBoard {
     /// The net's codes of empty point `p`, seen from black and from white.
     #[inline]
     fn net_codes(&self, p: usize) -> [[usize; 4]; 2] {
+        let pairs: [u8; 4] = std::array::from_fn(|d| self.pair_code(p, d));
         [
-            point_codes(self, Player::P1, p),
-            point_codes(self, Player::P2, p),
+            pairs.map(usize::from),
+            pairs.map(|c| usize::from(PARTS.swapped[usize::from(c)])),
         ]
     }
 
@@ -347,12 +402,10 @@ impl ShapeBoard {
     pub fn make(&mut self, p: usize) {
         let player = self.pos.to_move();
         // The point leaves the empty points: its shapes stop counting.
-        for colour in 0..2 {
-            for d in 0..4 {
-                self.counts[colour][self.shapes[colour][p][d] as usize] -= 1;
-            }
+        for d in 0..4 {
+            self.count_pair(self.pair_code(p, d), -1);
         }
-        if let Some(net) = &mut self.net {
+        if let Some(net) = self.net.as_mut().filter(|_| !self.net_paused) {
             net.set_point(p, None);
         }
         self.made.push((p as u16, self.pos.last));
@@ -371,7 +424,7 @@ impl ShapeBoard {
         self.pos.unplay(p, last);
         self.update_lines(p, 0);
         self.refresh_point(p);
-        let codes = self.net.is_some().then(|| self.net_codes(p));
+        let codes = (self.net.is_some() && !self.net_paused).then(|| self.net_codes(p));
         if let (Some(net), Some(codes)) = (&mut self.net, codes) {
             net.set_point(p, Some(codes));
         }
@@ -408,22 +461,20 @@ impl ShapeBoard {
                     *key = (*key & !(3 << shift)) | code << shift;
                     let key = *key as usize;
                     if self.is_empty(q) {
-                        let mut old = [0u8; 2];
-                        let mut new = [0u8; 2];
-                        for colour in 0..2 {
-                            new[colour] = self.tables[colour][key];
-                            old[colour] =
-                                std::mem::replace(&mut self.shapes[colour][q][d], new[colour]);
-                            self.counts[colour][old[colour] as usize] -= 1;
-                            self.counts[colour][new[colour] as usize] += 1;
-                        }
+                        let new = self.table[key & 0xF_FFFF];
+                        let old = self.pair_code(q, d);
                         if old != new {
-                            if let Some(net) = &mut self.net {
+                            self.shapes[0][q][d] = PARTS.black[usize::from(new)];
+                            self.shapes[1][q][d] = PARTS.white[usize::from(new)];
+                            self.count_pair(old, -1);
+                            self.count_pair(new, 1);
+                            if let Some(net) = self.net.as_mut().filter(|_| !self.net_paused) {
                                 // The net's codes by colour: its own shape, then the other's.
+                                let swap = |c: u8| usize::from(PARTS.swapped[usize::from(c)]);
                                 net.shift_point(
                                     q,
-                                    [net_code(old[0], old[1]), net_code(old[1], old[0])],
-                                    [net_code(new[0], new[1]), net_code(new[1], new[0])],
+                                    [usize::from(old), swap(old)],
+                                    [usize::from(new), swap(new)],
                                 );
                             }
                         }
@@ -433,15 +484,28 @@ impl ShapeBoard {
         }
     }
 
+    /// Counts (`delta` 1) or uncounts (-1) the two shapes of a pair code.
+    #[inline]
+    fn count_pair(&mut self, pair: u8, delta: i32) {
+        let pair = usize::from(pair);
+        self.counts[0][usize::from(PARTS.black[pair]) & 15] += delta;
+        self.counts[1][usize::from(PARTS.white[pair]) & 15] += delta;
+    }
+
+    /// The pair code of (`p`, `d`): `9 * black's shape + white's`.
+    #[inline]
+    fn pair_code(&self, p: usize, d: usize) -> u8 {
+        pair(self.shapes[0][p][d], self.shapes[1][p][d])
+    }
+
     /// Reads the shapes of `p` from its keys and counts them if it is empty.
     fn refresh_point(&mut self, p: usize) {
-        for colour in 0..2 {
-            for d in 0..4 {
-                let s = self.tables[colour][self.keys[p][d] as usize];
-                self.shapes[colour][p][d] = s;
-                if self.is_empty(p) {
-                    self.counts[colour][s as usize] += 1;
-                }
+        for d in 0..4 {
+            let pair = self.table[self.keys[p][d] as usize & 0xF_FFFF];
+            self.shapes[0][p][d] = PARTS.black[usize::from(pair)];
+            self.shapes[1][p][d] = PARTS.white[usize::from(pair)];
+            if self.is_empty(p) {
+                self.count_pair(pair, 1);
             }
         }
     }
