@@ -67,6 +67,10 @@ struct PatternArgs {
     /// the game's result).
     #[arg(long, default_value_t = PatternConfig::default().search_weight)]
     search_weight: f64,
+    /// The weight of the policy's loss (cross-entropy of the move played) beside the value's;
+    /// 0: a net without a policy. pvs orders its quiet moves by the policy.
+    #[arg(long, default_value_t = PatternConfig::default().policy_weight)]
+    policy_weight: f64,
     /// The positions learnt: all (but those with a five or live four to make) or quiet (no
     /// five point and no live three on the board for either side).
     #[arg(long, value_enum, default_value_t = Keep::All)]
@@ -288,6 +292,7 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         validation_share: args.validation_share,
         seed: args.seed,
         search_weight: args.search_weight,
+        policy_weight: args.policy_weight,
         keep: args.keep,
         backend: args.backend,
         cpu_backend: args.cpu_backend,
@@ -296,13 +301,22 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let s = train_pattern(&config, !args.quiet, &command)?;
     println!(
-        "best epoch {} of {}: validation loss {:.5} (the fitted evaluation's {:.5}, a constant guess's {:.5}), accuracy {:.2}% on {} positions ({} for training) | {}",
+        "best epoch {} of {}: validation loss {:.5} (the fitted evaluation's {:.5}, a constant guess's {:.5}), accuracy {:.2}%{} on {} positions ({} for training) | {}",
         s.best.epoch,
         s.epochs_run,
         s.best.valid_loss,
         s.baseline_loss,
         s.constant_loss,
         100.0 * s.best.valid_accuracy,
+        if config.policy_weight > 0.0 {
+            format!(
+                ", policy loss {:.4} with the move played first {:.1}%",
+                s.best.valid_policy_loss,
+                100.0 * s.best.valid_policy_top1
+            )
+        } else {
+            String::new()
+        },
         s.valid_positions,
         s.train_positions,
         s.model.display()

@@ -20,7 +20,7 @@ use std::time::Instant;
 use burn::module::{Module, Param};
 use burn::nn::Linear;
 use burn::optim::{AdamConfig, GradientsParams};
-use burn::tensor::activation::sigmoid;
+use burn::tensor::activation::{log_softmax, sigmoid};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use engine::game::Game;
 use engine::games::gomoku::net::{point_codes, PatternNet, CODES, NET_ENCODING, POINT_NORM};
@@ -72,6 +72,8 @@ pub struct PatternConfig {
     /// The share of a searched position's target that is the search's estimate (the rest is
     /// the game's result).
     pub search_weight: f64,
+    /// The weight of the policy's loss beside the value's (0: no policy).
+    pub policy_weight: f64,
     /// Which positions are learnt.
     pub keep: Keep,
     pub backend: Backend,
@@ -94,6 +96,7 @@ impl Default for PatternConfig {
             validation_share: 0.1,
             seed: 1,
             search_weight: 0.5,
+            policy_weight: 0.0,
             keep: Keep::All,
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
@@ -125,6 +128,12 @@ impl PatternConfig {
                 self.validation_share
             ));
         }
+        if !(self.policy_weight.is_finite() && self.policy_weight >= 0.0) {
+            return Err(format!(
+                "policy_weight is 0 or more, got {}",
+                self.policy_weight
+            ));
+        }
         if !(0.0..=1.0).contains(&self.search_weight) {
             return Err(format!(
                 "search_weight is in [0, 1], got {}",
@@ -142,6 +151,8 @@ pub struct PatternRows {
     pub points: usize,
     pub codes: Vec<u8>,
     pub targets: Vec<f32>,
+    /// The point played from each position (the policy's target).
+    pub moves: Vec<u16>,
     pub eval_scores: Vec<f32>,
     /// Games read, and games skipped as repeats of an earlier one.
     pub games: usize,
@@ -211,6 +222,7 @@ impl PatternRows {
                     }
                 }
                 self.targets.push(target as f32);
+                self.moves.push(m.action);
                 let opp = mover.opponent();
                 let score: i32 = (1..8)
                     .map(|s| {
@@ -259,8 +271,8 @@ impl PatternRows {
     }
 
     /// The rows `picks`, gathered: the side to move's codes, the other side's, the mask of
-    /// empty points and the targets.
-    fn gather(&self, picks: &[u32]) -> (Vec<i32>, Vec<i32>, Vec<f32>, Vec<f32>) {
+    /// empty points, the targets and the moves played.
+    fn gather(&self, picks: &[u32]) -> Gathered {
         let width = self.points * 4;
         let mut mine = Vec::with_capacity(picks.len() * width);
         let mut theirs = Vec::with_capacity(picks.len() * width);
@@ -284,9 +296,17 @@ impl PatternRows {
             );
             targets.push(self.targets[r as usize]);
         }
-        (mine, theirs, mask, targets)
+        let moves = picks
+            .iter()
+            .map(|&r| i32::from(self.moves[r as usize]))
+            .collect();
+        (mine, theirs, mask, targets, moves)
     }
 }
+
+/// Gathered rows: codes seen from the side to move and from the other, the empty points'
+/// mask, the targets and the moves played.
+type Gathered = (Vec<i32>, Vec<i32>, Vec<f32>, Vec<f32>, Vec<i32>);
 
 /// The pattern net in burn.
 #[derive(Module, Debug)]
@@ -296,6 +316,8 @@ pub struct PatternModel {
     pub point_bias: Param<Tensor<1>>,
     pub head: Linear,
     pub output: Linear,
+    /// The policy: a point's activations from both sides to its logit.
+    pub policy: Linear,
 }
 
 impl PatternModel {
@@ -315,17 +337,13 @@ impl PatternModel {
             point_bias: Param::from_tensor(bias),
             head: linear(2 * features, hidden, &mut rng, device),
             output: linear(hidden, 1, &mut rng, device),
+            policy: linear(2 * features, 1, &mut rng, device),
         }
     }
 
-    /// One side's sum of point activations over `points` points, divided by POINT_NORM.
-    fn side(
-        &self,
-        codes: Tensor<1, Int>,
-        mask: Tensor<3>,
-        rows: usize,
-        points: usize,
-    ) -> Tensor<2> {
+    /// The point activations of one side's `codes`: rows x points x features (stones' too,
+    /// masked by the caller).
+    fn point_acts(&self, codes: Tensor<1, Int>, rows: usize, points: usize) -> Tensor<3> {
         let [_, f] = self.embedding.val().dims();
         let pre = self
             .embedding
@@ -335,30 +353,39 @@ impl PatternModel {
             .sum_dim(2)
             .reshape([rows, points, f])
             + self.point_bias.val().reshape([1, 1, f]);
-        (pre.clamp(0.0, 1.0) * mask).sum_dim(1).reshape([rows, f]) / POINT_NORM
+        pre.clamp(0.0, 1.0)
     }
 
-    /// The logits of the side to move's chance to win, one a row.
-    pub fn logits(
+    /// The logits of the side to move's chance to win (rows x 1) and, `with_policy`, of each
+    /// point being its move (rows x points, stones far below the empty points).
+    pub fn forward(
         &self,
         mine: Tensor<1, Int>,
         theirs: Tensor<1, Int>,
         mask: Tensor<3>,
-        rows: usize,
-        points: usize,
-    ) -> Tensor<2> {
-        let x = Tensor::cat(
-            vec![
-                self.side(mine, mask.clone(), rows, points),
-                self.side(theirs, mask, rows, points),
-            ],
-            1,
+        (rows, points): (usize, usize),
+        with_policy: bool,
+    ) -> (Tensor<2>, Option<Tensor<2>>) {
+        let [_, f] = self.embedding.val().dims();
+        let (a, b) = (
+            self.point_acts(mine, rows, points),
+            self.point_acts(theirs, rows, points),
         );
-        self.output.forward(self.head.forward(x).clamp(0.0, 1.0))
+        let sum =
+            |acts: Tensor<3>| (acts * mask.clone()).sum_dim(1).reshape([rows, f]) / POINT_NORM;
+        let x = Tensor::cat(vec![sum(a.clone()), sum(b.clone())], 1);
+        let value = self.output.forward(self.head.forward(x).clamp(0.0, 1.0));
+        let policy = with_policy.then(|| {
+            self.policy
+                .forward(Tensor::cat(vec![a, b], 2))
+                .reshape([rows, points])
+                + (mask.reshape([rows, points]) - 1.0) * 1e4
+        });
+        (value, policy)
     }
 
-    /// The net in the engine's format.
-    pub fn to_pattern_net(&self, start: &Gomoku) -> Result<PatternNet, String> {
+    /// The net in the engine's format, with its policy or without.
+    pub fn to_pattern_net(&self, start: &Gomoku, with_policy: bool) -> Result<PatternNet, String> {
         let vec = |t: Tensor<2>| -> Vec<f32> { t.into_data().try_to_vec().expect("f32 weights") };
         let [_, f] = self.embedding.val().dims();
         let mut embedding = vec(self.embedding.val());
@@ -371,7 +398,7 @@ impl PatternModel {
             .expect("f32 bias");
         let (head_weight, head_bias) = transposed(&self.head);
         let (output_weight, output_bias) = transposed(&self.output);
-        PatternNet::new(
+        let net = PatternNet::new(
             start.rule(),
             start.size(),
             embedding,
@@ -380,7 +407,12 @@ impl PatternModel {
             head_bias,
             output_weight,
             output_bias[0],
-        )
+        )?;
+        if !with_policy {
+            return Ok(net);
+        }
+        let (policy_weight, policy_bias) = transposed(&self.policy);
+        net.with_policy(policy_weight, policy_bias[0])
     }
 }
 
@@ -392,6 +424,10 @@ pub struct PatternEpoch {
     pub valid_loss: f64,
     /// How often the net's favourite side won the game (validation, decided games).
     pub valid_accuracy: f64,
+    /// The policy's cross-entropy of the move played, and how often the move played was
+    /// its first choice (validation; 0 without a policy).
+    pub valid_policy_loss: f64,
+    pub valid_policy_top1: f64,
     pub seconds: f64,
     pub positions_per_second: f64,
 }
@@ -516,7 +552,7 @@ pub fn train_pattern(
     };
     let points = train.points;
     let batch = |rows: &PatternRows, picks: &[u32], device: &Device| {
-        let (mine, theirs, mask, targets) = rows.gather(picks);
+        let (mine, theirs, mask, targets, moves) = rows.gather(picks);
         let n = picks.len();
         let ints =
             |v: Vec<i32>| Tensor::<1, Int>::from_data(TensorData::new(v, [n * points * 4]), device);
@@ -525,8 +561,10 @@ pub fn train_pattern(
             ints(theirs),
             Tensor::<3>::from_data(TensorData::new(mask, [n, points, 1]), device),
             Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), device),
+            Tensor::<2, Int>::from_data(TensorData::new(moves, [n, 1]), device),
         )
     };
+    let with_policy = config.policy_weight > 0.0;
     let mut net = Some(PatternModel::new(
         config.features,
         config.hidden,
@@ -538,7 +576,14 @@ pub fn train_pattern(
     let mut best: Option<PatternEpoch> = None;
     let mut bad_epochs = 0;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
-    say("epoch  train loss  valid loss  valid accuracy  seconds  positions/s".into());
+    say(format!(
+        "epoch  train loss  valid loss  valid accuracy  {}seconds  positions/s",
+        if with_policy {
+            "policy loss  policy first  "
+        } else {
+            ""
+        }
+    ));
     for epoch in 1..=config.epochs {
         let t0 = Instant::now();
         let mut rng = Rng::new(derive_seed(config.seed, epoch as u64));
@@ -546,10 +591,18 @@ pub fn train_pattern(
         let mut loss_sum = 0.0;
         for picks in order.chunks(config.batch_size) {
             let model = net.take().expect("the net is there between batches");
-            let (mine, theirs, mask, targets) = batch(&train, picks, &device);
-            let logits = model.logits(mine, theirs, mask, picks.len(), points);
-            let batch_loss = loss(Loss::Bce, logits, targets);
-            let value: f32 = batch_loss.clone().into_scalar();
+            let (mine, theirs, mask, targets, moves) = batch(&train, picks, &device);
+            let (logits, policy) =
+                model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
+            let value_loss = loss(Loss::Bce, logits, targets);
+            let value: f32 = value_loss.clone().into_scalar();
+            let batch_loss = match policy {
+                Some(policy) => {
+                    let chosen = log_softmax(policy, 1).gather(1, moves);
+                    value_loss - chosen.mean() * config.policy_weight
+                }
+                None => value_loss,
+            };
             loss_sum += value as f64 * picks.len() as f64;
             let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
             net = Some(optim.step(config.learning_rate, model, grads));
@@ -558,14 +611,29 @@ pub fn train_pattern(
         let model = net.as_ref().expect("the net is there");
         let valid_model = model.valid();
         let mut chances = Vec::with_capacity(valid.len());
+        let (mut policy_loss, mut policy_top1) = (0.0, 0usize);
         let all: Vec<u32> = (0..valid.len() as u32).collect();
+        let floats = |t: Tensor<2>| -> Result<Vec<f32>, String> {
+            t.into_data().try_to_vec().map_err(|e| format!("{e:?}"))
+        };
         for picks in all.chunks(1024) {
-            let (mine, theirs, mask, _) = batch(&valid, picks, &plain);
-            let p: Vec<f32> = sigmoid(valid_model.logits(mine, theirs, mask, picks.len(), points))
-                .into_data()
-                .try_to_vec()
-                .map_err(|e| format!("{e:?}"))?;
-            chances.extend(p);
+            let (mine, theirs, mask, _, _) = batch(&valid, picks, &plain);
+            let (value, policy) =
+                valid_model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
+            chances.extend(floats(sigmoid(value))?);
+            if let Some(policy) = policy {
+                let logp = floats(log_softmax(policy, 1))?;
+                for (row, &r) in logp.chunks_exact(points).zip(picks) {
+                    let m = usize::from(valid.moves[r as usize]);
+                    policy_loss -= f64::from(row[m]);
+                    let best = row
+                        .iter()
+                        .enumerate()
+                        .max_by(|a, b| a.1.total_cmp(b.1))
+                        .map(|(i, _)| i);
+                    policy_top1 += usize::from(best == Some(m));
+                }
+            }
         }
         let decided: Vec<(f32, f32)> = chances
             .iter()
@@ -586,15 +654,26 @@ pub fn train_pattern(
                 cross_entropy(&chances, &valid.targets)
             },
             valid_accuracy: right as f64 / decided.len().max(1) as f64,
+            valid_policy_loss: policy_loss / valid.len().max(1) as f64,
+            valid_policy_top1: policy_top1 as f64 / valid.len().max(1) as f64,
             seconds: t0.elapsed().as_secs_f64(),
             positions_per_second: train.len() as f64 / train_seconds,
         };
         say(format!(
-            "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {:>7.1}  {:>11.0}",
+            "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {}{:>7.1}  {:>11.0}",
             epoch,
             metrics.train_loss,
             metrics.valid_loss,
             100.0 * metrics.valid_accuracy,
+            if with_policy {
+                format!(
+                    "{:>11.4}  {:>11.2}%  ",
+                    metrics.valid_policy_loss,
+                    100.0 * metrics.valid_policy_top1
+                )
+            } else {
+                String::new()
+            },
             metrics.seconds,
             metrics.positions_per_second
         ));
@@ -608,7 +687,7 @@ pub fn train_pattern(
         history.push(metrics.clone());
         if best.as_ref().is_none_or(|b| watched(&metrics) < watched(b)) {
             bad_epochs = 0;
-            let mut net = model.to_pattern_net(&start)?;
+            let mut net = model.to_pattern_net(&start, with_policy)?;
             net.extra = BTreeMap::from([
                 ("dataset".to_string(), index.dirs_text()),
                 ("epoch".to_string(), epoch.to_string()),
@@ -676,14 +755,16 @@ pub fn train_pattern(
 
 fn write_metrics(path: &Path, history: &[PatternEpoch]) -> Result<(), String> {
     let mut text =
-        String::from("epoch,train_loss,valid_loss,valid_accuracy,seconds,positions_per_second\n");
+        String::from("epoch,train_loss,valid_loss,valid_accuracy,valid_policy_loss,valid_policy_top1,seconds,positions_per_second\n");
     for m in history {
         text += &format!(
-            "{},{:.6},{:.6},{:.6},{:.2},{:.0}\n",
+            "{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.2},{:.0}\n",
             m.epoch,
             m.train_loss,
             m.valid_loss,
             m.valid_accuracy,
+            m.valid_policy_loss,
+            m.valid_policy_top1,
             m.seconds,
             m.positions_per_second
         );
@@ -711,13 +792,14 @@ fn write_card(
          | Game | {spec} |\n\
          | Encoding | `{NET_ENCODING}`: per empty point and direction, the shapes of the side to move and of the other (81 codes) |\n\
          | Net | 81 codes -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
+         | Policy | {policy} |\n\
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
          | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
          | Training | Adam, learning rate {lr}, batch {bs}, seed {seed}, on {device} |\n\
          | Best epoch | {be} of {er}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
          | Command | `{command}` |\n\n\
-         | Epoch | Train loss | Valid loss | Valid accuracy | Seconds | Positions/s |\n\
-         |---:|---:|---:|---:|---:|---:|\n",
+         | Epoch | Train loss | Valid loss | Valid accuracy | Policy loss | Policy first | Seconds | Positions/s |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|\n",
         model = summary.model.display(),
         spec = index.spec,
         f = config.features,
@@ -740,14 +822,27 @@ fn write_card(
         bl = summary.baseline_loss,
         cl = summary.constant_loss,
         acc = 100.0 * b.valid_accuracy,
+        policy = if config.policy_weight > 0.0 {
+            format!(
+                "a point's {} features from both sides -> 1 logit (softmax over the empty points), loss weight {}; validation: cross-entropy {:.4}, the move played its first choice {:.1}%",
+                config.features,
+                config.policy_weight,
+                b.valid_policy_loss,
+                100.0 * b.valid_policy_top1
+            )
+        } else {
+            "none".to_string()
+        },
     );
     for m in history {
         text += &format!(
-            "| {} | {:.5} | {:.5} | {:.2}% | {:.1} | {:.0} |\n",
+            "| {} | {:.5} | {:.5} | {:.2}% | {:.4} | {:.1}% | {:.1} | {:.0} |\n",
             m.epoch,
             m.train_loss,
             m.valid_loss,
             100.0 * m.valid_accuracy,
+            m.valid_policy_loss,
+            100.0 * m.valid_policy_top1,
             m.seconds,
             m.positions_per_second
         );

@@ -189,27 +189,31 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>,
     board.candidates(&mut points);
     out.push(Figure::new(
         "incremental board make and unmake, middle game, 1 thread",
-        make_unmake_rate(&mut board, &points),
+        make_unmake_rate(&mut board, &points, false),
         "pairs/s",
     ));
     if let Some(net) = net {
         let mut board = ShapeBoard::new(middle).with_net(net)?;
         out.push(Figure::new(
-            "incremental board make and unmake with the pattern net's sums, middle game, 1 thread",
-            make_unmake_rate(&mut board, &points),
+            "incremental board make and unmake with the pattern net's sums brought up after each make (as at a leaf), middle game, 1 thread",
+            make_unmake_rate(&mut board, &points, true),
             "pairs/s",
         ));
     }
     Ok(out)
 }
 
-/// Moves made and taken back a second on `board`, each of `points` in turn, for 300 ms.
-fn make_unmake_rate(board: &mut ShapeBoard, points: &[usize]) -> f64 {
+/// Moves made and taken back a second on `board`, each of `points` in turn, for 300 ms; with
+/// `sync`, the net's sums brought up after each make.
+fn make_unmake_rate(board: &mut ShapeBoard, points: &[usize], sync: bool) -> f64 {
     let started = Instant::now();
     let mut pairs = 0u64;
     while started.elapsed() < Duration::from_millis(300) {
         for &p in points {
             board.make(p);
+            if sync {
+                board.sync_net();
+            }
             board.unmake();
         }
         pairs += points.len() as u64;

@@ -166,7 +166,10 @@ impl Brain {
             moves: Vec::new(),
             board: None,
             threads: 1,
-            config: PvsConfig::new(Duration::from_secs(1)),
+            config: PvsConfig {
+                product_net: true,
+                ..PvsConfig::new(Duration::from_secs(1))
+            },
             searcher: None,
             last_note: None,
         }

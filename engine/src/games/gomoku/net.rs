@@ -15,15 +15,20 @@
 //! * **Head**: the side to move's sum and the other's, concatenated and divided by
 //!   [`POINT_NORM`], a dense layer of `hidden` clipped-ReLU units and one output, the logit of
 //!   the side to move's chance to win.
+//! * **Policy** (optional): each empty point's activations seen from the side to move and from
+//!   the other, concatenated, through one linear unit: the logit of the point being the move
+//!   (a softmax over the empty points), which `pvs` orders its quiet moves by.
 //!
 //! A stone changes the shapes of the points on its four lines only, so the sums are kept
-//! move by move ([`ShapeBoard`] recomputes the points whose shapes changed, in integers: a
-//! move and its unmake restore them exactly), and an evaluation is the head alone.
+//! move by move ([`ShapeBoard`] moves the points whose shapes changed, in integers: a move and
+//! its unmake restore them exactly; lazily, when a position below the move is evaluated), and
+//! an evaluation is the head alone.
 //!
 //! The file is safetensors: `point.embedding` (81 x features), `point.bias` (features),
 //! `head.weight` (hidden x 2 features, PyTorch's `nn.Linear` layout), `head.bias`,
-//! `output.weight` (1 x hidden), `output.bias` (1), f32, with string metadata naming the
-//! format, game, rule, size and encoding.
+//! `output.weight` (1 x hidden), `output.bias` (1), and where the net has a policy
+//! `policy.weight` (1 x 2 features, the side to move's half first) and `policy.bias` (1), f32,
+//! with string metadata naming the format, game, rule, size and encoding.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -52,6 +57,24 @@ pub const ACT_ONE: i16 = 1 << 11;
 const MAX_QUANTISED: f32 = 6000.0;
 /// The most features and hidden units a file may have.
 const MAX_WIDTH: usize = 256;
+
+/// The product's net as `pvs:model=` names it (relative to the repository); `best` plays
+/// with the binary's copy ([`product_net`]).
+pub const PRODUCT_NET: &str = "models/gomoku-15-freestyle/model.safetensors";
+
+/// The product's net for `rule` on a `size` board, where it has one (15x15 freestyle): the
+/// copy compiled into the binary, so `best` plays with it from any working directory.
+pub fn product_net(rule: Rule, size: usize) -> Option<std::sync::Arc<PatternNet>> {
+    static NET: std::sync::OnceLock<Option<std::sync::Arc<PatternNet>>> =
+        std::sync::OnceLock::new();
+    let net = NET
+        .get_or_init(|| {
+            let bytes = include_bytes!("../../../../models/gomoku-15-freestyle/model.safetensors");
+            PatternNet::from_bytes(bytes).ok().map(std::sync::Arc::new)
+        })
+        .clone()?;
+    net.check_fits(rule, size).is_ok().then_some(net)
+}
 
 /// The code of a (point, direction) for a side that makes `own` there while the other makes
 /// `other`.
@@ -87,6 +110,10 @@ pub struct PatternNet {
     pub head_bias: Vec<f32>,
     pub output_weight: Vec<f32>,
     pub output_bias: f32,
+    /// The policy's weights over a point's activations (the side to move's, then the
+    /// other's; empty: no policy) and its bias ([`with_policy`](Self::with_policy)).
+    pub policy_weight: Vec<f32>,
+    pub policy_bias: f32,
     /// Everything else the file says (dataset, metrics, command ...), kept as written.
     pub extra: BTreeMap<String, String>,
     /// The embedding and bias in units of [`ACT_ONE`].
@@ -94,6 +121,8 @@ pub struct PatternNet {
     bias_q: Vec<i16>,
     /// The head's weights over the integer sums: `head_weight / (ACT_ONE * POINT_NORM)`.
     head_q: Vec<f32>,
+    /// The policy's weights over integer activations: `policy_weight / ACT_ONE`.
+    policy_q: Vec<f32>,
 }
 
 impl PatternNet {
@@ -159,8 +188,54 @@ impl PatternNet {
             head_bias,
             output_weight,
             output_bias,
+            policy_weight: Vec::new(),
+            policy_bias: 0.0,
             extra: BTreeMap::new(),
+            policy_q: Vec::new(),
         })
+    }
+
+    /// The net with a policy: `weight` over a point's activations (the side to move's
+    /// `features`, then the other's), and `bias`.
+    pub fn with_policy(mut self, weight: Vec<f32>, bias: f32) -> Result<PatternNet, String> {
+        if weight.len() != 2 * self.features {
+            return Err(format!(
+                "policy.weight has {} numbers, the net's sizes want {}",
+                weight.len(),
+                2 * self.features
+            ));
+        }
+        if let Some(bad) = weight
+            .iter()
+            .chain(std::iter::once(&bias))
+            .find(|w| !w.is_finite() || w.abs() > 1e4)
+        {
+            return Err(format!(
+                "a policy weight is {bad}: each must be finite and within 1e4"
+            ));
+        }
+        self.policy_q = weight.iter().map(|w| w / f32::from(ACT_ONE)).collect();
+        self.policy_weight = weight;
+        self.policy_bias = bias;
+        Ok(self)
+    }
+
+    /// Whether the net has a policy.
+    pub fn has_policy(&self) -> bool {
+        !self.policy_weight.is_empty()
+    }
+
+    /// The policy's logit of a point from its integer activations seen from the side to move
+    /// and from the other.
+    #[inline]
+    fn policy(&self, mine: &[i16], theirs: &[i16]) -> f32 {
+        let f = self.features;
+        let (a, b) = self.policy_q.split_at(f);
+        let mut out = self.policy_bias;
+        for i in 0..f {
+            out += a[i] * f32::from(mine[i]) + b[i] * f32::from(theirs[i]);
+        }
+        out
     }
 
     /// Whether the net was made for this rule and board, else what does not fit.
@@ -297,6 +372,26 @@ impl PatternNet {
         out
     }
 
+    /// The policy's logit of empty point `p` for the side to move in f32 from a board's
+    /// shapes (the net has a policy): the reference of [`NetSums::policy_logit`].
+    pub fn reference_policy(&self, board: &ShapeBoard, p: usize) -> f32 {
+        let f = self.features;
+        let me = board.to_move();
+        let mut out = self.policy_bias;
+        for (half, side) in [me, me.opponent()].into_iter().enumerate() {
+            let codes = point_codes(board, side, p);
+            for i in 0..f {
+                let v: f32 = self.point_bias[i]
+                    + codes
+                        .iter()
+                        .map(|&c| self.embedding[c * f + i])
+                        .sum::<f32>();
+                out += self.policy_weight[half * f + i] * v.clamp(0.0, 1.0);
+            }
+        }
+        out
+    }
+
     /// Writes the net as safetensors with its metadata (and `extra`'s).
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let mut meta = self.extra.clone();
@@ -318,7 +413,8 @@ impl PatternNet {
         }
         let (f, h) = (self.features, self.hidden);
         let output_bias = [self.output_bias];
-        let tensors = [
+        let policy_bias = [self.policy_bias];
+        let mut tensors = vec![
             TensorEntry::new("point.embedding", vec![CODES, f], &self.embedding),
             TensorEntry::new("point.bias", vec![f], &self.point_bias),
             TensorEntry::new("head.weight", vec![h, 2 * f], &self.head_weight),
@@ -326,6 +422,14 @@ impl PatternNet {
             TensorEntry::new("output.weight", vec![1, h], &self.output_weight),
             TensorEntry::new("output.bias", vec![1], &output_bias),
         ];
+        if self.has_policy() {
+            tensors.push(TensorEntry::new(
+                "policy.weight",
+                vec![1, 2 * f],
+                &self.policy_weight,
+            ));
+            tensors.push(TensorEntry::new("policy.bias", vec![1], &policy_bias));
+        }
         write_safetensors(path, &meta, &tensors)
             .map_err(|e| format!("model {}: {e}", path.display()))
     }
@@ -376,11 +480,15 @@ impl PatternNet {
         let head_bias = take("head.bias")?;
         let output_weight = take("output.weight")?;
         let output_bias = take("output.bias")?;
-        let [output_bias] = output_bias[..] else {
-            return Err(format!(
-                "output.bias has {} numbers, not 1",
-                output_bias.len()
-            ));
+        let one = |name: &str, v: Vec<f32>| match v[..] {
+            [x] => Ok(x),
+            _ => Err(format!("{name} has {} numbers, not 1", v.len())),
+        };
+        let output_bias = one("output.bias", output_bias)?;
+        let policy = match (take("policy.weight"), take("policy.bias")) {
+            (Ok(w), Ok(b)) => Some((w, one("policy.bias", b)?)),
+            (Err(_), Err(_)) => None,
+            _ => return Err("it has one of policy.weight and policy.bias, not both".into()),
         };
         let mut net = PatternNet::new(
             rule,
@@ -392,6 +500,9 @@ impl PatternNet {
             output_weight,
             output_bias,
         )?;
+        if let Some((weight, bias)) = policy {
+            net = net.with_policy(weight, bias)?;
+        }
         let own = [
             "format",
             "game",
@@ -522,6 +633,17 @@ impl NetSums {
         self.shift_point_portable(p, old, new)
     }
 
+    /// The policy's logit of empty point `p` for `to_move` (the net has a policy).
+    #[inline]
+    pub fn policy_logit(&self, to_move: Player, p: usize) -> f32 {
+        let f = self.net.features;
+        let (black, white) = self.acts[p * 2 * f..(p + 1) * 2 * f].split_at(f);
+        match to_move {
+            Player::P1 => self.net.policy(black, white),
+            Player::P2 => self.net.policy(white, black),
+        }
+    }
+
     /// The logit of `to_move`'s chance to win.
     pub fn logit(&self, to_move: Player) -> f32 {
         let me = to_move.index();
@@ -562,6 +684,8 @@ mod tests {
             0.1,
         )
         .unwrap()
+        .with_policy(draw(2 * f, 1.0), -0.2)
+        .unwrap()
     }
 
     #[test]
@@ -583,7 +707,7 @@ mod tests {
                     break;
                 }
                 board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
-                let fresh = ShapeBoard::new(board.position())
+                let mut fresh = ShapeBoard::new(board.position())
                     .with_net(net.clone())
                     .unwrap();
                 assert_eq!(
@@ -596,6 +720,16 @@ mod tests {
                     (fast - exact).abs() < 4e-3 * (1.0 + exact.abs()),
                     "{fast} vs {exact}"
                 );
+                if let Some(p) = (0..board.points()).find(|&p| board.is_empty(p)) {
+                    let (fast, exact) = (
+                        board.net_policy(p).unwrap(),
+                        net.reference_policy(&board, p),
+                    );
+                    assert!(
+                        (fast - exact).abs() < 4e-3 * (1.0 + exact.abs()),
+                        "{fast} vs {exact}"
+                    );
+                }
                 // A pass changes the side the logit is for, and nothing else.
                 board.pass();
                 let passed = board.net_logit().unwrap();
@@ -609,40 +743,45 @@ mod tests {
         }
     }
 
-    /// Moves made and unmade while the sums are paused leave them as they were: the quick
-    /// VCF's moves cost the net nothing.
+    /// The sums are brought up lazily: after any mix of moves, unmakes and syncs they equal
+    /// a fresh board's, and moves unmade before a sync never reach them.
     #[test]
-    fn moves_made_and_unmade_while_paused_leave_the_sums_right() {
+    fn lazy_sums_follow_any_mix_of_moves_unmakes_and_syncs() {
         let mut rng = Rng::new(3);
         let net = Arc::new(random_net(Rule::Freestyle, 15, 9));
         let start = Gomoku::new(15, Rule::Freestyle).unwrap();
         let mut board = ShapeBoard::new(&start).with_net(net.clone()).unwrap();
         let mut moves = Vec::new();
-        for _ in 0..30 {
-            board.position().legal_actions(&mut moves);
-            board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
-            if board.won() {
-                break;
-            }
-            let before = board.net_sums().unwrap().sums().clone();
-            board.pause_net();
-            for _ in 0..3 {
+        for step in 0..400 {
+            let roll = rng.below(10);
+            if roll < 5 && !board.won() {
                 board.position().legal_actions(&mut moves);
-                board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
-            }
-            for _ in 0..3 {
+                if !moves.is_empty() {
+                    board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
+                }
+            } else if roll < 8 && board.ply() > 0 {
                 board.unmake();
+            } else {
+                let mut fresh = ShapeBoard::new(board.position())
+                    .with_net(net.clone())
+                    .unwrap();
+                let want = fresh.net_sums().unwrap().sums().clone();
+                assert_eq!(board.net_sums().unwrap().sums(), &want, "step {step}");
             }
-            board.resume_net();
-            assert_eq!(board.net_sums().unwrap().sums(), &before);
-            let fresh = ShapeBoard::new(board.position())
-                .with_net(net.clone())
-                .unwrap();
-            assert_eq!(
-                board.net_sums().unwrap().sums(),
-                fresh.net_sums().unwrap().sums()
-            );
         }
+        // A board that got its net with moves made unmakes them right.
+        let mut later = ShapeBoard::new(&start);
+        for m in ["h8", "h9", "i8", "g8", "j9"] {
+            later.make(usize::from(start.parse_legal_action(m).unwrap()));
+        }
+        let mut later = later.with_net(net.clone()).unwrap();
+        later.make(usize::from(start.parse_legal_action("a1").unwrap()));
+        while later.ply() > 0 {
+            later.unmake();
+        }
+        let mut empty = ShapeBoard::new(&start).with_net(net).unwrap();
+        let want = empty.net_sums().unwrap().sums().clone();
+        assert_eq!(later.net_sums().unwrap().sums(), &want);
     }
 
     #[test]
@@ -657,6 +796,8 @@ mod tests {
         assert_eq!(back.embedding, net.embedding);
         assert_eq!(back.head_weight, net.head_weight);
         assert_eq!(back.output_bias, net.output_bias);
+        assert_eq!(back.policy_weight, net.policy_weight);
+        assert_eq!(back.policy_bias, net.policy_bias);
         assert_eq!(back.extra, net.extra);
         assert!(back.check_fits(Rule::Freestyle, 15).is_ok());
         let e = back.check_fits(Rule::Standard, 20).unwrap_err();
@@ -700,7 +841,13 @@ mod tests {
             (Rule::Freestyle, 15, 16)
         );
         assert!(net.check_fits(Rule::Renju, 15).is_err());
-        let board = ShapeBoard::new(&Gomoku::new(15, Rule::Freestyle).unwrap())
+        // `best`'s copy is the same net, and only for its board.
+        let product = product_net(Rule::Freestyle, 15).expect("the binary's copy reads");
+        assert_eq!(product.embedding, net.embedding);
+        assert!(
+            product_net(Rule::Standard, 15).is_none() && product_net(Rule::Freestyle, 20).is_none()
+        );
+        let mut board = ShapeBoard::new(&Gomoku::new(15, Rule::Freestyle).unwrap())
             .with_net(net)
             .unwrap();
         let logit = board.net_logit().unwrap();

@@ -112,6 +112,10 @@ const MAX_WEIGHT: i32 = 10_000;
 const ORDER_ATTACK: [i32; 9] = [0, 1, 8, 24, 40, 400, 500, 8_000, 100_000];
 const ORDER_DEFENCE: [i32; 9] = [0, 1, 6, 18, 30, 300, 350, 6_000, 50_000];
 
+/// A policy logit's worth in ordering score: a quiet move's is `200 + 40 logit`, within
+/// [0, 400) (logits a move apart span a few units).
+const POLICY_ORDER: f32 = 40.0;
+
 /// What each of the opponent's double-threat points costs the side to move in the
 /// evaluation.
 const DOUBLE_THREAT: i32 = 400;
@@ -155,6 +159,12 @@ pub struct PvsConfig {
     pub quiesce: bool,
     /// A learned evaluation in place of the weighed shape counts ([`super::net`]).
     pub model: Option<Arc<PatternNet>>,
+    /// Without a `model`: the product's net where the rule and board have one
+    /// ([`super::net::product_net`], 15x15 freestyle), else the weighed shapes (`best`).
+    pub product_net: bool,
+    /// Whether quiet moves are ordered by the model's policy, where it has one
+    /// ([`Worker::order_score`]).
+    pub net_policy: bool,
 }
 
 /// The net's logit in the search's score units: a score of `s` is a chance to win of
@@ -236,6 +246,8 @@ impl PvsConfig {
             futility: 0,
             quick_vcf: 50,
             model: None,
+            product_net: false,
+            net_policy: true,
         }
     }
 }
@@ -305,6 +317,7 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        let net = self.board.net_logit();
         let b = &self.board;
         let me = b.to_move();
         let opp = me.opponent();
@@ -322,7 +335,7 @@ impl<'a> Worker<'a> {
             return WIN - ply as i32 - 5;
         }
         let mut score = -DOUBLE_THREAT * theirs as i32;
-        if let Some(logit) = b.net_logit() {
+        if let Some(logit) = net {
             score += (logit * NET_SCORE_SCALE).round() as i32;
             return score.clamp(-DECIDED + 1, DECIDED - 1);
         }
@@ -430,6 +443,10 @@ impl<'a> Worker<'a> {
             return Some(true);
         }
         let defending = self.board.count(opp, Shape::LiveFour) > 0;
+        if self.config.net_policy && self.board.net_has_policy() {
+            // The policy reads the sums.
+            self.board.sync_net();
+        }
         self.board.candidates(&mut self.scratch);
         let killers = self.killers[ply.min(MAX_PLY - 1)];
         for &p in &self.scratch {
@@ -470,23 +487,33 @@ impl<'a> Worker<'a> {
         Some(false)
     }
 
-    /// The ordering score of `p` for `me`, and whether it makes a four for `me`.
+    /// The ordering score of `p` for `me`, and whether it makes a four for `me`: the
+    /// history's, plus the shapes' (weighed by [`ORDER_ATTACK`] and [`ORDER_DEFENCE`]); a
+    /// quiet move's (below a live three's) is the net's policy instead where it has one.
     fn order_score(&self, p: usize, me: Player) -> (i32, bool) {
         let opp = me.opponent();
-        let mut score = self.history[me.index()][p].min(4_000) as i32;
+        let mut shapes = 0;
         for d in 0..4 {
-            score += ORDER_ATTACK[self.board.shape(me, p, d) as usize]
+            shapes += ORDER_ATTACK[self.board.shape(me, p, d) as usize]
                 + ORDER_DEFENCE[self.board.shape(opp, p, d) as usize];
         }
         let mine = self.board.threat(me, p);
         if mine.is_double() || mine.live_threes >= 2 {
-            score += ORDER_ATTACK[Shape::LiveFour as usize];
+            shapes += ORDER_ATTACK[Shape::LiveFour as usize];
         }
         let theirs = self.board.threat(opp, p);
         if theirs.is_double() || theirs.live_threes >= 2 {
-            score += ORDER_DEFENCE[Shape::LiveFour as usize];
+            shapes += ORDER_DEFENCE[Shape::LiveFour as usize];
         }
-        (score, mine.is_four())
+        let quiet = ORDER_ATTACK[Shape::LiveThree as usize];
+        if shapes < quiet && self.config.net_policy {
+            if let Some(logit) = self.board.net_policy(p) {
+                // Within the quiet moves' band, the net's favourites first.
+                shapes = (quiet / 2 + (POLICY_ORDER * logit) as i32).clamp(0, quiet - 1);
+            }
+        }
+        let history = self.history[me.index()][p].min(4_000) as i32;
+        (history + shapes, mine.is_four())
     }
 
     fn search(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -514,11 +541,7 @@ impl<'a> Worker<'a> {
                 && !self.board.has_forbidden_points(me)
             {
                 let mut budget = self.config.quick_vcf;
-                // It never evaluates: the net's sums wait (its moves are all unmade).
-                self.board.pause_net();
-                let won = self.quick_vcf(QUICK_VCF_FOURS, None, &mut budget);
-                self.board.resume_net();
-                if won {
+                if self.quick_vcf(QUICK_VCF_FOURS, None, &mut budget) {
                     return WIN - ply as i32 - 5;
                 }
             }
@@ -818,7 +841,13 @@ impl Pvs {
             }
             self.nodes += self.threats.nodes();
         }
-        if let Some(net) = &self.config.model {
+        let product = || super::net::product_net(state.rule(), state.size());
+        let net = match &self.config.model {
+            Some(net) => Some(net.clone()),
+            None if self.config.product_net => product(),
+            None => None,
+        };
+        if let Some(net) = &net {
             // The root's threat searches ran without it: the net's sums cost every move.
             // A net for another rule or board is refused when the player is built
             // ([`Pvs::check_fits`]); one that slips through is left out, not trusted.

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 16] = [
+const PVS_KEYS: [KeyDecl; 17] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -93,7 +93,12 @@ const PVS_KEYS: [KeyDecl; 16] = [
     KeyDecl {
         name: "model",
         default: "none",
-        help: "a pattern net (train's model.safetensors for this rule and board) as the evaluation in place of the weighed shapes, or none",
+        help: "a pattern net (train's model.safetensors for this rule and board) as the evaluation in place of the weighed shapes; product: the shipped net where the rule and board have one (15x15 freestyle), else the weighed shapes (best's); none: the weighed shapes",
+    },
+    KeyDecl {
+        name: "policy",
+        default: "1",
+        help: "with a model that has a policy: order the quiet moves by it (0: by the weighed shapes)",
     },
     KeyDecl {
         name: "doubles",
@@ -138,6 +143,7 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "defend_vct" => config.defend_vct = switch(key, value).map_err(err)?,
             "quiesce" => config.quiesce = switch(key, value).map_err(err)?,
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
+            "policy" => config.net_policy = switch(key, value).map_err(err)?,
             "narrow" => config.narrow = switch(key, value).map_err(err)?,
             "futility" => config.futility = number(key, value).map_err(err)?,
             "quick_vcf" => config.quick_vcf = number(key, value).map_err(err)?,
@@ -153,10 +159,11 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
             }
-            "model" if value == "none" => config.model = None,
+            "model" if value == "none" => (config.model, config.product_net) = (None, false),
+            "model" if value == "product" => (config.model, config.product_net) = (None, true),
             "model" => {
                 let net = super::net::PatternNet::load(Path::new(value)).map_err(err)?;
-                config.model = Some(std::sync::Arc::new(net));
+                (config.model, config.product_net) = (Some(std::sync::Arc::new(net)), false);
             }
             _ => return Err(unknown_key(text, key)),
         }
@@ -206,8 +213,8 @@ impl RegisteredGame for Gomoku {
     const PLAYERS: &'static [PlayerDecl] = &[
         PlayerDecl {
             kind: "best",
-            about: "the strongest measured: pvs, the principal variation search with threat-space proofs (docs/gomoku-results.md)",
-            alias_of: Some("pvs"),
+            about: "the strongest measured: pvs, the principal variation search with threat-space proofs, with the shipped pattern net on 15x15 freestyle (model=product; model=none: the fitted evaluation; docs/gomoku-results.md)",
+            alias_of: Some("pvs:model=product"),
             keys: &[],
         },
         PlayerDecl {
@@ -330,6 +337,7 @@ impl RegisteredGame for Gomoku {
                 _ => {
                     let mut pvs_config = PvsConfig::new(time);
                     pvs_config.threads = built_for.1;
+                    pvs_config.product_net = true;
                     &mut memory.insert((built_for, Pvs::new("best", pvs_config))).1
                 }
             };

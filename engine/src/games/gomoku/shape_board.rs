@@ -53,6 +53,16 @@ const PARTS: PairParts = {
     parts
 };
 
+/// The net's codes of a (point, direction) with pair code `pair`, seen from black and from
+/// white (each side's own shape first: [`super::net::code`]).
+#[inline]
+fn net_pair_codes(pair: u8) -> [usize; 2] {
+    [
+        usize::from(pair),
+        usize::from(PARTS.swapped[usize::from(pair)]),
+    ]
+}
+
 /// The pair tables (4^10 entries, one read for both colours' shapes), by whether exactly five
 /// wins for black and for white: freestyle, renju (black only) and standard.
 fn pair_table(black_exactly: bool, white_exactly: bool) -> &'static [u8] {
@@ -140,10 +150,32 @@ pub struct ShapeBoard {
     hash: u64,
     /// The moves made, each with the position's last moves before it (for the unmake).
     made: Vec<(u16, [u16; 2])>,
-    /// A pattern net's sums, kept move by move where one is attached ([`Self::with_net`]).
+    /// A pattern net's sums where one is attached ([`Self::with_net`]), brought up to date
+    /// lazily ([`Self::sync_net`]): a move's changes wait in `net_log` until a position below
+    /// it is evaluated, so moves unmade unevaluated (a quick VCF's, a cut by the table) cost the
+    /// net nothing.
     net: Option<NetSums>,
-    /// Moves made since [`pause_net`](Self::pause_net) leave the net's sums alone.
-    net_paused: bool,
+    /// The waiting changes, move after move: the stone's point ([`NET_CLEAR`]), then each line
+    /// point whose shapes changed, with its old and new pair codes.
+    net_log: Vec<(u16, u8, u8)>,
+    /// Where each move made starts in `net_log` (the moves already in the sums: anything).
+    net_marks: Vec<u32>,
+    /// The moves made whose changes are in the sums (the first `net_applied`).
+    net_applied: usize,
+}
+
+/// In the net's log, a stone's point, which leaves the sums.
+const NET_CLEAR: u8 = u8::MAX;
+
+/// What a move's line updates do to the net's sums.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NetUpdate {
+    /// Wait in the log (a move made).
+    Record,
+    /// Move the sums now (the unmake of a move in them).
+    Apply,
+    /// Nothing (no net, or the unmake of a move that never reached them).
+    Skip,
 }
 
 impl ShapeBoard {
@@ -165,7 +197,9 @@ impl ShapeBoard {
             hash: 0,
             made: Vec::with_capacity(points),
             net: None,
-            net_paused: false,
+            net_log: Vec::new(),
+            net_marks: Vec::with_capacity(points),
+            net_applied: 0,
         };
         let keys = zobrist();
         for p in 0..points {
@@ -207,32 +241,65 @@ impl ShapeBoard {
             sums.set_point(p, Some(self.net_codes(p)));
         }
         self.net = Some(sums);
+        // The moves made so far are in the fresh sums.
+        self.net_log.clear();
+        self.net_marks = vec![0; self.made.len()];
+        self.net_applied = self.made.len();
         Ok(self)
     }
 
-    /// Stops keeping the net's sums until [`resume_net`](Self::resume_net), for searches
-    /// that never evaluate (a quick VCF): every move made in between must be unmade before.
-    #[inline]
-    pub fn pause_net(&mut self) {
-        self.net_paused = true;
+    /// Brings the net's sums up to the position: applies the changes of the moves made since
+    /// they were last brought up.
+    pub fn sync_net(&mut self) {
+        let Some(net) = &mut self.net else {
+            return;
+        };
+        if self.net_applied == self.made.len() {
+            return;
+        }
+        for &(q, old, new) in &self.net_log {
+            let q = usize::from(q);
+            if old == NET_CLEAR {
+                net.set_point(q, None);
+            } else {
+                net.shift_point(q, net_pair_codes(old), net_pair_codes(new));
+            }
+        }
+        self.net_log.clear();
+        self.net_applied = self.made.len();
     }
 
-    /// Keeps the net's sums again: they are right once the moves made since
-    /// [`pause_net`](Self::pause_net) are unmade.
+    /// Whether the net's sums are up to the position (no net: yes).
     #[inline]
-    pub fn resume_net(&mut self) {
-        self.net_paused = false;
+    fn net_synced(&self) -> bool {
+        self.net.is_none() || self.net_applied == self.made.len()
     }
 
     /// The attached net's logit of the side to move's chance to win.
     #[inline]
-    pub fn net_logit(&self) -> Option<f32> {
-        debug_assert!(!self.net_paused, "the net's sums are paused");
+    pub fn net_logit(&mut self) -> Option<f32> {
+        self.sync_net();
         self.net.as_ref().map(|n| n.logit(self.to_move()))
     }
 
-    /// The attached net's sums (for tests).
-    pub fn net_sums(&self) -> Option<&NetSums> {
+    /// Whether the attached net has a policy.
+    #[inline]
+    pub fn net_has_policy(&self) -> bool {
+        self.net.as_ref().is_some_and(|n| n.net.has_policy())
+    }
+
+    /// The attached net's policy logit of empty point `p` for the side to move, where the net
+    /// has a policy; the sums must be up to the position ([`sync_net`](Self::sync_net)).
+    #[inline]
+    pub fn net_policy(&self, p: usize) -> Option<f32> {
+        let net = self.net.as_ref().filter(|n| n.net.has_policy())?;
+        assert!(self.net_synced(), "the net's policy asked before sync_net");
+        Some(net.policy_logit(self.to_move(), p))
+    }
+
+    /// The attached net's sums, brought up to the position (for tests).
+    pub fn net_sums(&mut self) -> Option<&NetSums> {
+        self.sync_net();
         self.net.as_ref()
     }
 
@@ -240,10 +307,7 @@ impl ShapeBoard {
     #[inline]
     fn net_codes(&self, p: usize) -> [[usize; 4]; 2] {
         let pairs: [u8; 4] = std::array::from_fn(|d| self.pair_code(p, d));
-        [
-            pairs.map(usize::from),
-            pairs.map(|c| usize::from(PARTS.swapped[usize::from(c)])),
-        ]
+        [0, 1].map(|colour| pairs.map(|c| net_pair_codes(c)[colour]))
     }
 
     /// The position.
@@ -405,12 +469,16 @@ impl ShapeBoard {
         for d in 0..4 {
             self.count_pair(self.pair_code(p, d), -1);
         }
-        if let Some(net) = self.net.as_mut().filter(|_| !self.net_paused) {
-            net.set_point(p, None);
-        }
+        let update = if self.net.is_some() {
+            self.net_marks.push(self.net_log.len() as u32);
+            self.net_log.push((p as u16, NET_CLEAR, NET_CLEAR));
+            NetUpdate::Record
+        } else {
+            NetUpdate::Skip
+        };
         self.made.push((p as u16, self.pos.last));
         self.pos.play(p);
-        self.update_lines(p, u32::from(player.number()));
+        self.update_lines(p, u32::from(player.number()), update);
         self.add_near(p, 1);
         let keys = zobrist();
         self.hash ^= keys.stones[player.index()][p] ^ keys.white_to_move;
@@ -421,12 +489,26 @@ impl ShapeBoard {
         let (p, last) = self.made.pop().expect("unmake without a move");
         let p = usize::from(p);
         let player = self.pos.to_move().opponent();
+        // The move is in the net's sums (take it out now) or still waits in the log (drop it).
+        let update = match self.net_marks.pop() {
+            Some(_) if self.net_applied > self.made.len() => {
+                self.net_applied = self.made.len();
+                NetUpdate::Apply
+            }
+            Some(mark) => {
+                self.net_log.truncate(mark as usize);
+                NetUpdate::Skip
+            }
+            None => NetUpdate::Skip,
+        };
         self.pos.unplay(p, last);
-        self.update_lines(p, 0);
+        self.update_lines(p, 0, update);
         self.refresh_point(p);
-        let codes = (self.net.is_some() && !self.net_paused).then(|| self.net_codes(p));
-        if let (Some(net), Some(codes)) = (&mut self.net, codes) {
-            net.set_point(p, Some(codes));
+        if update == NetUpdate::Apply {
+            let codes = self.net_codes(p);
+            if let Some(net) = &mut self.net {
+                net.set_point(p, Some(codes));
+            }
         }
         self.add_near(p, -1);
         let keys = zobrist();
@@ -447,7 +529,7 @@ impl ShapeBoard {
 
     /// Sets the code of `p` (0 empty, 1 black, 2 white) in the keys of the points that see it,
     /// and their shapes.
-    fn update_lines(&mut self, p: usize, code: u32) {
+    fn update_lines(&mut self, p: usize, code: u32, update: NetUpdate) {
         let (c, r) = self.col_row(p);
         for (d, &(dc, dr)) in DIRECTIONS.iter().enumerate() {
             for sign in [-1, 1] {
@@ -468,14 +550,12 @@ impl ShapeBoard {
                             self.shapes[1][q][d] = PARTS.white[usize::from(new)];
                             self.count_pair(old, -1);
                             self.count_pair(new, 1);
-                            if let Some(net) = self.net.as_mut().filter(|_| !self.net_paused) {
-                                // The net's codes by colour: its own shape, then the other's.
-                                let swap = |c: u8| usize::from(PARTS.swapped[usize::from(c)]);
-                                net.shift_point(
-                                    q,
-                                    [usize::from(old), swap(old)],
-                                    [usize::from(new), swap(new)],
-                                );
+                            match (update, &mut self.net) {
+                                (NetUpdate::Record, _) => self.net_log.push((q as u16, old, new)),
+                                (NetUpdate::Apply, Some(net)) => {
+                                    net.shift_point(q, net_pair_codes(old), net_pair_codes(new))
+                                }
+                                _ => {}
                             }
                         }
                     }
