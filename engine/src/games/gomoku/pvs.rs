@@ -841,14 +841,13 @@ impl Pvs {
             }
             self.nodes += self.threats.nodes();
         }
-        let product = || super::net::product_net(state.rule(), state.size());
         let net = match &self.config.model {
             Some(net) => Some(net.clone()),
-            None if self.config.product_net => product(),
+            None if self.config.product_net => super::net::product_net(state.rule(), state.size()),
             None => None,
         };
         if let Some(net) = &net {
-            // The root's threat searches ran without it: the net's sums cost every move.
+            // The root's threat searches ran without it (they never evaluate).
             // A net for another rule or board is refused when the player is built
             // ([`Pvs::check_fits`]); one that slips through is left out, not trusted.
             if let Ok(with_net) = board.clone().with_net(net.clone()) {
