@@ -1088,6 +1088,19 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         "{err}"
     );
 
+    // The default, without a policy: the file has none, and pvs plays it as before.
+    let plain = PatternConfig {
+        out: dir.join("plain"),
+        epochs: 2,
+        policy_weight: 0.0,
+        ..config.clone()
+    };
+    let summary = train_pattern(&plain, false, "test").unwrap();
+    assert_eq!(summary.best.valid_policy_top1, 0.0);
+    assert!(!PatternNet::load(&plain.out.join(MODEL_FILE))
+        .unwrap()
+        .has_policy());
+
     let again = train_pattern(&config, false, "test").unwrap_err();
     assert!(
         again.contains("already holds a model; pass --force"),

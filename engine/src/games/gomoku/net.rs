@@ -350,14 +350,8 @@ impl PatternNet {
         let mut sums = [vec![0f32; f], vec![0f32; f]];
         for p in (0..board.points()).filter(|&p| board.is_empty(p)) {
             for (side, sum) in [me, me.opponent()].into_iter().zip(&mut sums) {
-                let codes = point_codes(board, side, p);
-                for (i, s) in sum.iter_mut().enumerate() {
-                    let v: f32 = self.point_bias[i]
-                        + codes
-                            .iter()
-                            .map(|&c| self.embedding[c * f + i])
-                            .sum::<f32>();
-                    *s += v.clamp(0.0, 1.0);
+                for (s, a) in sum.iter_mut().zip(self.reference_point(board, side, p)) {
+                    *s += a;
                 }
             }
         }
@@ -375,21 +369,31 @@ impl PatternNet {
     /// The policy's logit of empty point `p` for the side to move in f32 from a board's
     /// shapes (the net has a policy): the reference of [`NetSums::policy_logit`].
     pub fn reference_policy(&self, board: &ShapeBoard, p: usize) -> f32 {
-        let f = self.features;
         let me = board.to_move();
-        let mut out = self.policy_bias;
-        for (half, side) in [me, me.opponent()].into_iter().enumerate() {
-            let codes = point_codes(board, side, p);
-            for i in 0..f {
+        let acts = [me, me.opponent()].map(|side| self.reference_point(board, side, p));
+        let weighed: f32 = acts
+            .concat()
+            .iter()
+            .zip(&self.policy_weight)
+            .map(|(a, w)| a * w)
+            .sum();
+        self.policy_bias + weighed
+    }
+
+    /// Empty point `p`'s activations seen from `side`, in f32 from the board's shapes.
+    fn reference_point(&self, board: &ShapeBoard, side: Player, p: usize) -> Vec<f32> {
+        let f = self.features;
+        let codes = point_codes(board, side, p);
+        (0..f)
+            .map(|i| {
                 let v: f32 = self.point_bias[i]
                     + codes
                         .iter()
                         .map(|&c| self.embedding[c * f + i])
                         .sum::<f32>();
-                out += self.policy_weight[half * f + i] * v.clamp(0.0, 1.0);
-            }
-        }
-        out
+                v.clamp(0.0, 1.0)
+            })
+            .collect()
     }
 
     /// Writes the net as safetensors with its metadata (and `extra`'s).
