@@ -205,8 +205,10 @@ fn a_brain_past_its_turn_or_its_game_time_loses_on_time() {
     late.new_game(&board(), &[]).unwrap();
     let choice = late.choose(&board(), &[]).unwrap();
     assert_eq!(board().format_action(choice.action), "a15");
-    // No turn limit, a game of 1 s, 300 ms a move along the top row: the fourth move is late.
-    let cmd = fake_brain(&dir, "slow", "sleep 0.3; n=$((n+1)); echo $n,0");
+    // No turn limit, a game of 1 s, 300 ms a move along the top row, two points apart (no
+    // threat for our brain to block there, which would take the fake's next point): the
+    // fourth move is late.
+    let cmd = fake_brain(&dir, "slow", "sleep 0.3; n=$((n+1)); echo $((3 * n)),0");
     let spec = format!("gomocup:cmd={cmd},turn_ms=0,match_ms=1000");
     let mut slow = player(&spec).unwrap();
     let report = play_game(&board(), &[], [ours.as_mut(), slow.as_mut()]).unwrap();
