@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 
 mod generations;
+mod gomoku;
 mod report;
 
 use engine::agents::parse_spec;
@@ -35,19 +36,46 @@ use train::trainer::{train, TrainOptions};
     about = "Self-play, training and matches, end to end"
 )]
 struct Args {
-    /// Folder for the dataset, the model and the match reports.
-    #[arg(long, default_value = "runs/pipeline")]
-    out: PathBuf,
-    /// Rows of boxes of the board (1 to 7).
+    /// The game: dots_and_boxes (the paper's stages, then --generations of nets) or gomoku
+    /// (--generations of Gomoku's pattern net: self-play with the current net, train, match).
+    #[arg(long, value_enum, default_value_t = PipelineGame::DotsAndBoxes)]
+    game: PipelineGame,
+    /// Folder for the datasets, the models and the match reports [default: runs/pipeline;
+    /// Gomoku: runs/pipeline-gomoku].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Gomoku: the board's side.
+    #[arg(long, default_value_t = 15)]
+    size: usize,
+    /// Gomoku: the rule (freestyle, standard or renju).
+    #[arg(long, default_value = "freestyle")]
+    rule: String,
+    /// Gomoku: the net generation 1's games are played with: product (the shipped net where
+    /// the rule and board have one, else the fitted evaluation), none (the fitted evaluation)
+    /// or a model.safetensors.
+    #[arg(long, default_value = "product")]
+    start_model: String,
+    /// Gomoku: a dataset every generation's net also trains on (repeatable), say the shipped
+    /// ones of data/README.md.
+    #[arg(long)]
+    data: Vec<PathBuf>,
+    /// Gomoku: milliseconds a self-play move.
+    #[arg(long, default_value_t = 100)]
+    time_ms: u64,
+    /// Gomoku: features a point of the pattern net.
+    #[arg(long, default_value_t = 16)]
+    features: usize,
+    /// Dots and Boxes: rows of boxes of the board (1 to 7).
     #[arg(long, default_value_t = 5)]
     rows: usize,
-    /// Columns of boxes of the board (1 to 7).
+    /// Dots and Boxes: columns of boxes of the board (1 to 7).
     #[arg(long, default_value_t = 5)]
     cols: usize,
-    /// Self-play games.
-    #[arg(long, default_value_t = 4000)]
-    games: u64,
-    /// MCTS iterations a self-play move.
+    /// Self-play games [default: 4000; Gomoku: 400 a generation, two from each random
+    /// opening with the seats swapped].
+    #[arg(long)]
+    games: Option<u64>,
+    /// Dots and Boxes: MCTS iterations a self-play move.
     #[arg(long, default_value_t = 5_000)]
     iterations: u64,
     /// Training epochs at most (early stopping may end sooner).
@@ -56,16 +84,20 @@ struct Args {
     /// Games of each match.
     #[arg(long, default_value_t = 100)]
     match_games: usize,
-    /// Iterations a move of the net-guided engine and of plain MCTS in the first match.
+    /// Dots and Boxes: iterations a move of the net-guided engine and of plain MCTS in the
+    /// first match.
     #[arg(long, default_value_t = 20_000)]
     match_iterations: u64,
     /// Milliseconds a move of the product's engine and of the rival in the second match (equal
-    /// time: the product's chain rollouts cost more an iteration than the rival's).
+    /// time: the product's chain rollouts cost more an iteration than the rival's). Gomoku: of
+    /// both sides in every generation's matches.
     #[arg(long, default_value_t = 100)]
     match_time_ms: u64,
     /// Start positions of the match against plain MCTS (the rival match starts from the empty
     /// board) [default: configs/state-s-40.txt on 5x5; on other boards 50 State-S-like positions
-    /// made as `engine positions` makes them, with two thirds of the edges drawn].
+    /// made as `engine positions` makes them, with two thirds of the edges drawn]. Gomoku: of
+    /// every match [default: configs/gomoku-balanced-openings.txt on 15x15 freestyle, else
+    /// random 4-stone openings of the centre].
     #[arg(long)]
     positions: Option<PathBuf>,
     /// Games played at once in self-play and matches (0: one a core). `--threads` is its old
@@ -77,20 +109,21 @@ struct Args {
     seed: u64,
     /// After the paper's stages, this many generations of nets trained on the product's own
     /// games (generation k's games played by the product guided by generation k-1's net), each
-    /// matched against the engine that played its games (`gen-K/` under `--out`).
-    #[arg(long, default_value_t = 0)]
-    generations: usize,
-    /// Games of the product against itself a generation.
+    /// matched against the engine that played its games (`gen-K/` under `--out`) [default: 0;
+    /// Gomoku: 1].
+    #[arg(long)]
+    generations: Option<usize>,
+    /// Dots and Boxes: games of the product against itself a generation (Gomoku: --games).
     #[arg(long, default_value_t = 2000)]
     generation_games: usize,
-    /// Iterations a move of those games.
+    /// Dots and Boxes: iterations a move of those games.
     #[arg(long, default_value_t = 1000)]
     generation_iterations: u64,
-    /// What each generation's net learns: outcome (who won each game) or search (the recorded
+    /// Dots and Boxes: what each generation's net learns: outcome (who won each game) or search (the recorded
     /// searches' values of their root moves, as the shipped `models/dab-5x5-sv` was made).
     #[arg(long, value_enum, default_value_t = ValueTargets::Outcome)]
     generation_targets: ValueTargets,
-    /// With search targets, the visits a root move needs to give a row.
+    /// Dots and Boxes: with search targets, the visits a root move needs to give a row.
     #[arg(long, default_value_t = 100)]
     generation_min_visits: u32,
 }
@@ -99,17 +132,53 @@ fn main() -> ExitCode {
     engine::cli::finish("pipeline", run(engine::cli::parse_args()))
 }
 
+/// The games the pipeline runs.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PipelineGame {
+    #[value(name = "dots_and_boxes")]
+    DotsAndBoxes,
+    Gomoku,
+}
+
 fn run(args: Args) -> Result<(), String> {
+    if args.game == PipelineGame::Gomoku {
+        return gomoku::run(&gomoku::GomokuRun {
+            out: args
+                .out
+                .unwrap_or_else(|| PathBuf::from("runs/pipeline-gomoku")),
+            size: args.size,
+            rule: engine::games::gomoku::Rule::parse(&args.rule)
+                .map_err(|e| format!("--rule: {e}"))?,
+            generations: args.generations.unwrap_or(1),
+            games: args.games.unwrap_or(400) as usize,
+            time_ms: args.time_ms,
+            start_model: args.start_model,
+            data: args.data,
+            epochs: args.epochs,
+            features: args.features,
+            match_games: args.match_games,
+            match_time_ms: args.match_time_ms,
+            positions: args.positions,
+            threads: engine::cli::or_all_cores(args.parallel_games),
+            seed: args.seed,
+        });
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("runs/pipeline"));
+    let games = args.games.unwrap_or(4000);
+    let generations = args.generations.unwrap_or(0);
     let started = Instant::now();
     let threads = engine::cli::or_all_cores(args.parallel_games);
-    let data = args.out.join("data");
-    let model_dir = args.out.join("model");
+    let data = out.join("data");
+    let model_dir = out.join("model");
 
     let board = DotsAndBoxes::new(args.rows, args.cols).map_err(|e| e.to_string())?;
     let size = format!("{}x{}", args.rows, args.cols);
     // Every argument and every file the stages need is checked here, before minutes of work.
     for (flag, value) in [
-        ("--games", args.games),
+        ("--games", games),
         ("--iterations", args.iterations),
         ("--epochs", args.epochs as u64),
         ("--match-games", args.match_games as u64),
@@ -148,11 +217,11 @@ fn run(args: Args) -> Result<(), String> {
         }
     };
     let mut report = report::Report::new(
-        &args.out,
+        &out,
         &format!("Pipeline run: {size} Dots and Boxes"),
         vec![
             ("board".into(), size.clone()),
-            ("self-play games".into(), args.games.to_string()),
+            ("self-play games".into(), games.to_string()),
             (
                 "self-play iterations a move".into(),
                 args.iterations.to_string(),
@@ -167,15 +236,15 @@ fn run(args: Args) -> Result<(), String> {
             ("positions of match 1".into(), positions_name.clone()),
             ("games at once".into(), threads.to_string()),
             ("seed".into(), args.seed.to_string()),
-            ("generations".into(), args.generations.to_string()),
+            ("generations".into(), generations.to_string()),
         ],
     );
     let stage_started = Instant::now();
-    println!("== 1/3 self-play: {} games of {size} Dots and Boxes, plain MCTS at {} iterations a move, {} at once -> {}", args.games, args.iterations, engine::cli::count(threads as u64, "game"), data.display());
+    println!("== 1/3 self-play: {} games of {size} Dots and Boxes, plain MCTS at {} iterations a move, {} at once -> {}", games, args.iterations, engine::cli::count(threads as u64, "game"), data.display());
     let config = RunConfig {
         rows: args.rows,
         cols: args.cols,
-        games: args.games,
+        games,
         iterations: args.iterations,
         parallel_games: threads,
         seed: args.seed,
@@ -278,7 +347,7 @@ fn run(args: Args) -> Result<(), String> {
             None,
         )?;
         print!("{}", report_table(&played, played.seconds));
-        let json = args.out.join(format!("match-{}.json", i + 1));
+        let json = out.join(format!("match-{}.json", i + 1));
         write_json(&json, &played)?;
         println!("  report: {}", json.display());
         let stage = format!("3/3 match {} of 2", i + 1);
@@ -286,13 +355,13 @@ fn run(args: Args) -> Result<(), String> {
         report.add_match(&format!("{nn} against {rival}"), from, &played);
         report.write()?;
     }
-    if args.generations > 0 {
+    if generations > 0 {
         let stage_started = Instant::now();
         generations::run(
-            &args.out,
+            &out,
             &board,
             &generations::Generations {
-                count: args.generations,
+                count: generations,
                 games: args.generation_games,
                 iterations: args.generation_iterations,
                 targets: args.generation_targets,
@@ -305,10 +374,10 @@ fn run(args: Args) -> Result<(), String> {
             },
         )?;
         report.stage(
-            &format!("{} generations", args.generations),
+            &format!("{} generations", generations),
             stage_started.elapsed().as_secs_f64(),
         );
-        for k in 1..=args.generations {
+        for k in 1..=generations {
             report.note(format!(
                 "Generation {k}: [gen-{k}/{}](gen-{k}/{})",
                 report::REPORT_FILE,
@@ -320,8 +389,8 @@ fn run(args: Args) -> Result<(), String> {
     println!(
         "\npipeline done in {:.0} s; everything is in {}, its report in {}",
         started.elapsed().as_secs_f64(),
-        args.out.display(),
-        args.out.join(report::REPORT_FILE).display()
+        out.display(),
+        out.join(report::REPORT_FILE).display()
     );
     Ok(())
 }

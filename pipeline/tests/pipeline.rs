@@ -206,3 +206,113 @@ fn arguments_and_files_are_checked_before_any_work() {
     assert!(!root.join("out").exists());
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// `--game gomoku`: generations of the pattern net on a small board, each with its games, its
+/// net (whose card ends with its matches), its matches and its report; a second run keeps them.
+#[test]
+fn gomoku_generations_run_and_are_kept() {
+    let out = std::env::temp_dir().join(format!("pipeline-gomoku-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let args = |generations: &str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pipeline"));
+        command
+            .args(["--game", "gomoku", "--size", "9", "--out"])
+            .arg(&out)
+            .args(["--games", "8", "--time-ms", "10", "--epochs", "2"])
+            .args(["--match-games", "4", "--match-time-ms", "10"])
+            .args(["--parallel-games", "2", "--generations", generations]);
+        command
+    };
+    let run = args("2").output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for stage in [
+        // No shipped net on 9x9: `product` is the fitted evaluation, met once.
+        "== generation 1 of 2: 8 games of pvs:time_ms=10,model=product against itself",
+        "== generation 2 of 2: 8 games of pvs:time_ms=10,model=",
+        "generation 2's net against the player that made its games, 4 games",
+        "generation 2's net against the fitted evaluation, 4 games",
+        "pipeline done",
+    ] {
+        assert!(stdout.contains(stage), "{stage}:\n{stdout}");
+    }
+    assert_eq!(
+        stdout.matches("against the fitted evaluation").count(),
+        1,
+        "{stdout}"
+    );
+    let net =
+        engine::games::gomoku::net::PatternNet::load(&out.join("gen-2/net/model.safetensors"))
+            .unwrap();
+    assert!(net
+        .check_fits(engine::games::gomoku::Rule::Freestyle, 9)
+        .is_ok());
+    // Generation 2's net learnt from both generations' games.
+    assert!(
+        net.extra["dataset"].contains("gen-1/data") && net.extra["dataset"].contains("gen-2/data"),
+        "{:?}",
+        net.extra
+    );
+    let card = std::fs::read_to_string(out.join("gen-2/net/MODEL.md")).unwrap();
+    assert!(card.contains("## Generation 2's matches"), "{card}");
+    assert!(card.contains("Against the fitted evaluation:"), "{card}");
+    let fitted: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("gen-2/match-fitted.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(fitted["pair"]["games"], 4);
+    assert_eq!(fitted["players"][1]["spec"], "pvs:time_ms=10,model=none");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("# Pipeline run: Gomoku 9x9 freestyle, 2 generation(s)")
+            && md.contains("| 2 | ")
+            && md.contains("[gen-2/report.md](gen-2/report.md)"),
+        "{md}"
+    );
+    assert!(out.join("gen-1/report.md").exists() && out.join("gen-1/data/games.rec").exists());
+
+    let again = args("2").output().unwrap();
+    let again_out = String::from_utf8_lossy(&again.stdout);
+    assert!(again.status.success(), "{again_out}");
+    assert_eq!(
+        again_out.matches("kept from an earlier run").count(),
+        2,
+        "{again_out}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// `--game gomoku` checks its model, datasets and numbers before any game.
+#[test]
+fn gomoku_arguments_are_checked_before_any_work() {
+    let root = std::env::temp_dir().join(format!("pipeline-gomoku-checks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let missing = root.join("missing.safetensors");
+    let missing = missing.to_str().unwrap();
+    let no_data = root.join("no-data");
+    for (args, says) in [
+        (vec!["--generations", "0"], "--generations must be positive"),
+        (vec!["--time-ms", "0"], "--time-ms must be positive"),
+        (vec!["--rule", "go"], "--rule: "),
+        (vec!["--start-model", missing], "--start-model "),
+        (vec!["--data", no_data.to_str().unwrap()], "--data "),
+        (vec!["--size", "30"], "a Gomoku board is"),
+    ] {
+        let out = root.join("out");
+        let run = Command::new(env!("CARGO_BIN_EXE_pipeline"))
+            .args(["--game", "gomoku", "--out", out.to_str().unwrap()])
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(!run.status.success(), "{args:?} was accepted");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig, ValueTargets};
-use train::pattern::{train_pattern, Keep, PatternConfig};
+use train::pattern::{train_pattern, Keep, LrDecay, PatternConfig};
 use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
@@ -57,6 +57,10 @@ struct PatternArgs {
     /// The learning rate (Adam).
     #[arg(long, default_value_t = PatternConfig::default().learning_rate)]
     learning_rate: f64,
+    /// How the learning rate falls: none (the same every epoch) or cosine (down a half cosine
+    /// to a twentieth of it at the last of --epochs).
+    #[arg(long, value_enum, default_value_t = PatternConfig::default().lr_decay)]
+    lr_decay: LrDecay,
     /// The share of games held out for validation.
     #[arg(long, default_value_t = PatternConfig::default().validation_share)]
     validation_share: f64,
@@ -289,6 +293,7 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         patience: args.patience,
         batch_size: args.batch_size,
         learning_rate: args.learning_rate,
+        lr_decay: args.lr_decay,
         validation_share: args.validation_share,
         seed: args.seed,
         search_weight: args.search_weight,

@@ -13,6 +13,7 @@
 //! made. The whole set is held in memory (4 bytes a point a position).
 
 use std::collections::{BTreeMap, HashSet};
+use std::f64::consts::PI;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -51,6 +52,33 @@ pub enum Keep {
     Quiet,
 }
 
+/// The share of the first epoch's learning rate left at the last with [`LrDecay::Cosine`].
+const LR_FLOOR: f64 = 0.05;
+
+/// How the learning rate moves over the epochs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LrDecay {
+    /// The same rate every epoch.
+    #[default]
+    None,
+    /// Down a half cosine from the rate at the first epoch to a twentieth of it at the last
+    /// of `--epochs` (early stopping may end sooner).
+    Cosine,
+}
+
+impl LrDecay {
+    /// The rate of `epoch` (from 1) of `epochs`, `rate` the first epoch's.
+    pub fn rate(self, rate: f64, epoch: usize, epochs: usize) -> f64 {
+        match self {
+            LrDecay::None => rate,
+            LrDecay::Cosine => {
+                let done = (epoch - 1) as f64 / (epochs.max(2) - 1) as f64;
+                rate * (LR_FLOOR + (1.0 - LR_FLOOR) * 0.5 * (1.0 + (PI * done).cos()))
+            }
+        }
+    }
+}
+
 /// The code of a point that holds a stone (its activation is masked to zero).
 const STONE: u8 = CODES as u8;
 
@@ -67,6 +95,8 @@ pub struct PatternConfig {
     pub patience: usize,
     pub batch_size: usize,
     pub learning_rate: f64,
+    /// How the learning rate falls over the epochs.
+    pub lr_decay: LrDecay,
     pub validation_share: f64,
     pub seed: u64,
     /// The share of a searched position's target that is the search's estimate (the rest is
@@ -93,6 +123,7 @@ impl Default for PatternConfig {
             patience: 4,
             batch_size: 256,
             learning_rate: 2e-3,
+            lr_decay: LrDecay::None,
             validation_share: 0.1,
             seed: 1,
             search_weight: 0.5,
@@ -586,6 +617,9 @@ pub fn train_pattern(
     ));
     for epoch in 1..=config.epochs {
         let t0 = Instant::now();
+        let rate = config
+            .lr_decay
+            .rate(config.learning_rate, epoch, config.epochs);
         let mut rng = Rng::new(derive_seed(config.seed, epoch as u64));
         rng.shuffle(&mut order);
         let mut loss_sum = 0.0;
@@ -605,7 +639,7 @@ pub fn train_pattern(
             };
             loss_sum += value as f64 * picks.len() as f64;
             let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
-            net = Some(optim.step(config.learning_rate, model, grads));
+            net = Some(optim.step(rate, model, grads));
         }
         let train_seconds = t0.elapsed().as_secs_f64();
         let model = net.as_ref().expect("the net is there");
@@ -795,7 +829,7 @@ fn write_card(
          | Policy | {policy} |\n\
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
          | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
-         | Training | Adam, learning rate {lr}, batch {bs}, seed {seed}, on {device} |\n\
+         | Training | Adam, learning rate {lr}{decay}, batch {bs}, seed {seed}, on {device} |\n\
          | Best epoch | {be} of {er}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
          | Command | `{command}` |\n\n\
          | Epoch | Train loss | Valid loss | Valid accuracy | Policy loss | Policy first | Seconds | Positions/s |\n\
@@ -813,6 +847,13 @@ fn write_card(
         sw = config.search_weight,
         keep = config.keep,
         lr = config.learning_rate,
+        decay = match config.lr_decay {
+            LrDecay::None => String::new(),
+            LrDecay::Cosine => format!(
+                " falling along a half cosine to a twentieth of it at epoch {}",
+                config.epochs
+            ),
+        },
         bs = config.batch_size,
         seed = config.seed,
         device = summary.device,
@@ -848,4 +889,21 @@ fn write_card(
         );
     }
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LrDecay;
+
+    #[test]
+    fn the_cosine_rate_falls_from_the_rate_to_a_twentieth_of_it() {
+        let rates: Vec<f64> = (1..=10)
+            .map(|e| LrDecay::Cosine.rate(0.002, e, 10))
+            .collect();
+        assert!((rates[0] - 0.002).abs() < 1e-12);
+        assert!((rates[9] - 0.0001).abs() < 1e-12);
+        assert!(rates.windows(2).all(|w| w[1] < w[0]), "{rates:?}");
+        assert!((LrDecay::Cosine.rate(0.002, 1, 1) - 0.002).abs() < 1e-12);
+        assert_eq!(LrDecay::None.rate(0.002, 7, 10), 0.002);
+    }
 }

@@ -1024,7 +1024,7 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
     use engine::games::gomoku::net::PatternNet;
     use engine::games::gomoku::{Gomoku, Rule};
     use engine::games::RegisteredGame;
-    use train::pattern::{train_pattern, PatternConfig};
+    use train::pattern::{train_pattern, LrDecay, PatternConfig};
     let dir = temp_dir("pattern");
     let data = dir.join("data");
     gomoku_dataset(&data, 400, 5);
@@ -1088,15 +1088,24 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         "{err}"
     );
 
-    // The default, without a policy: the file has none, and pvs plays it as before.
+    // The default, without a policy: the file has none, and pvs plays it as before. (With
+    // the learning rate falling, which the card says.)
     let plain = PatternConfig {
         out: dir.join("plain"),
         epochs: 2,
         policy_weight: 0.0,
+        lr_decay: LrDecay::Cosine,
         ..config.clone()
     };
     let summary = train_pattern(&plain, false, "test").unwrap();
     assert_eq!(summary.best.valid_policy_top1, 0.0);
+    let card = std::fs::read_to_string(plain.out.join("MODEL.md")).unwrap();
+    assert!(
+        card.contains(
+            "learning rate 0.005 falling along a half cosine to a twentieth of it at epoch 2"
+        ),
+        "{card}"
+    );
     assert!(!PatternNet::load(&plain.out.join(MODEL_FILE))
         .unwrap()
         .has_policy());

@@ -21,6 +21,7 @@ mod game;
 pub mod gomocup;
 pub mod manager;
 pub mod net;
+pub mod openings;
 pub mod patterns;
 pub mod pvs;
 mod registry;
