@@ -75,6 +75,19 @@ struct PatternArgs {
     /// 0: a net without a policy. pvs orders its quiet moves by the policy.
     #[arg(long, default_value_t = PatternConfig::default().policy_weight)]
     policy_weight: f64,
+    /// The weight of a ranking loss beside the value's; 0: none. The value net is also asked
+    /// about the position after the move played and after --rank-alternatives other points
+    /// near the stones, and learns to find the move played the best of them (as the search
+    /// compares sibling positions).
+    #[arg(long, default_value_t = PatternConfig::default().rank_weight)]
+    rank_weight: f64,
+    /// The other moves a ranking row compares with the move played.
+    #[arg(long, default_value_t = PatternConfig::default().rank_alternatives)]
+    rank_alternatives: usize,
+    /// The share of positions given a ranking row (each costs 1 + --rank-alternatives
+    /// evaluations a training step).
+    #[arg(long, default_value_t = PatternConfig::default().rank_share)]
+    rank_share: f64,
     /// The positions learnt: all (but those with a five or live four to make) or quiet (no
     /// five point and no live three on the board for either side).
     #[arg(long, value_enum, default_value_t = Keep::All)]
@@ -298,6 +311,9 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         seed: args.seed,
         search_weight: args.search_weight,
         policy_weight: args.policy_weight,
+        rank_weight: args.rank_weight,
+        rank_alternatives: args.rank_alternatives,
+        rank_share: args.rank_share,
         keep: args.keep,
         backend: args.backend,
         cpu_backend: args.cpu_backend,

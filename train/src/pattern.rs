@@ -104,6 +104,16 @@ pub struct PatternConfig {
     pub search_weight: f64,
     /// The weight of the policy's loss beside the value's (0: no policy).
     pub policy_weight: f64,
+    /// The weight of the ranking loss beside the value's (0: none): the value net itself,
+    /// asked about the position after the move played and after `rank_alternatives` other
+    /// points near the stones, should find the move played the best for the mover (a softmax
+    /// over their values, as the search compares siblings).
+    pub rank_weight: f64,
+    /// The other moves of each ranking row.
+    pub rank_alternatives: usize,
+    /// The share of positions given a ranking row (each costs `1 + rank_alternatives`
+    /// evaluations a step).
+    pub rank_share: f64,
     /// Which positions are learnt.
     pub keep: Keep,
     pub backend: Backend,
@@ -128,6 +138,9 @@ impl Default for PatternConfig {
             seed: 1,
             search_weight: 0.5,
             policy_weight: 0.0,
+            rank_weight: 0.0,
+            rank_alternatives: 3,
+            rank_share: 1.0,
             keep: Keep::All,
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
@@ -165,6 +178,21 @@ impl PatternConfig {
                 self.policy_weight
             ));
         }
+        if !(self.rank_weight.is_finite() && self.rank_weight >= 0.0) {
+            return Err(format!(
+                "rank_weight is 0 or more, got {}",
+                self.rank_weight
+            ));
+        }
+        if !(self.rank_share > 0.0 && self.rank_share <= 1.0) {
+            return Err(format!("rank_share is in (0, 1], got {}", self.rank_share));
+        }
+        if self.rank_alternatives == 0 || self.rank_alternatives > 32 {
+            return Err(format!(
+                "rank_alternatives is 1 to 32, got {}",
+                self.rank_alternatives
+            ));
+        }
         if !(0.0..=1.0).contains(&self.search_weight) {
             return Err(format!(
                 "search_weight is in [0, 1], got {}",
@@ -185,6 +213,13 @@ pub struct PatternRows {
     /// The point played from each position (the policy's target).
     pub moves: Vec<u16>,
     pub eval_scores: Vec<f32>,
+    /// With a ranking loss: per row, its block of children (the position after the move
+    /// played, then after each alternative) in `child_codes`, or [`NO_RANK`].
+    pub rank_block: Vec<u32>,
+    /// The children's codes, seen from their side to move: `children` positions a block.
+    pub child_codes: Vec<u8>,
+    /// Positions a block of children (1 + the alternatives; 0 without a ranking loss).
+    pub children: usize,
     /// Games read, and games skipped as repeats of an earlier one.
     pub games: usize,
     pub repeats: usize,
@@ -204,9 +239,9 @@ impl PatternRows {
         &mut self,
         game: &GameRecord,
         start: &Gomoku,
-        search_weight: f64,
-        keep: Keep,
+        config: &PatternConfig,
     ) -> Result<(), String> {
+        let (search_weight, keep) = (config.search_weight, config.keep);
         let mut state = *start;
         let weights = EvalWeights::DEFAULT;
         for (ply, m) in game.moves.iter().enumerate() {
@@ -244,14 +279,19 @@ impl PatternRows {
                     Some(e) => search_weight * e + (1.0 - search_weight) * result,
                     None => result,
                 };
-                for p in 0..self.points {
-                    if board.is_empty(p) {
-                        self.codes
-                            .extend(point_codes(&board, mover, p).map(|c| c as u8));
-                    } else {
-                        self.codes.extend([STONE; 4]);
+                push_codes(&mut self.codes, &board, mover);
+                let block = match self.children {
+                    0 => None,
+                    _ if board.has_five_point(mover.opponent()) => None, // a forced block
+                    _ => {
+                        let seed = derive_seed(config.seed ^ game.index, ply as u64);
+                        let mut rng = Rng::new(seed);
+                        (rng.unit_f64() < config.rank_share)
+                            .then(|| self.add_children(&state, m.action, &mut rng))
+                            .flatten()
                     }
-                }
+                };
+                self.rank_block.push(block.unwrap_or(NO_RANK));
                 self.targets.push(target as f32);
                 self.moves.push(m.action);
                 let opp = mover.opponent();
@@ -268,6 +308,42 @@ impl PatternRows {
         Ok(())
     }
 
+    /// Adds a block of children of `state`: the position after `played`, then after
+    /// `children - 1` other empty points within two of a stone, drawn with `rng`. Its index,
+    /// or `None` (nothing added) where there are too few such points.
+    fn add_children(&mut self, state: &Gomoku, played: u16, rng: &mut Rng) -> Option<u32> {
+        let size = state.size() as i32;
+        let near = |p: usize| {
+            let (c, r) = ((p as i32) % size, (p as i32) / size);
+            (-2..=2).any(|dr| {
+                (-2..=2).any(|dc| {
+                    state
+                        .point(c + dc, r + dr)
+                        .is_some_and(|q| state.stone(q).is_some())
+                })
+            })
+        };
+        let mut others: Vec<u16> = (0..self.points)
+            .filter(|&p| p != usize::from(played) && state.stone(p).is_none() && near(p))
+            .map(|p| p as u16)
+            .collect();
+        if others.len() < self.children - 1 {
+            return None;
+        }
+        rng.shuffle(&mut others);
+        let index = (self.child_codes.len() / (self.children * self.points * 4)) as u32;
+        for &m in std::iter::once(&played).chain(&others[..self.children - 1]) {
+            let mut child = *state;
+            child.apply(m);
+            push_codes(
+                &mut self.child_codes,
+                &ShapeBoard::new(&child),
+                child.to_move(),
+            );
+        }
+        Some(index)
+    }
+
     fn load(
         games: &[GameRef],
         files: &[PathBuf],
@@ -277,6 +353,11 @@ impl PatternRows {
     ) -> Result<PatternRows, String> {
         let mut rows = PatternRows {
             points: start.points(),
+            children: if config.rank_weight > 0.0 {
+                1 + config.rank_alternatives
+            } else {
+                0
+            },
             ..PatternRows::default()
         };
         let mut readers = open_readers(files)?;
@@ -295,7 +376,7 @@ impl PatternRows {
                 continue;
             }
             rows.games += 1;
-            rows.add_game(&game, start, config.search_weight, config.keep)
+            rows.add_game(&game, start, config)
                 .map_err(|e| format!("{}: {e}", files[g.file].display()))?;
         }
         Ok(rows)
@@ -305,34 +386,69 @@ impl PatternRows {
     /// empty points, the targets and the moves played.
     fn gather(&self, picks: &[u32]) -> Gathered {
         let width = self.points * 4;
-        let mut mine = Vec::with_capacity(picks.len() * width);
-        let mut theirs = Vec::with_capacity(picks.len() * width);
-        let mut mask = Vec::with_capacity(picks.len() * self.points);
-        let mut targets = Vec::with_capacity(picks.len());
-        let nine = Shape::ALL.len() as u8;
+        let (mut mine, mut theirs, mut mask) = (Vec::new(), Vec::new(), Vec::new());
         for &r in picks {
             let row = &self.codes[r as usize * width..(r as usize + 1) * width];
-            for &c in row {
-                mine.push(i32::from(c));
-                let swapped = if c == STONE {
-                    c
-                } else {
-                    (c % nine) * nine + c / nine
-                };
-                theirs.push(i32::from(swapped));
-            }
-            mask.extend(
-                row.chunks_exact(4)
-                    .map(|p| f32::from(u8::from(p[0] != STONE))),
-            );
-            targets.push(self.targets[r as usize]);
+            unpack(row, &mut mine, &mut theirs, &mut mask);
         }
+        let targets = picks.iter().map(|&r| self.targets[r as usize]).collect();
         let moves = picks
             .iter()
             .map(|&r| i32::from(self.moves[r as usize]))
             .collect();
         (mine, theirs, mask, targets, moves)
     }
+
+    /// The children of the rows of `picks` that have a ranking block, gathered as
+    /// [`gather`](Self::gather) gathers rows (block after block), and how many blocks.
+    fn gather_children(&self, picks: &[u32]) -> (Vec<i32>, Vec<i32>, Vec<f32>, usize) {
+        let block = self.children * self.points * 4;
+        let (mut mine, mut theirs, mut mask) = (Vec::new(), Vec::new(), Vec::new());
+        let mut blocks = 0;
+        for &r in picks {
+            let b = self.rank_block.get(r as usize).copied().unwrap_or(NO_RANK);
+            if b != NO_RANK {
+                let codes = &self.child_codes[b as usize * block..(b as usize + 1) * block];
+                unpack(codes, &mut mine, &mut theirs, &mut mask);
+                blocks += 1;
+            }
+        }
+        (mine, theirs, mask, blocks)
+    }
+}
+
+/// No ranking block for a row.
+const NO_RANK: u32 = u32::MAX;
+
+/// Appends the codes of every point of `board` seen from `side` (a stone's: [`STONE`]).
+fn push_codes(codes: &mut Vec<u8>, board: &ShapeBoard, side: engine::game::Player) {
+    for p in 0..board.points() {
+        if board.is_empty(p) {
+            codes.extend(point_codes(board, side, p).map(|c| c as u8));
+        } else {
+            codes.extend([STONE; 4]);
+        }
+    }
+}
+
+/// Unpacks stored codes (4 a point) into the net's inputs: the codes, the same seen from the
+/// other side, and the empty points' mask.
+fn unpack(codes: &[u8], mine: &mut Vec<i32>, theirs: &mut Vec<i32>, mask: &mut Vec<f32>) {
+    let nine = Shape::ALL.len() as u8;
+    for &c in codes {
+        mine.push(i32::from(c));
+        let swapped = if c == STONE {
+            c
+        } else {
+            (c % nine) * nine + c / nine
+        };
+        theirs.push(i32::from(swapped));
+    }
+    mask.extend(
+        codes
+            .chunks_exact(4)
+            .map(|p| f32::from(u8::from(p[0] != STONE))),
+    );
 }
 
 /// Gathered rows: codes seen from the side to move and from the other, the empty points'
@@ -459,6 +575,10 @@ pub struct PatternEpoch {
     /// its first choice (validation; 0 without a policy).
     pub valid_policy_loss: f64,
     pub valid_policy_top1: f64,
+    /// The ranking's cross-entropy of the move played among its block, and how often its
+    /// position was the best of the block for the mover (validation; 0 without ranking).
+    pub valid_rank_loss: f64,
+    pub valid_rank_top1: f64,
     pub seconds: f64,
     pub positions_per_second: f64,
 }
@@ -595,6 +715,22 @@ pub fn train_pattern(
             Tensor::<2, Int>::from_data(TensorData::new(moves, [n, 1]), device),
         )
     };
+    let children = train.children;
+    // The mover's log-chance of each block's first child (the move played) being the best
+    // of its block, by the values (seen from the child's side to move, so negated): blocks x 1.
+    let ranked = |model: &PatternModel, rows: &PatternRows, picks: &[u32], device: &Device| {
+        let (mine, theirs, mask, blocks) = rows.gather_children(picks);
+        if blocks == 0 {
+            return None;
+        }
+        let n = blocks * children;
+        let ints =
+            |v: Vec<i32>| Tensor::<1, Int>::from_data(TensorData::new(v, [n * points * 4]), device);
+        let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, points, 1]), device);
+        let (value, _) = model.forward(ints(mine), ints(theirs), mask, (n, points), false);
+        let logp = log_softmax(-value.reshape([blocks, children]), 1);
+        Some((logp.clone().slice([0..blocks, 0..1]), logp))
+    };
     let with_policy = config.policy_weight > 0.0;
     let mut net = Some(PatternModel::new(
         config.features,
@@ -608,9 +744,14 @@ pub fn train_pattern(
     let mut bad_epochs = 0;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     say(format!(
-        "epoch  train loss  valid loss  valid accuracy  {}seconds  positions/s",
+        "epoch  train loss  valid loss  valid accuracy  {}{}seconds  positions/s",
         if with_policy {
             "policy loss  policy first  "
+        } else {
+            ""
+        },
+        if children > 0 {
+            "  rank loss   rank first  "
         } else {
             ""
         }
@@ -637,6 +778,12 @@ pub fn train_pattern(
                 }
                 None => value_loss,
             };
+            let batch_loss = match ranked(&model, &train, picks, &device) {
+                Some((played, _)) if config.rank_weight > 0.0 => {
+                    batch_loss - played.mean() * config.rank_weight
+                }
+                _ => batch_loss,
+            };
             loss_sum += value as f64 * picks.len() as f64;
             let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
             net = Some(optim.step(rate, model, grads));
@@ -646,6 +793,7 @@ pub fn train_pattern(
         let valid_model = model.valid();
         let mut chances = Vec::with_capacity(valid.len());
         let (mut policy_loss, mut policy_top1) = (0.0, 0usize);
+        let (mut rank_loss, mut rank_top1, mut rank_blocks) = (0.0, 0usize, 0usize);
         let all: Vec<u32> = (0..valid.len() as u32).collect();
         let floats = |t: Tensor<2>| -> Result<Vec<f32>, String> {
             t.into_data().try_to_vec().map_err(|e| format!("{e:?}"))
@@ -655,6 +803,13 @@ pub fn train_pattern(
             let (value, policy) =
                 valid_model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
             chances.extend(floats(sigmoid(value))?);
+            if let Some((_, logp)) = ranked(&valid_model, &valid, picks, &plain) {
+                for block in floats(logp)?.chunks_exact(children) {
+                    rank_loss -= f64::from(block[0]);
+                    rank_top1 += usize::from(block[1..].iter().all(|&o| o < block[0]));
+                    rank_blocks += 1;
+                }
+            }
             if let Some(policy) = policy {
                 let logp = floats(log_softmax(policy, 1))?;
                 for (row, &r) in logp.chunks_exact(points).zip(picks) {
@@ -690,11 +845,13 @@ pub fn train_pattern(
             valid_accuracy: right as f64 / decided.len().max(1) as f64,
             valid_policy_loss: policy_loss / valid.len().max(1) as f64,
             valid_policy_top1: policy_top1 as f64 / valid.len().max(1) as f64,
+            valid_rank_loss: rank_loss / rank_blocks.max(1) as f64,
+            valid_rank_top1: rank_top1 as f64 / rank_blocks.max(1) as f64,
             seconds: t0.elapsed().as_secs_f64(),
             positions_per_second: train.len() as f64 / train_seconds,
         };
         say(format!(
-            "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {}{:>7.1}  {:>11.0}",
+            "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {}{}{:>7.1}  {:>11.0}",
             epoch,
             metrics.train_loss,
             metrics.valid_loss,
@@ -704,6 +861,15 @@ pub fn train_pattern(
                     "{:>11.4}  {:>11.2}%  ",
                     metrics.valid_policy_loss,
                     100.0 * metrics.valid_policy_top1
+                )
+            } else {
+                String::new()
+            },
+            if children > 0 {
+                format!(
+                    "{:>11.4}  {:>11.2}%  ",
+                    metrics.valid_rank_loss,
+                    100.0 * metrics.valid_rank_top1
                 )
             } else {
                 String::new()
@@ -789,16 +955,18 @@ pub fn train_pattern(
 
 fn write_metrics(path: &Path, history: &[PatternEpoch]) -> Result<(), String> {
     let mut text =
-        String::from("epoch,train_loss,valid_loss,valid_accuracy,valid_policy_loss,valid_policy_top1,seconds,positions_per_second\n");
+        String::from("epoch,train_loss,valid_loss,valid_accuracy,valid_policy_loss,valid_policy_top1,valid_rank_loss,valid_rank_top1,seconds,positions_per_second\n");
     for m in history {
         text += &format!(
-            "{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.2},{:.0}\n",
+            "{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.2},{:.0}\n",
             m.epoch,
             m.train_loss,
             m.valid_loss,
             m.valid_accuracy,
             m.valid_policy_loss,
             m.valid_policy_top1,
+            m.valid_rank_loss,
+            m.valid_rank_top1,
             m.seconds,
             m.positions_per_second
         );
@@ -827,6 +995,7 @@ fn write_card(
          | Encoding | `{NET_ENCODING}`: per empty point and direction, the shapes of the side to move and of the other (81 codes) |\n\
          | Net | 81 codes -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
          | Policy | {policy} |\n\
+         | Ranking | {ranking} |\n\
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
          | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
          | Training | Adam, learning rate {lr}{decay}, batch {bs}, seed {seed}, on {device} |\n\
@@ -870,6 +1039,18 @@ fn write_card(
                 config.policy_weight,
                 b.valid_policy_loss,
                 100.0 * b.valid_policy_top1
+            )
+        } else {
+            "none".to_string()
+        },
+        ranking = if config.rank_weight > 0.0 {
+            format!(
+                "the value net made to rank the position after the move played above those after {} other points within two of a stone (a softmax over the mover's values), on {:.0}% of the positions, loss weight {}; validation: cross-entropy {:.4}, the move played ranked first {:.1}%",
+                config.rank_alternatives,
+                100.0 * config.rank_share,
+                config.rank_weight,
+                b.valid_rank_loss,
+                100.0 * b.valid_rank_top1
             )
         } else {
             "none".to_string()
