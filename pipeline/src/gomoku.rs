@@ -105,7 +105,12 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
             format!("{BALANCED} (seats swapped)"),
         ),
         None => (
-            random_openings(&start, g.match_games.div_ceil(2), 4, g.seed ^ 0x6d61_7463)?,
+            starts(random_openings(
+                &start,
+                g.match_games.div_ceil(2),
+                4,
+                g.seed ^ 0x6d61_7463,
+            )?),
             "random 4-stone openings of the centre (seats swapped)".to_string(),
         ),
     };
@@ -167,7 +172,7 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
                 println!("an unfinished set of games from an earlier run: played again");
                 std::fs::remove_dir_all(&data).map_err(|e| format!("{}: {e}", data.display()))?;
             }
-            let openings = random_openings(&start, g.games.div_ceil(2), 4, seed)?;
+            let openings = starts(random_openings(&start, g.games.div_ceil(2), 4, seed)?);
             let played = play(
                 &start,
                 [&maker, &maker],
@@ -328,6 +333,17 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
         g.out.join(REPORT_FILE).display()
     );
     Ok(())
+}
+
+/// Openings' moves as start positions.
+fn starts(openings: Vec<Vec<engine::game::Action>>) -> Vec<StartPosition> {
+    openings
+        .into_iter()
+        .map(|moves| StartPosition {
+            moves,
+            perfect: None,
+        })
+        .collect()
 }
 
 /// The score of player A in a match's JSON, with its interval ("-" where there is none).

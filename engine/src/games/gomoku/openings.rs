@@ -5,22 +5,21 @@
 use std::collections::HashSet;
 
 use super::Gomoku;
-use crate::arena::positions::StartPosition;
-use crate::game::Game;
+use crate::game::{Action, Game};
 use crate::rng::Rng;
 
 /// The side of the central square the stones are drawn from (the whole board when smaller).
 pub const CENTRE: usize = 9;
 
 /// `count` openings of `stones` stones on the central [`CENTRE`] x [`CENTRE`] square of
-/// `start`'s board (an empty board), drawn with `seed`. Refused when the square has too few
+/// `start`'s board (an empty board), drawn with `seed`: each the moves that make it. Refused when the square has too few
 /// distinct openings for `count`, or when the stones could make a five.
 pub fn random_openings(
     start: &Gomoku,
     count: usize,
     stones: usize,
     seed: u64,
-) -> Result<Vec<StartPosition>, String> {
+) -> Result<Vec<Vec<Action>>, String> {
     let side = CENTRE.min(start.size());
     let low = (start.size() - side) / 2;
     if stones == 0 || stones > 8 || stones > side * side {
@@ -67,10 +66,7 @@ pub fn random_openings(
         if state.is_terminal() {
             return Err(format!("{stones} stones made a finished game"));
         }
-        out.push(StartPosition {
-            moves,
-            perfect: None,
-        });
+        out.push(moves);
     }
     Ok(out)
 }
@@ -87,12 +83,12 @@ mod tests {
         assert_eq!(openings.len(), 300);
         let mut keys = HashSet::new();
         for o in &openings {
-            assert_eq!(o.moves.len(), 4);
-            for &m in &o.moves {
+            assert_eq!(o.len(), 4);
+            for &m in o {
                 let (col, row) = (usize::from(m) % 15, usize::from(m) / 15);
                 assert!((3..12).contains(&col) && (3..12).contains(&row), "{m}");
             }
-            let mut colours = [vec![o.moves[0], o.moves[2]], vec![o.moves[1], o.moves[3]]];
+            let mut colours = [vec![o[0], o[2]], vec![o[1], o[3]]];
             colours.iter_mut().for_each(|c| c.sort_unstable());
             assert!(keys.insert(colours), "a repeated opening");
         }
@@ -104,7 +100,7 @@ mod tests {
     fn a_small_board_uses_all_of_itself_and_too_many_are_refused() {
         let start = Gomoku::new(7, Rule::Standard).unwrap();
         let openings = random_openings(&start, 50, 2, 1).unwrap();
-        assert!(openings.iter().all(|o| o.moves.iter().all(|&m| m < 49)));
+        assert!(openings.iter().all(|o| o.iter().all(|&m| m < 49)));
         let err = random_openings(&start, 100_000, 2, 1).unwrap_err();
         assert!(err.contains("too many for the central 7x7"), "{err}");
         assert!(random_openings(&start, 1, 0, 1).is_err());
