@@ -210,6 +210,11 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
             out: net_dir.clone(),
             features: g.features,
             epochs: g.epochs,
+            // The value net also ranks the move played above three others on a third of
+            // the positions: 0.645 and 0.682 against the fitted evaluation where the same
+            // data without it gave 0.615 (docs/gomoku-results.md, session 68).
+            rank_weight: 0.5,
+            rank_share: 0.33,
             seed: g.seed,
             // The net of a run stopped during its training is replaced.
             force: true,

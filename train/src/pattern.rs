@@ -1001,8 +1001,8 @@ fn write_card(
          | Training | Adam, learning rate {lr}{decay}, batch {bs}, seed {seed}, on {device} |\n\
          | Best epoch | {be} of {er}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
          | Command | `{command}` |\n\n\
-         | Epoch | Train loss | Valid loss | Valid accuracy | Policy loss | Policy first | Seconds | Positions/s |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | Epoch | Train loss | Valid loss | Valid accuracy | Policy loss | Policy first | Rank loss | Rank first | Seconds | Positions/s |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         model = summary.model.display(),
         spec = index.spec,
         f = config.features,
@@ -1058,13 +1058,15 @@ fn write_card(
     );
     for m in history {
         text += &format!(
-            "| {} | {:.5} | {:.5} | {:.2}% | {:.4} | {:.1}% | {:.1} | {:.0} |\n",
+            "| {} | {:.5} | {:.5} | {:.2}% | {:.4} | {:.1}% | {:.4} | {:.1}% | {:.1} | {:.0} |\n",
             m.epoch,
             m.train_loss,
             m.valid_loss,
             100.0 * m.valid_accuracy,
             m.valid_policy_loss,
             100.0 * m.valid_policy_top1,
+            m.valid_rank_loss,
+            100.0 * m.valid_rank_top1,
             m.seconds,
             m.positions_per_second
         );
