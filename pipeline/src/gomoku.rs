@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use engine::arena::positions::{read_positions, StartPosition};
-use engine::arena::{report_table, run_match, MatchConfig, MatchReport};
+use engine::arena::{report_table, MatchReport};
 use engine::games::gomoku::openings::random_openings;
 use engine::games::gomoku::{Gomoku, Rule};
 use engine::games::RegisteredGame;
@@ -173,7 +173,7 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
                 std::fs::remove_dir_all(&data).map_err(|e| format!("{}: {e}", data.display()))?;
             }
             let openings = starts(random_openings(&start, g.games.div_ceil(2), 4, seed)?);
-            let played = play(
+            let played = crate::play_match(
                 &start,
                 [&maker, &maker],
                 g.games,
@@ -264,7 +264,7 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
                 "generation {k}'s net against {who}, {} games:",
                 g.match_games
             );
-            let played = play(
+            let played = crate::play_match(
                 &start,
                 [&new, rival],
                 g.match_games,
@@ -378,39 +378,4 @@ fn black_results(report: &MatchReport, value: i32) -> usize {
         .iter()
         .filter(|m| m.report.outcome.value_for(black) == value)
         .count()
-}
-
-/// Plays `games` games of `players` (A, B) from `positions`, each twice with the seats
-/// swapped, writing them to `records` if given.
-fn play(
-    start: &Gomoku,
-    players: [&str; 2],
-    games: usize,
-    positions: Vec<StartPosition>,
-    threads: usize,
-    seed: u64,
-    records: Option<PathBuf>,
-) -> Result<MatchReport, String> {
-    let config = MatchConfig {
-        game: start.spec(),
-        players: players.map(str::to_string),
-        games,
-        positions,
-        threads,
-        seed,
-        sprt: None,
-        records,
-        replace_records: false,
-    };
-    let specs = [
-        engine::agents::parse_spec(players[0])?,
-        engine::agents::parse_spec(players[1])?,
-    ];
-    let build = || -> Result<_, String> {
-        Ok([
-            Gomoku::build_player(&specs[0], start)?,
-            Gomoku::build_player(&specs[1], start)?,
-        ])
-    };
-    run_match(start, &config, &build, |_, _| {})
 }

@@ -21,8 +21,7 @@ use engine::arena::positions::read_positions;
 use engine::arena::positions::StartPosition;
 use engine::arena::{report_table, run_match, MatchConfig, MatchReport};
 use engine::games::dots_and_boxes::positions::state_s_like;
-use engine::games::dots_and_boxes::spec::BuildDots;
-use engine::games::DotsAndBoxes;
+use engine::games::{DotsAndBoxes, RegisteredGame};
 use selfplay::config::RunConfig;
 use selfplay::run::{Progress, RunOptions};
 use selfplay::shard::Shard;
@@ -395,10 +394,11 @@ fn run(args: Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Plays `games` games of `players` (A, B) on `board`'s size from `positions` (none: the
-/// empty board), writing them to `records` if given.
-fn play_match(
-    board: &DotsAndBoxes,
+/// Plays `games` games of `players` (A, B) from `start` (any registered game), from
+/// `positions` (none: the start; each twice with the seats swapped), writing them to `records`
+/// if given.
+fn play_match<G: RegisteredGame>(
+    start: &G,
     players: [&str; 2],
     games: usize,
     positions: Vec<StartPosition>,
@@ -407,7 +407,7 @@ fn play_match(
     records: Option<PathBuf>,
 ) -> Result<MatchReport, String> {
     let config = MatchConfig {
-        game: engine::games::DotsAndBoxes::spec_for(board.rows(), board.cols())?,
+        game: start.spec(),
         players: players.map(str::to_string),
         games,
         positions,
@@ -418,9 +418,13 @@ fn play_match(
         replace_records: false,
     };
     let specs = [parse_spec(players[0])?, parse_spec(players[1])?];
-    let build =
-        || -> Result<_, String> { Ok([specs[0].build_dots(board)?, specs[1].build_dots(board)?]) };
-    run_match(board, &config, &build, |_, _| {})
+    let build = || -> Result<_, String> {
+        Ok([
+            G::build_player(&specs[0], start)?,
+            G::build_player(&specs[1], start)?,
+        ])
+    };
+    run_match(start, &config, &build, |_, _| {})
 }
 
 fn write_json(path: &Path, report: &MatchReport) -> Result<(), String> {
