@@ -287,7 +287,7 @@ impl PatternRows {
                         let seed = derive_seed(config.seed ^ game.index, ply as u64);
                         let mut rng = Rng::new(seed);
                         (rng.unit_f64() < config.rank_share)
-                            .then(|| self.add_children(&state, m.action, &mut rng))
+                            .then(|| self.add_children(&state, &board, m.action, &mut rng))
                             .flatten()
                     }
                 };
@@ -308,23 +308,22 @@ impl PatternRows {
         Ok(())
     }
 
-    /// Adds a block of children of `state`: the position after `played`, then after
-    /// `children - 1` other empty points within two of a stone, drawn with `rng`. Its index,
-    /// or `None` (nothing added) where there are too few such points.
-    fn add_children(&mut self, state: &Gomoku, played: u16, rng: &mut Rng) -> Option<u32> {
-        let size = state.size() as i32;
-        let near = |p: usize| {
-            let (c, r) = ((p as i32) % size, (p as i32) / size);
-            (-2..=2).any(|dr| {
-                (-2..=2).any(|dc| {
-                    state
-                        .point(c + dc, r + dr)
-                        .is_some_and(|q| state.stone(q).is_some())
-                })
-            })
-        };
-        let mut others: Vec<u16> = (0..self.points)
-            .filter(|&p| p != usize::from(played) && state.stone(p).is_none() && near(p))
+    /// Adds a block of children of `state` (whose shapes `board` keeps): the position after
+    /// `played`, then after `children - 1` other empty points within two of a stone (the
+    /// board's candidates), drawn with `rng`. Its index, or `None` (nothing added) where there
+    /// are too few such points.
+    fn add_children(
+        &mut self,
+        state: &Gomoku,
+        board: &ShapeBoard,
+        played: u16,
+        rng: &mut Rng,
+    ) -> Option<u32> {
+        let mut candidates = Vec::new();
+        board.candidates(&mut candidates);
+        let mut others: Vec<u16> = candidates
+            .into_iter()
+            .filter(|&p| p != usize::from(played))
             .map(|p| p as u16)
             .collect();
         if others.len() < self.children - 1 {
