@@ -603,7 +603,8 @@ fn drawn_matches_and_long_specs_read_plainly() {
     assert!(out.contains(&format!("A = {long}")), "{out}");
 }
 
-/// Gomoku's searcher refuses a depth or a thread count beyond its range, naming the key.
+/// Gomoku's searcher refuses a depth, a thread count, a reduction or a node limit beyond its
+/// range, naming the key.
 #[test]
 fn gomoku_pvs_keys_out_of_range_are_named() {
     for (spec, says) in [
@@ -612,6 +613,9 @@ fn gomoku_pvs_keys_out_of_range_are_named() {
             "threads is 0 (one a core) to 256, not 300",
         ),
         ("pvs:depth=500", "depth is at most 120, not 500"),
+        ("pvs:null_move=9", "null_move is within 0 to 6 plies, not 9"),
+        ("pvs:lmr_scale=3", "lmr_scale is within 0 to 2, not 3"),
+        ("pvs:vct=-1", "vct"),
     ] {
         let (ok, _, err) = engine(&["match", "--game", "gomoku", "--p1", spec, "--p2", "random"]);
         assert!(!ok && err.contains(says), "{spec}: {err}");

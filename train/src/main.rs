@@ -48,7 +48,8 @@ struct PatternArgs {
     /// Training epochs at most.
     #[arg(long, default_value_t = PatternConfig::default().epochs)]
     epochs: usize,
-    /// Stop after this many epochs without a better validation loss (0: never).
+    /// Stop after this many epochs without a better held-out objective: the validation loss,
+    /// plus the ranking's and the policy's at their weights (0: never).
     #[arg(long, default_value_t = PatternConfig::default().patience)]
     patience: usize,
     /// Positions a batch.

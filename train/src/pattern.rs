@@ -876,11 +876,20 @@ pub fn train_pattern(
             metrics.seconds,
             metrics.positions_per_second
         ));
+        // The held-out objective the net is trained on: a ranking's or a policy's loss counts
+        // at its weight, so an epoch that ranks better is not dropped for a dearer value loss.
         let watched = |m: &PatternEpoch| {
             if valid.is_empty() {
                 m.train_loss
             } else {
-                m.valid_loss
+                let mut objective = m.valid_loss;
+                if config.rank_weight > 0.0 {
+                    objective += config.rank_weight * m.valid_rank_loss;
+                }
+                if with_policy {
+                    objective += config.policy_weight * m.valid_policy_loss;
+                }
+                objective
             }
         };
         history.push(metrics.clone());
@@ -934,7 +943,7 @@ pub fn train_pattern(
         )?;
         if config.patience > 0 && bad_epochs >= config.patience {
             say(format!(
-                "early stop: no better validation loss for {} epochs",
+                "early stop: no better held-out objective for {} epochs",
                 config.patience
             ));
             break;

@@ -145,6 +145,13 @@ pub struct PvsConfig {
     pub verify_nodes: u64,
     /// How late quiet moves are reduced.
     pub reductions: Reductions,
+    /// The factor of the logarithmic reductions ([`Reductions::plies`]; 0.5).
+    pub lmr_scale: f32,
+    /// Null-move pruning: a node off the principal variation at least 3 plies from the
+    /// horizon, its static score at or above beta and no live four of the opponent's to
+    /// make, passes and is cut when a search this many plies shallower (besides the ply)
+    /// still fails high (0: none).
+    pub null_reduction: i32,
     /// Whether the moves searched at a node grow with its depth ([`narrow_limit`]: 3 at depth
     /// 1, 9 at 2, 14 at 3, up to the beam; moves that make a four always), from the root's
     /// grandchildren on, instead of the beam at every depth.
@@ -165,6 +172,11 @@ pub struct PvsConfig {
     /// Whether quiet moves are ordered by the model's policy, where it has one
     /// ([`Worker::order_score`]).
     pub net_policy: bool,
+    /// Under a clock's two limits ([`Pvs::best_move_timed`]): whether the search goes on
+    /// until the soft limit is spent, its last iteration cut there (the hard limit when the
+    /// opponent has a live three), instead of starting no iteration past 60% of it and
+    /// letting one run on to twice it.
+    pub spend: bool,
 }
 
 /// The net's logit in the search's score units: a score of `s` is a chance to win of
@@ -193,19 +205,20 @@ pub enum Reductions {
 }
 
 impl Reductions {
-    /// The plies by which the `n`th move (from 0) of a node `depth` deep is reduced.
-    fn plies(self, depth: i32, n: usize) -> i32 {
+    /// The plies by which the `n`th move (from 0) of a node `depth` deep is reduced, `scale`
+    /// the logarithmic kinds' factor (`ln(depth) ln(n)` times it; 0.5 as described).
+    fn plies(self, depth: i32, n: usize, scale: f32) -> i32 {
         match self {
             Reductions::Step if n >= 3 && depth >= 3 => 1 + i32::from(n >= 10),
             Reductions::Step => 0,
             Reductions::Log if n >= 2 && depth >= 2 => {
-                let r = (depth as f32).ln() * (n as f32).ln() / 2.0;
+                let r = (depth as f32).ln() * (n as f32).ln() * scale;
                 // Never straight into the evaluation from more than a ply above it.
                 ((r + 0.5) as i32).min(depth - 2)
             }
             Reductions::Log => 0,
             Reductions::Deep if n >= 1 && depth >= 3 => {
-                let r = (depth as f32).ln() * ((n + 1) as f32).ln() / 2.0;
+                let r = (depth as f32).ln() * ((n + 1) as f32).ln() * scale;
                 ((r + 0.5) as i32).min(depth - 2)
             }
             Reductions::Deep => 0,
@@ -241,6 +254,8 @@ impl PvsConfig {
             double_threats: false,
             verify_nodes: 0,
             reductions: Reductions::Deep,
+            lmr_scale: 0.5,
+            null_reduction: 0,
             quiesce: false,
             narrow: false,
             futility: 0,
@@ -248,6 +263,7 @@ impl PvsConfig {
             model: None,
             product_net: false,
             net_policy: true,
+            spend: false,
         }
     }
 }
@@ -269,6 +285,9 @@ struct Worker<'a> {
     scratch: Vec<usize>,
     /// The leaves' VCF searches.
     threats: Option<ThreatSearch>,
+    /// Whether the node about to be searched follows a pass ([`PvsConfig::null_reduction`]):
+    /// no second pass in a row.
+    after_null: bool,
 }
 
 impl<'a> Worker<'a> {
@@ -292,6 +311,7 @@ impl<'a> Worker<'a> {
             stack: Vec::with_capacity(8192),
             scratch: Vec::with_capacity(512),
             threats: (config.leaf_vcf_nodes > 0).then(ThreatSearch::new),
+            after_null: false,
         }
     }
 
@@ -517,6 +537,8 @@ impl<'a> Worker<'a> {
     }
 
     fn search(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        // Read first: every return below leaves it clear for the next node.
+        let after_null = std::mem::take(&mut self.after_null);
         self.nodes += 1;
         if self.stopped() {
             return 0;
@@ -568,6 +590,29 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        let r = self.config.null_reduction;
+        if r > 0 && !after_null && depth >= 3 && beta - alpha == 1 && !threatened {
+            // A pass: Gomoku has no zugzwang, so a side still above beta after giving the
+            // opponent two moves in a row is cut. Not where the opponent has a live four
+            // to make (the pass would lose at once) or the bound is a decided score.
+            let opp = me.opponent();
+            if beta.abs() < DECIDED
+                && self.board.count(opp, Shape::LiveFour) == 0
+                && self.evaluate(ply) >= beta
+            {
+                self.board.pass();
+                self.after_null = true;
+                let score = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1);
+                self.after_null = false;
+                self.board.pass();
+                if self.stop.load(Ordering::Relaxed) {
+                    return 0;
+                }
+                if score >= beta {
+                    return beta;
+                }
+            }
+        }
         let start = self.stack.len();
         let Some(forced) = self.push_moves(ply, depth, tt_move) else {
             self.stack.truncate(start);
@@ -589,9 +634,17 @@ impl<'a> Worker<'a> {
                 // Every move but the block, a ply less on the principal variation.
                 Reductions::Deep if !forced => {
                     let pv = i32::from(beta - alpha > 1);
-                    (self.config.reductions.plies(depth, n) - pv).max(0)
+                    (self
+                        .config
+                        .reductions
+                        .plies(depth, n, self.config.lmr_scale)
+                        - pv)
+                        .max(0)
                 }
-                _ if quiet => self.config.reductions.plies(depth, n),
+                _ if quiet => self
+                    .config
+                    .reductions
+                    .plies(depth, n, self.config.lmr_scale),
                 _ => 0,
             };
             self.board.make(p);
@@ -797,9 +850,12 @@ impl Pvs {
         let me = board.to_move();
         let attacked = board.count(me.opponent(), Shape::LiveFour) > 0;
         // An iteration may run on to the hard limit only where the position is critical.
+        let spend = self.config.spend && !fill;
         let end = started
             + if attacked || fill {
                 hard
+            } else if spend {
+                soft
             } else {
                 (soft * 2).min(hard)
             };
@@ -935,7 +991,9 @@ impl Pvs {
                 } else {
                     soft
                 };
-                if !fill && started.elapsed() * 5 > allowed * 3 {
+                if spend {
+                    // The deadline cuts the last iteration.
+                } else if !fill && started.elapsed() * 5 > allowed * 3 {
                     break;
                 }
                 last_score = Some(best.1);
@@ -1083,6 +1141,37 @@ mod tests {
         assert_eq!(pvs.verified(&mut board, e7, &[f8, e7], far), e7);
         assert_eq!(pvs.verified(&mut board, f8, &[f8], far), f8);
         assert_eq!(board.hash(), ShapeBoard::new(&g).hash());
+    }
+
+    /// Null-move pruning cuts only nodes that fail high: on the threat suite's short wins,
+    /// with the root's threat searches off so that the tree must find them, a search with
+    /// passes finds every win the search without them finds at the same depth (and the plain
+    /// search finds most).
+    #[test]
+    fn null_move_pruning_keeps_the_trees_wins() {
+        let suite = crate::games::gomoku::threat_space::threat_suite().unwrap();
+        let short: Vec<_> = suite.iter().filter(|s| s.threats <= 3).take(24).collect();
+        let win_with = |null_reduction: i32, g: &Gomoku| {
+            let mut config = PvsConfig::new(Duration::from_secs(600));
+            (config.vcf_nodes, config.vct_nodes, config.max_depth) = (0, 0, 7);
+            config.null_reduction = null_reduction;
+            let mut pvs = Pvs::new("pvs", config);
+            let (_, score) = pvs.best_move_within(g, Duration::from_secs(600)).unwrap();
+            score > DECIDED
+        };
+        let mut plain_wins = 0;
+        for s in &short {
+            let plain = win_with(0, &s.position);
+            plain_wins += usize::from(plain);
+            if plain {
+                assert!(win_with(2, &s.position), "{}", s.line);
+            }
+        }
+        assert!(
+            plain_wins * 2 >= short.len(),
+            "{plain_wins} of {}",
+            short.len()
+        );
     }
 }
 

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 17] = [
+const PVS_KEYS: [KeyDecl; 22] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -51,6 +51,16 @@ const PVS_KEYS: [KeyDecl; 17] = [
         help: "read as every player's is; the search makes no random choice, so it changes nothing",
     },
     KeyDecl {
+        name: "vcf",
+        default: "200000",
+        help: "node limit of the root's VCF search, ours and (as if we passed) the opponent's (0: none)",
+    },
+    KeyDecl {
+        name: "vct",
+        default: "100000",
+        help: "node limit of the root's VCT search (0: none); the root's threat searches stop at a third of the move's time whatever their limits",
+    },
+    KeyDecl {
         name: "leaf_vcf",
         default: "0",
         help: "node limit of a VCF search at the leaves (0: none)",
@@ -69,6 +79,16 @@ const PVS_KEYS: [KeyDecl; 17] = [
         name: "lmr",
         default: "deep",
         help: "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th), log (ln depth * ln move index / 2, at most depth - 2) or deep (every move but the first, threats too: ln depth * ln move count / 2, a ply less on the principal variation)",
+    },
+    KeyDecl {
+        name: "lmr_scale",
+        default: "0.5",
+        help: "the factor of the log and deep reductions: ln(depth) ln(move) times it, in plies (0 to 2)",
+    },
+    KeyDecl {
+        name: "null_move",
+        default: "0",
+        help: "null-move pruning: a quiet node off the principal variation, 3+ plies from the horizon, its static score at or above beta, passes and is cut when a search this many plies shallower still fails high (0: none; 1 to 6)",
     },
     KeyDecl {
         name: "quick_vcf",
@@ -99,6 +119,11 @@ const PVS_KEYS: [KeyDecl; 17] = [
         name: "policy",
         default: "1",
         help: "with a model that has a policy: order the quiet moves by it (0: by the weighed shapes)",
+    },
+    KeyDecl {
+        name: "spend",
+        default: "0",
+        help: "under a manager's clock (pbrain-engine): 1 searches on until the move's share of the clock is spent, the last iteration cut there; 0 starts no iteration past 60% of it, letting one run on to twice it",
     },
     KeyDecl {
         name: "doubles",
@@ -137,6 +162,8 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "threads" => config.threads = number(key, value).map_err(err)?,
             "beam" => config.beam = number(key, value).map_err(err)?,
             "leaf_vcf" => config.leaf_vcf_nodes = number(key, value).map_err(err)?,
+            "vcf" => config.vcf_nodes = number(key, value).map_err(err)?,
+            "vct" => config.vct_nodes = number(key, value).map_err(err)?,
             "seed" => {
                 number::<u64>(key, value).map_err(err)?;
             }
@@ -145,8 +172,25 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
             "policy" => config.net_policy = switch(key, value).map_err(err)?,
             "narrow" => config.narrow = switch(key, value).map_err(err)?,
+            "spend" => config.spend = switch(key, value).map_err(err)?,
             "futility" => config.futility = number(key, value).map_err(err)?,
             "quick_vcf" => config.quick_vcf = number(key, value).map_err(err)?,
+            "null_move" => {
+                let r: i32 = number(key, value).map_err(err)?;
+                if !(0..=6).contains(&r) {
+                    return Err(err(format!(
+                        "null_move is within 0 to 6 plies, not {value}"
+                    )));
+                }
+                config.null_reduction = r;
+            }
+            "lmr_scale" => {
+                let scale: f32 = number(key, value).map_err(err)?;
+                if !(0.0..=2.0).contains(&scale) {
+                    return Err(err(format!("lmr_scale is within 0 to 2, not {value}")));
+                }
+                config.lmr_scale = scale;
+            }
             "lmr" => {
                 config.reductions = match value.as_str() {
                     "step" => Reductions::Step,
