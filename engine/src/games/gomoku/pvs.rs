@@ -601,9 +601,9 @@ impl<'a> Worker<'a> {
                 && self.evaluate(ply) >= beta
             {
                 self.board.pass();
+                // The child takes the flag back at its start.
                 self.after_null = true;
                 let score = -self.search(depth - 1 - r, -beta, -beta + 1, ply + 1);
-                self.after_null = false;
                 self.board.pass();
                 if self.stop.load(Ordering::Relaxed) {
                     return 0;
@@ -625,26 +625,19 @@ impl<'a> Worker<'a> {
         let alpha0 = alpha;
         let mut best = -WIN;
         let mut best_move = None;
+        let (kind, scale) = (self.config.reductions, self.config.lmr_scale);
         for i in start..end {
             let (p, order) = self.stack[i];
             let n = i - start;
             let new_depth = if forced { depth } else { depth - 1 };
             let quiet = !forced && order < ORDER_ATTACK[Shape::LiveThree as usize];
-            let reduction = match self.config.reductions {
+            let reduction = match kind {
                 // Every move but the block, a ply less on the principal variation.
                 Reductions::Deep if !forced => {
                     let pv = i32::from(beta - alpha > 1);
-                    (self
-                        .config
-                        .reductions
-                        .plies(depth, n, self.config.lmr_scale)
-                        - pv)
-                        .max(0)
+                    (kind.plies(depth, n, scale) - pv).max(0)
                 }
-                _ if quiet => self
-                    .config
-                    .reductions
-                    .plies(depth, n, self.config.lmr_scale),
+                _ if quiet => kind.plies(depth, n, scale),
                 _ => 0,
             };
             self.board.make(p);
@@ -991,9 +984,8 @@ impl Pvs {
                 } else {
                     soft
                 };
-                if spend {
-                    // The deadline cuts the last iteration.
-                } else if !fill && started.elapsed() * 5 > allowed * 3 {
+                // With `spend`, the deadline cuts the last iteration instead.
+                if !fill && !spend && started.elapsed() * 5 > allowed * 3 {
                     break;
                 }
                 last_score = Some(best.1);
