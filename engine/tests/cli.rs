@@ -616,6 +616,7 @@ fn gomoku_pvs_keys_out_of_range_are_named() {
         ("pvs:null_move=9", "null_move is within 0 to 6 plies, not 9"),
         ("pvs:lmr_scale=3", "lmr_scale is within 0 to 2, not 3"),
         ("pvs:vct=-1", "vct"),
+        ("pvs:razor=-5", "razor"),
     ] {
         let (ok, _, err) = engine(&["match", "--game", "gomoku", "--p1", spec, "--p2", "random"]);
         assert!(!ok && err.contains(says), "{spec}: {err}");

@@ -158,6 +158,10 @@ pub struct PvsConfig {
     pub narrow: bool,
     /// Node budget of the quick VCF at the horizon ([`Worker::quick_vcf`]; 0: none).
     pub quick_vcf: u32,
+    /// Razoring: a node off the principal variation less than [`RAZOR_DEPTH`] plies from the
+    /// horizon, no live three of the opponent's to answer, whose static score is this much a
+    /// ply below alpha is scored as the horizon scores it (0: none).
+    pub razor: i32,
     /// Reverse futility pruning: a quiet node off the principal variation less than 7 plies
     /// from the horizon whose static score is this much a ply above beta is cut (0: none).
     pub futility: i32,
@@ -185,6 +189,9 @@ const NET_SCORE_SCALE: f32 = 400.0;
 
 /// The most fours in a line of the horizon's quick VCF.
 const QUICK_VCF_FOURS: u32 = 8;
+
+/// Razoring's reach: nodes fewer plies than this from the horizon ([`PvsConfig::razor`]).
+const RAZOR_DEPTH: i32 = 5;
 
 /// How far past the horizon the answers to live threes are searched (`quiesce`).
 const QUIESCE_PLIES: i32 = 4;
@@ -259,6 +266,7 @@ impl PvsConfig {
             quiesce: false,
             narrow: false,
             futility: 0,
+            razor: 0,
             quick_vcf: 50,
             model: None,
             product_net: false,
@@ -435,6 +443,24 @@ impl<'a> Worker<'a> {
         won
     }
 
+    /// A horizon node's score from its static score `stand`: a win where the side to move has
+    /// a quick VCF ([`Worker::quick_vcf`]) and `stand` is short of beta, else `stand`.
+    fn horizon(&mut self, stand: i32, beta: i32, ply: usize) -> i32 {
+        let me = self.board.to_move();
+        if self.config.quick_vcf > 0
+            && stand < beta
+            && stand.abs() < DECIDED
+            && self.board.has_four_point(me)
+            && !self.board.has_forbidden_points(me)
+        {
+            let mut budget = self.config.quick_vcf;
+            if self.quick_vcf(QUICK_VCF_FOURS, None, &mut budget) {
+                return WIN - ply as i32 - 5;
+            }
+        }
+        stand
+    }
+
     /// Whether a node at the horizon (`depth` <= 0) is searched on (`quiesce`): the opponent
     /// has a live three, and the side to move no live three of its own (which the evaluation
     /// already scores as a win when no four is to be feared).
@@ -556,18 +582,7 @@ impl<'a> Worker<'a> {
         let threatened = self.board.has_five_point(me.opponent());
         if (depth <= 0 && !threatened && !self.answers_three(depth)) || ply >= MAX_PLY - 1 {
             let stand = self.evaluate(ply);
-            if self.config.quick_vcf > 0
-                && stand < beta
-                && stand.abs() < DECIDED
-                && self.board.has_four_point(me)
-                && !self.board.has_forbidden_points(me)
-            {
-                let mut budget = self.config.quick_vcf;
-                if self.quick_vcf(QUICK_VCF_FOURS, None, &mut budget) {
-                    return WIN - ply as i32 - 5;
-                }
-            }
-            return stand;
+            return self.horizon(stand, beta, ply);
         }
         let key = self.board.hash();
         let mut tt_move = None;
@@ -575,6 +590,18 @@ impl<'a> Worker<'a> {
             tt_move = e.best;
             if let Some(score) = e.cutoff(depth, alpha, beta, ply) {
                 return score;
+            }
+        }
+        let razor = self.config.razor;
+        if razor > 0 && depth < RAZOR_DEPTH && beta - alpha == 1 && !threatened {
+            // Far below alpha with no live three of the opponent's to answer: what the
+            // horizon finds (a quick VCF) instead of a search.
+            let opp = me.opponent();
+            if alpha.abs() < DECIDED && self.board.count(opp, Shape::LiveFour) == 0 {
+                let stand = self.evaluate(ply);
+                if stand.abs() < DECIDED && stand + razor * depth <= alpha {
+                    return self.horizon(stand, beta, ply);
+                }
             }
         }
         let margin = self.config.futility;
@@ -1135,28 +1162,39 @@ mod tests {
         assert_eq!(board.hash(), ShapeBoard::new(&g).hash());
     }
 
-    /// Null-move pruning cuts only nodes that fail high: on the threat suite's short wins,
-    /// with the root's threat searches off so that the tree must find them, a search with
-    /// passes finds every win the search without them finds at the same depth (and the plain
-    /// search finds most).
+    /// The pruning keys lose no short win: on the threat suite's short wins, with the root's
+    /// threat searches off so that the tree must find them, a search with null moves,
+    /// razoring, reverse futility pruning or all of them with narrowing finds every win the
+    /// plain search finds at the same depth (and the plain search finds most).
     #[test]
-    fn null_move_pruning_keeps_the_trees_wins() {
+    fn pruning_keeps_the_trees_wins() {
         let suite = crate::games::gomoku::threat_space::threat_suite().unwrap();
         let short: Vec<_> = suite.iter().filter(|s| s.threats <= 3).take(24).collect();
-        let win_with = |null_reduction: i32, g: &Gomoku| {
+        let win_with = |prune: Prune, g: &Gomoku| {
             let mut config = PvsConfig::new(Duration::from_secs(600));
             (config.vcf_nodes, config.vct_nodes, config.max_depth) = (0, 0, 7);
-            config.null_reduction = null_reduction;
+            prune(&mut config);
             let mut pvs = Pvs::new("pvs", config);
             let (_, score) = pvs.best_move_within(g, Duration::from_secs(600)).unwrap();
             score > DECIDED
         };
+        type Prune = fn(&mut PvsConfig);
+        let prunings: [(&str, Prune); 4] = [
+            ("null_move=2", |c| c.null_reduction = 2),
+            ("razor=50", |c| c.razor = 50),
+            ("futility=50", |c| c.futility = 50),
+            ("the four together", |c| {
+                (c.null_reduction, c.razor, c.futility, c.narrow) = (2, 50, 50, true)
+            }),
+        ];
         let mut plain_wins = 0;
         for s in &short {
-            let plain = win_with(0, &s.position);
+            let plain = win_with(|_| {}, &s.position);
             plain_wins += usize::from(plain);
             if plain {
-                assert!(win_with(2, &s.position), "{}", s.line);
+                for (name, prune) in &prunings {
+                    assert!(win_with(*prune, &s.position), "{name}: {}", s.line);
+                }
             }
         }
         assert!(

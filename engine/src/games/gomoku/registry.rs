@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 22] = [
+const PVS_KEYS: [KeyDecl; 23] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -101,6 +101,11 @@ const PVS_KEYS: [KeyDecl; 22] = [
         help: "reverse futility pruning: a quiet node off the principal variation, under 7 plies from the horizon, whose static score is this much a ply above beta is cut (0: none)",
     },
     KeyDecl {
+        name: "razor",
+        default: "0",
+        help: "razoring: a node off the principal variation, under 5 plies from the horizon and no live three of the opponent's to answer, whose static score is this much a ply below alpha is scored by the horizon's evaluation and quick VCF (0: none)",
+    },
+    KeyDecl {
         name: "narrow",
         default: "0",
         help: "1: below the root's children, a node searches 15 sqrt(depth) - 12 moves (3, 9, 14, ...), at most beam, fours always",
@@ -174,6 +179,7 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "narrow" => config.narrow = switch(key, value).map_err(err)?,
             "spend" => config.spend = switch(key, value).map_err(err)?,
             "futility" => config.futility = number(key, value).map_err(err)?,
+            "razor" => config.razor = i32::from(number::<u16>(key, value).map_err(err)?),
             "quick_vcf" => config.quick_vcf = number(key, value).map_err(err)?,
             "null_move" => {
                 let r: i32 = number(key, value).map_err(err)?;
