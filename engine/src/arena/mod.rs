@@ -316,15 +316,21 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
             "-".into()
         };
         let name: String = format!("{label} {}", p.spec).chars().take(40).collect();
+        // A player that counts no search (an outside program) has no figure, not a zero.
+        let iterations = if p.searched_moves > 0 {
+            format!("{:.0}", p.iterations as f64 / p.searched_moves as f64)
+        } else {
+            "-".into()
+        };
         let _ = writeln!(
             out,
-            "  {:<40} {:>4} {:>4} {:>4} {:>8} {:>10.0} {:>12} {:>9} {:>9}",
+            "  {:<40} {:>4} {:>4} {:>4} {:>8} {:>10} {:>12} {:>9} {:>9}",
             name,
             p.wins,
             p.draws,
             p.losses,
             format_ms(p.ms_per_move()),
-            p.iterations as f64 / p.searched_moves.max(1) as f64,
+            iterations,
             good,
             p.forfeits,
             conversion
@@ -332,7 +338,7 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
     }
     // iter/move is over the searched moves: a move the knowledge gave takes none.
     for (label, p) in ["A", "B"].iter().zip(&report.players) {
-        if p.searched_moves < p.moves {
+        if 0 < p.searched_moves && p.searched_moves < p.moves {
             let _ = writeln!(
                 out,
                 "  {label}: iter/move over its {} searched moves of {}; the rest came without a search",
