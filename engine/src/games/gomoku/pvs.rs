@@ -592,13 +592,15 @@ impl<'a> Worker<'a> {
                 return score;
             }
         }
+        // The static score, evaluated once for whichever pruning below asks first.
+        let mut stand = None;
         let razor = self.config.razor;
         if razor > 0 && depth < RAZOR_DEPTH && beta - alpha == 1 && !threatened {
             // Far below alpha with no live three of the opponent's to answer: what the
             // horizon finds (a quick VCF) instead of a search.
             let opp = me.opponent();
             if alpha.abs() < DECIDED && self.board.count(opp, Shape::LiveFour) == 0 {
-                let stand = self.evaluate(ply);
+                let stand = *stand.get_or_insert_with(|| self.evaluate(ply));
                 if stand.abs() < DECIDED && stand + razor * depth <= alpha {
                     return self.horizon(stand, beta, ply);
                 }
@@ -611,7 +613,7 @@ impl<'a> Worker<'a> {
             let quiet =
                 self.board.count(opp, Shape::LiveFour) == 0 && !self.board.has_four_point(me);
             if quiet {
-                let stand = self.evaluate(ply);
+                let stand = *stand.get_or_insert_with(|| self.evaluate(ply));
                 if stand.abs() < DECIDED && stand - margin * depth >= beta {
                     return stand;
                 }
@@ -625,7 +627,7 @@ impl<'a> Worker<'a> {
             let opp = me.opponent();
             if beta.abs() < DECIDED
                 && self.board.count(opp, Shape::LiveFour) == 0
-                && self.evaluate(ply) >= beta
+                && *stand.get_or_insert_with(|| self.evaluate(ply)) >= beta
             {
                 self.board.pass();
                 // The child takes the flag back at its start.
@@ -1170,6 +1172,7 @@ mod tests {
     fn pruning_keeps_the_trees_wins() {
         let suite = crate::games::gomoku::threat_space::threat_suite().unwrap();
         let short: Vec<_> = suite.iter().filter(|s| s.threats <= 3).take(24).collect();
+        type Prune = fn(&mut PvsConfig);
         let win_with = |prune: Prune, g: &Gomoku| {
             let mut config = PvsConfig::new(Duration::from_secs(600));
             (config.vcf_nodes, config.vct_nodes, config.max_depth) = (0, 0, 7);
@@ -1178,7 +1181,6 @@ mod tests {
             let (_, score) = pvs.best_move_within(g, Duration::from_secs(600)).unwrap();
             score > DECIDED
         };
-        type Prune = fn(&mut PvsConfig);
         let prunings: [(&str, Prune); 4] = [
             ("null_move=2", |c| c.null_reduction = 2),
             ("razor=50", |c| c.razor = 50),
