@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig, ValueTargets};
-use train::pattern::{train_pattern, Keep, LrDecay, PatternConfig};
+use train::pattern::{train_pattern, Keep, LrDecay, PatternConfig, RankPick};
 use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
@@ -89,6 +89,11 @@ struct PatternArgs {
     /// evaluations a training step).
     #[arg(long, default_value_t = PatternConfig::default().rank_share)]
     rank_share: f64,
+    /// Which other moves a ranking row compares with the move played: near (points within two
+    /// of a stone, at random) or ordered (drawn from the best 2 x --rank-alternatives points
+    /// by the search's move order).
+    #[arg(long, value_enum, default_value_t = RankPick::Near)]
+    rank_pick: RankPick,
     /// The positions learnt: all (but those with a five or live four to make) or quiet (no
     /// five point and no live three on the board for either side).
     #[arg(long, value_enum, default_value_t = Keep::All)]
@@ -315,6 +320,7 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         rank_weight: args.rank_weight,
         rank_alternatives: args.rank_alternatives,
         rank_share: args.rank_share,
+        rank_pick: args.rank_pick,
         keep: args.keep,
         backend: args.backend,
         cpu_backend: args.cpu_backend,

@@ -26,7 +26,7 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use engine::game::Game;
 use engine::games::gomoku::net::{point_codes, PatternNet, CODES, NET_ENCODING, POINT_NORM};
 use engine::games::gomoku::patterns::Shape;
-use engine::games::gomoku::pvs::EvalWeights;
+use engine::games::gomoku::pvs::{shape_order, EvalWeights};
 use engine::games::gomoku::shape_board::ShapeBoard;
 use engine::games::gomoku::Gomoku;
 use engine::record::{GameRecord, MoveKind};
@@ -50,6 +50,31 @@ pub enum Keep {
     /// (as Texel's fit took them). A net that never saw a live three misjudges the leaves
     /// that have one: it lost 0.193 to the fitted evaluation (docs/gomoku-results.md).
     Quiet,
+}
+
+/// Which other moves a ranking row compares with the move played.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RankPick {
+    /// Empty points within two of a stone (the board's candidates), drawn at random.
+    #[default]
+    Near,
+    /// Drawn from the points the search's move order puts first by their shapes
+    /// ([`shape_order`]): the best `2 * rank_alternatives` of the candidates. The search's
+    /// real question is which of its few likely moves is best, not whether a move beats a
+    /// random one.
+    Ordered,
+}
+
+impl RankPick {
+    /// How the ranking row's other moves were picked, for the model card.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RankPick::Near => "points within two of a stone, drawn at random",
+            RankPick::Ordered => {
+                "points drawn from the best twice as many by the search's move order (their shapes)"
+            }
+        }
+    }
 }
 
 /// The share of the first epoch's learning rate left at the last with [`LrDecay::Cosine`].
@@ -114,6 +139,8 @@ pub struct PatternConfig {
     /// The share of positions given a ranking row (each costs `1 + rank_alternatives`
     /// evaluations a step).
     pub rank_share: f64,
+    /// Which other moves a ranking row compares with the move played.
+    pub rank_pick: RankPick,
     /// Which positions are learnt.
     pub keep: Keep,
     pub backend: Backend,
@@ -141,6 +168,7 @@ impl Default for PatternConfig {
             rank_weight: 0.0,
             rank_alternatives: 3,
             rank_share: 1.0,
+            rank_pick: RankPick::Near,
             keep: Keep::All,
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
@@ -287,7 +315,15 @@ impl PatternRows {
                         let seed = derive_seed(config.seed ^ game.index, ply as u64);
                         let mut rng = Rng::new(seed);
                         (rng.unit_f64() < config.rank_share)
-                            .then(|| self.add_children(&state, &board, m.action, &mut rng))
+                            .then(|| {
+                                self.add_children(
+                                    &state,
+                                    &board,
+                                    m.action,
+                                    config.rank_pick,
+                                    &mut rng,
+                                )
+                            })
                             .flatten()
                     }
                 };
@@ -309,29 +345,19 @@ impl PatternRows {
     }
 
     /// Adds a block of children of `state` (whose shapes `board` keeps): the position after
-    /// `played`, then after `children - 1` other empty points within two of a stone (the
-    /// board's candidates), drawn with `rng`. Its index, or `None` (nothing added) where there
-    /// are too few such points.
+    /// `played`, then after `children - 1` others ([`pick_alternatives`]). Its index, or
+    /// `None` (nothing added) where there are too few other points.
     fn add_children(
         &mut self,
         state: &Gomoku,
         board: &ShapeBoard,
         played: u16,
+        pick: RankPick,
         rng: &mut Rng,
     ) -> Option<u32> {
-        let mut candidates = Vec::new();
-        board.candidates(&mut candidates);
-        let mut others: Vec<u16> = candidates
-            .into_iter()
-            .filter(|&p| p != usize::from(played))
-            .map(|p| p as u16)
-            .collect();
-        if others.len() < self.children - 1 {
-            return None;
-        }
-        rng.shuffle(&mut others);
+        let others = pick_alternatives(state, board, played, self.children - 1, pick, rng)?;
         let index = (self.child_codes.len() / (self.children * self.points * 4)) as u32;
-        for &m in std::iter::once(&played).chain(&others[..self.children - 1]) {
+        for &m in std::iter::once(&played).chain(&others) {
             let mut child = *state;
             child.apply(m);
             push_codes(
@@ -418,6 +444,44 @@ impl PatternRows {
 
 /// No ranking block for a row.
 const NO_RANK: u32 = u32::MAX;
+
+/// `n` empty points within two of a stone (the board's candidates) other than `played`, for
+/// a ranking row of `state` (whose shapes `board` keeps): drawn with `rng` among all of them
+/// ([`RankPick::Near`]) or among the best `2 n` by the move order ([`RankPick::Ordered`]).
+/// `None` where there are fewer than `n`.
+fn pick_alternatives(
+    state: &Gomoku,
+    board: &ShapeBoard,
+    played: u16,
+    n: usize,
+    pick: RankPick,
+    rng: &mut Rng,
+) -> Option<Vec<u16>> {
+    let mut candidates = Vec::new();
+    board.candidates(&mut candidates);
+    let mut others: Vec<u16> = candidates
+        .into_iter()
+        .filter(|&p| p != usize::from(played))
+        .map(|p| p as u16)
+        .collect();
+    if others.len() < n {
+        return None;
+    }
+    if pick == RankPick::Ordered {
+        // The best by the move order first (ties by point, so a run repeats).
+        let mover = state.to_move();
+        others.sort_by_cached_key(|&p| {
+            (
+                std::cmp::Reverse(shape_order(board, mover, usize::from(p)).0),
+                p,
+            )
+        });
+        others.truncate(2 * n);
+    }
+    rng.shuffle(&mut others);
+    others.truncate(n);
+    Some(others)
+}
 
 /// Appends the codes of every point of `board` seen from `side` (a stone's: [`STONE`]).
 fn push_codes(codes: &mut Vec<u8>, board: &ShapeBoard, side: engine::game::Player) {
@@ -1053,8 +1117,9 @@ fn write_card(
         },
         ranking = if config.rank_weight > 0.0 {
             format!(
-                "the value net made to rank the position after the move played above those after {} other points within two of a stone (a softmax over the mover's values), on {:.0}% of the positions, loss weight {}; validation: cross-entropy {:.4}, the move played ranked first {:.1}%",
+                "the value net made to rank the position after the move played above those after {} other {} (a softmax over the mover's values), on {:.0}% of the positions, loss weight {}; validation: cross-entropy {:.4}, the move played ranked first {:.1}%",
                 config.rank_alternatives,
+                config.rank_pick.describe(),
                 100.0 * config.rank_share,
                 config.rank_weight,
                 b.valid_rank_loss,
@@ -1084,7 +1149,67 @@ fn write_card(
 
 #[cfg(test)]
 mod tests {
-    use super::LrDecay;
+    use super::{pick_alternatives, LrDecay, RankPick};
+    use engine::game::Game;
+    use engine::games::gomoku::pvs::shape_order;
+    use engine::games::gomoku::shape_board::ShapeBoard;
+    use engine::games::gomoku::{Gomoku, Rule};
+    use engine::rng::Rng;
+
+    #[test]
+    fn ordered_alternatives_come_from_the_move_orders_best() {
+        // Black has a live three on row 8 (h8 i8 j8) and white two scattered stones: the
+        // three's ends lead the move order.
+        let mut state = Gomoku::new(15, Rule::Freestyle).unwrap();
+        for m in ["h8", "c3", "i8", "m13", "j8"] {
+            state.apply(state.parse_action(m).unwrap());
+        }
+        let board = ShapeBoard::new(&state);
+        let mover = state.to_move();
+        let mut candidates = Vec::new();
+        board.candidates(&mut candidates);
+        let played = state.parse_action("c4").unwrap();
+        let mut ranked: Vec<(i32, usize)> = candidates
+            .iter()
+            .filter(|&&p| p != usize::from(played))
+            .map(|&p| (shape_order(&board, mover, p).0, p))
+            .collect();
+        ranked.sort_by_key(|&(s, p)| (std::cmp::Reverse(s), p));
+        let cut = ranked[5].0; // the sixth best's score: the best 2 x 3 reach it
+        for seed in 0..20 {
+            let mut rng = Rng::new(seed);
+            let picked =
+                pick_alternatives(&state, &board, played, 3, RankPick::Ordered, &mut rng).unwrap();
+            assert_eq!(picked.len(), 3);
+            for &p in &picked {
+                assert_ne!(p, played);
+                assert!(shape_order(&board, mover, usize::from(p)).0 >= cut, "{p}");
+            }
+            let mut rng = Rng::new(seed);
+            let near =
+                pick_alternatives(&state, &board, played, 3, RankPick::Near, &mut rng).unwrap();
+            assert!(near
+                .iter()
+                .all(|&p| candidates.contains(&usize::from(p)) && p != played));
+        }
+        // The blocks of the live three (g8, k8) are among the best six.
+        let best: Vec<usize> = ranked[..6].iter().map(|&(_, p)| p).collect();
+        for m in ["g8", "k8"] {
+            assert!(
+                best.contains(&usize::from(state.parse_action(m).unwrap())),
+                "{m}"
+            );
+        }
+        assert!(pick_alternatives(
+            &state,
+            &board,
+            played,
+            500,
+            RankPick::Near,
+            &mut Rng::new(1)
+        )
+        .is_none());
+    }
 
     #[test]
     fn the_cosine_rate_falls_from_the_rate_to_a_twentieth_of_it() {

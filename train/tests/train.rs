@@ -1081,10 +1081,13 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         moves.push(a);
     }
     assert!(state.is_legal(player.choose(&state, &moves).unwrap().action));
+    // A bigger board of its rule is played (its sums carried over); another rule is refused.
     let large = Gomoku::new(15, Rule::Freestyle).unwrap();
-    let err = Gomoku::build_kind(&spec, &large).err().unwrap();
+    assert!(Gomoku::build_kind(&spec, &large).is_ok());
+    let renju = Gomoku::new(9, Rule::Renju).unwrap();
+    let err = Gomoku::build_kind(&spec, &renju).err().unwrap();
     assert!(
-        err.contains("the net was trained for freestyle 9x9, this game is freestyle 15x15"),
+        err.contains("the net was trained for freestyle 9x9, this game is renju 9x9"),
         "{err}"
     );
 

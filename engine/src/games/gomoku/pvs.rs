@@ -112,6 +112,29 @@ const MAX_WEIGHT: i32 = 10_000;
 const ORDER_ATTACK: [i32; 9] = [0, 1, 8, 24, 40, 400, 500, 8_000, 100_000];
 const ORDER_DEFENCE: [i32; 9] = [0, 1, 6, 18, 30, 300, 350, 6_000, 50_000];
 
+/// How much the move order thinks of empty point `p` for `me` by its shapes alone (no history,
+/// no policy): what it makes for `me` ([`ORDER_ATTACK`]) and what it takes from the other
+/// ([`ORDER_DEFENCE`]) along its four lines, and a live four's worth more where it makes or
+/// stops a double threat; and whether `p` makes a four for `me`. `train pattern --rank-pick
+/// ordered` draws its alternatives by it.
+pub fn shape_order(board: &ShapeBoard, me: Player, p: usize) -> (i32, bool) {
+    let opp = me.opponent();
+    let mut shapes = 0;
+    for d in 0..4 {
+        shapes += ORDER_ATTACK[board.shape(me, p, d) as usize]
+            + ORDER_DEFENCE[board.shape(opp, p, d) as usize];
+    }
+    let mine = board.threat(me, p);
+    if mine.is_double() || mine.live_threes >= 2 {
+        shapes += ORDER_ATTACK[Shape::LiveFour as usize];
+    }
+    let theirs = board.threat(opp, p);
+    if theirs.is_double() || theirs.live_threes >= 2 {
+        shapes += ORDER_DEFENCE[Shape::LiveFour as usize];
+    }
+    (shapes, mine.is_four())
+}
+
 /// A policy logit's worth in ordering score: a quiet move's is `200 + 40 logit`, within
 /// [0, 400) (logits a move apart span a few units).
 const POLICY_ORDER: f32 = 40.0;
@@ -537,20 +560,7 @@ impl<'a> Worker<'a> {
     /// history's, plus the shapes' (weighed by [`ORDER_ATTACK`] and [`ORDER_DEFENCE`]); a
     /// quiet move's (below a live three's) is the net's policy instead where it has one.
     fn order_score(&self, p: usize, me: Player) -> (i32, bool) {
-        let opp = me.opponent();
-        let mut shapes = 0;
-        for d in 0..4 {
-            shapes += ORDER_ATTACK[self.board.shape(me, p, d) as usize]
-                + ORDER_DEFENCE[self.board.shape(opp, p, d) as usize];
-        }
-        let mine = self.board.threat(me, p);
-        if mine.is_double() || mine.live_threes >= 2 {
-            shapes += ORDER_ATTACK[Shape::LiveFour as usize];
-        }
-        let theirs = self.board.threat(opp, p);
-        if theirs.is_double() || theirs.live_threes >= 2 {
-            shapes += ORDER_DEFENCE[Shape::LiveFour as usize];
-        }
+        let (mut shapes, makes_four) = shape_order(&self.board, me, p);
         let quiet = ORDER_ATTACK[Shape::LiveThree as usize];
         if shapes < quiet && self.config.net_policy {
             if let Some(logit) = self.board.net_policy(p) {
@@ -559,7 +569,7 @@ impl<'a> Worker<'a> {
             }
         }
         let history = self.history[me.index()][p].min(4_000) as i32;
-        (history + shapes, mine.is_four())
+        (history + shapes, makes_four)
     }
 
     fn search(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {

@@ -236,7 +236,7 @@ impl ShapeBoard {
     /// refused when the net was made for another rule or board size.
     pub fn with_net(mut self, net: Arc<PatternNet>) -> Result<ShapeBoard, String> {
         net.check_fits(self.pos.rule(), self.size as usize)?;
-        let mut sums = NetSums::new(net, self.points());
+        let mut sums = NetSums::new(net, self.size as usize);
         for p in (0..self.points()).filter(|&p| self.is_empty(p)) {
             sums.set_point(p, Some(self.net_codes(p)));
         }
