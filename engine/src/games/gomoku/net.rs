@@ -62,10 +62,11 @@ const MAX_WIDTH: usize = 256;
 /// with the binary's copy ([`product_net`]).
 pub const PRODUCT_NET: &str = "models/gomoku-15-freestyle/model.safetensors";
 
-/// The product's net for `rule` on a `size` board, where it has one (freestyle, 15x15 and the
-/// bigger boards, where its sums are carried over: [`PatternNet::size_offset`]; on 20x20 it
-/// scored 0.650 against the fitted shapes, docs/gomoku-results.md): the copy compiled into
-/// the binary, so `best` plays with it from any working directory.
+/// The product's net for `rule` on a `size` board, where it has one: the freestyle net, for
+/// freestyle and the standard rule ([`PatternNet::plays`]) on 15x15 and the bigger boards,
+/// where its sums are carried over ([`PatternNet::size_offset`]). At 100 ms against the fitted
+/// shapes it scored 0.650 on 20x20 and 0.703 under the standard rule (docs/gomoku-results.md).
+/// The copy compiled into the binary, so `best` plays with it from any working directory.
 pub fn product_net(rule: Rule, size: usize) -> Option<std::sync::Arc<PatternNet>> {
     static NET: std::sync::OnceLock<Option<std::sync::Arc<PatternNet>>> =
         std::sync::OnceLock::new();
@@ -75,7 +76,7 @@ pub fn product_net(rule: Rule, size: usize) -> Option<std::sync::Arc<PatternNet>
             PatternNet::from_bytes(bytes).ok().map(std::sync::Arc::new)
         })
         .clone()?;
-    (net.rule == rule && size >= net.size).then_some(net)
+    (net.plays(rule) && size >= net.size).then_some(net)
 }
 
 /// The code of a (point, direction) for a side that makes `own` there while the other makes
@@ -244,7 +245,7 @@ impl PatternNet {
     /// any board. On a board of another size its sums are carried over
     /// ([`size_offset`](Self::size_offset)).
     pub fn check_fits(&self, rule: Rule, size: usize) -> Result<(), String> {
-        if self.rule != rule {
+        if !self.plays(rule) {
             return Err(format!(
                 "the net was trained for {} {}x{}, this game is {} {size}x{size}",
                 self.rule.name(),
@@ -254,6 +255,14 @@ impl PatternNet {
             ));
         }
         Ok(())
+    }
+
+    /// Whether the net plays `rule`: its own, and a freestyle net the standard rule too. The
+    /// two differ only in the overline, which is no five under the standard rule: the shapes
+    /// the net reads are the rule's own (a point that makes only an overline makes nothing),
+    /// and what it learnt of their worth carries over. Renju's forbidden points do not.
+    pub fn plays(&self, rule: Rule) -> bool {
+        rule == self.rule || (self.rule, rule) == (Rule::Freestyle, Rule::Standard)
     }
 
     /// What the sums of a `size` board start from (the same for both colours), in the
@@ -901,12 +910,14 @@ mod tests {
         assert_eq!(back.policy_bias, net.policy_bias);
         assert_eq!(back.extra, net.extra);
         assert!(back.check_fits(Rule::Freestyle, 15).is_ok());
-        // Another board of its rule is played (its sums carried over); another rule is not.
+        // Another board of its rule is played (its sums carried over), and the standard rule
+        // (freestyle less the overline); renju is not.
         assert!(back.check_fits(Rule::Freestyle, 20).is_ok());
-        let e = back.check_fits(Rule::Standard, 20).unwrap_err();
+        assert!(back.check_fits(Rule::Standard, 20).is_ok());
+        let e = back.check_fits(Rule::Renju, 20).unwrap_err();
         assert_eq!(
             e,
-            "the net was trained for freestyle 15x15, this game is standard 20x20"
+            "the net was trained for freestyle 15x15, this game is renju 20x20"
         );
         let g = Gomoku::new(15, Rule::Renju).unwrap();
         let e = ShapeBoard::new(&g).with_net(Arc::new(back)).err().unwrap();
@@ -932,7 +943,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// The shipped net loads, fits freestyle only, and scores the empty board, the side
+    /// The shipped net loads, fits freestyle and standard but not renju, and scores the empty board, the side
     /// to move (black) ahead, within a plausible margin.
     #[test]
     fn the_shipped_net_loads_for_its_board() {
@@ -947,9 +958,11 @@ mod tests {
         // `best`'s copy is the same net, for its rule on its board and the bigger ones.
         let product = product_net(Rule::Freestyle, 15).expect("the binary's copy reads");
         assert_eq!(product.embedding, net.embedding);
-        assert!(product_net(Rule::Freestyle, 20).is_some());
         assert!(
-            product_net(Rule::Standard, 15).is_none() && product_net(Rule::Freestyle, 13).is_none()
+            product_net(Rule::Freestyle, 20).is_some() && product_net(Rule::Standard, 15).is_some()
+        );
+        assert!(
+            product_net(Rule::Renju, 15).is_none() && product_net(Rule::Freestyle, 13).is_none()
         );
         let mut board = ShapeBoard::new(&Gomoku::new(15, Rule::Freestyle).unwrap())
             .with_net(net)
