@@ -118,7 +118,7 @@ const PVS_KEYS: [KeyDecl; 23] = [
     KeyDecl {
         name: "model",
         default: "none",
-        help: "a pattern net (train's model.safetensors for this rule and board) as the evaluation in place of the weighed shapes; product: the shipped net where the rule and board have one (15x15 freestyle), else the weighed shapes (best's); none: the weighed shapes",
+        help: "a pattern net (train's model.safetensors; it plays its own rule, a freestyle net the standard rule too, on any board) as the evaluation in place of the weighed shapes; product: the shipped net where it plays (freestyle and standard, 15x15 and bigger), else the weighed shapes (best's); none: the weighed shapes",
     },
     KeyDecl {
         name: "policy",
@@ -263,7 +263,7 @@ impl RegisteredGame for Gomoku {
     const PLAYERS: &'static [PlayerDecl] = &[
         PlayerDecl {
             kind: "best",
-            about: "the strongest measured: pvs, the principal variation search with threat-space proofs, with the shipped pattern net on 15x15 freestyle (model=product; model=none: the fitted evaluation; docs/gomoku-results.md)",
+            about: "the strongest measured: pvs, the principal variation search with threat-space proofs, with the shipped pattern net under freestyle and standard on 15x15 and bigger boards (model=product; model=none: the fitted evaluation; docs/gomoku-results.md)",
             alias_of: Some("pvs:model=product"),
             keys: &[],
         },
