@@ -91,7 +91,8 @@ struct PatternArgs {
     rank_share: f64,
     /// Which other moves a ranking row compares with the move played: near (points within two
     /// of a stone, at random) or ordered (drawn from the best 2 x --rank-alternatives points
-    /// by the search's move order).
+    /// by the search's move order; measured worse: 0.422 against a near-trained net,
+    /// docs/gomoku-results.md).
     #[arg(long, value_enum, default_value_t = RankPick::Near)]
     rank_pick: RankPick,
     /// The positions learnt: all (but those with a five or live four to make) or quiet (no
