@@ -355,7 +355,7 @@ impl PatternRows {
         pick: RankPick,
         rng: &mut Rng,
     ) -> Option<u32> {
-        let others = pick_alternatives(state, board, played, self.children - 1, pick, rng)?;
+        let others = pick_alternatives(board, played, self.children - 1, pick, rng)?;
         let index = (self.child_codes.len() / (self.children * self.points * 4)) as u32;
         for &m in std::iter::once(&played).chain(&others) {
             let mut child = *state;
@@ -446,11 +446,10 @@ impl PatternRows {
 const NO_RANK: u32 = u32::MAX;
 
 /// `n` empty points within two of a stone (the board's candidates) other than `played`, for
-/// a ranking row of `state` (whose shapes `board` keeps): drawn with `rng` among all of them
+/// a ranking row of the position whose shapes `board` keeps: drawn with `rng` among all of them
 /// ([`RankPick::Near`]) or among the best `2 n` by the move order ([`RankPick::Ordered`]).
 /// `None` where there are fewer than `n`.
 fn pick_alternatives(
-    state: &Gomoku,
     board: &ShapeBoard,
     played: u16,
     n: usize,
@@ -469,7 +468,7 @@ fn pick_alternatives(
     }
     if pick == RankPick::Ordered {
         // The best by the move order first (ties by point, so a run repeats).
-        let mover = state.to_move();
+        let mover = board.to_move();
         others.sort_by_cached_key(|&p| {
             (
                 std::cmp::Reverse(shape_order(board, mover, usize::from(p)).0),
@@ -1178,16 +1177,14 @@ mod tests {
         let cut = ranked[5].0; // the sixth best's score: the best 2 x 3 reach it
         for seed in 0..20 {
             let mut rng = Rng::new(seed);
-            let picked =
-                pick_alternatives(&state, &board, played, 3, RankPick::Ordered, &mut rng).unwrap();
+            let picked = pick_alternatives(&board, played, 3, RankPick::Ordered, &mut rng).unwrap();
             assert_eq!(picked.len(), 3);
             for &p in &picked {
                 assert_ne!(p, played);
                 assert!(shape_order(&board, mover, usize::from(p)).0 >= cut, "{p}");
             }
             let mut rng = Rng::new(seed);
-            let near =
-                pick_alternatives(&state, &board, played, 3, RankPick::Near, &mut rng).unwrap();
+            let near = pick_alternatives(&board, played, 3, RankPick::Near, &mut rng).unwrap();
             assert!(near
                 .iter()
                 .all(|&p| candidates.contains(&usize::from(p)) && p != played));
@@ -1200,15 +1197,7 @@ mod tests {
                 "{m}"
             );
         }
-        assert!(pick_alternatives(
-            &state,
-            &board,
-            played,
-            500,
-            RankPick::Near,
-            &mut Rng::new(1)
-        )
-        .is_none());
+        assert!(pick_alternatives(&board, played, 500, RankPick::Near, &mut Rng::new(1)).is_none());
     }
 
     #[test]

@@ -272,12 +272,16 @@ impl PatternNet {
     /// board's emptiness); started there, a position whose stones keep away from the edges
     /// sums as the same stones on the board the net learnt.
     pub fn size_offset(&self, size: usize) -> Vec<i32> {
+        if size == self.size {
+            return vec![0; self.features];
+        }
         let trained = self.empty_board_sums(self.size);
         let here = self.empty_board_sums(size);
         trained.iter().zip(&here).map(|(t, h)| t - h).collect()
     }
 
-    /// The sums of the empty `size` board (either colour's: they are the same).
+    /// The sums of the empty `size` board (either colour's: they are the same), each point
+    /// set as the board sets it ([`update_point`](Self::update_point)).
     fn empty_board_sums(&self, size: usize) -> Vec<i32> {
         let f = self.features;
         let mut sums = vec![0i32; f];
@@ -285,20 +289,21 @@ impl PatternNet {
             return sums;
         };
         let board = ShapeBoard::new(&empty);
+        let (mut pre, mut acts) = (vec![0i16; f], vec![0i16; f]);
         for p in 0..board.points() {
-            let rows =
-                point_codes(&board, Player::P1, p).map(|c| &self.embedding_q[c * f..c * f + f]);
-            for (i, s) in sums.iter_mut().enumerate() {
-                let v =
-                    i32::from(self.bias_q[i]) + rows.iter().map(|r| i32::from(r[i])).sum::<i32>();
-                *s += v.clamp(0, i32::from(ACT_ONE));
-            }
+            // A fresh point each time: its activations start at zero, as a board's do.
+            acts.fill(0);
+            let codes = point_codes(&board, Player::P1, p);
+            self.update_point(Some(codes), &mut pre, &mut acts, &mut sums);
         }
         sums
     }
 
     /// [`size_offset`](Self::size_offset) in f32 (the reference's).
     fn size_offset_f32(&self, size: usize) -> Vec<f32> {
+        if size == self.size {
+            return vec![0.0; self.features];
+        }
         let sums = |n: usize| {
             let mut sums = vec![0f32; self.features];
             if let Ok(empty) = super::Gomoku::new(n, self.rule) {
