@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::net::{NetSums, PatternNet};
+use super::net::{line_codes, LineCode, NetSums, PatternNet};
 use super::patterns::{coded_table, digit, Shape};
 use super::{renju, Gomoku, Rule, DIRECTIONS, EMPTY, MAX_POINTS};
 use crate::game::{Game, Player};
@@ -52,16 +52,6 @@ const PARTS: PairParts = {
     }
     parts
 };
-
-/// The net's codes of a (point, direction) with pair code `pair`, seen from black and from
-/// white (each side's own shape first: [`super::net::code`]).
-#[inline]
-fn net_pair_codes(pair: u8) -> [usize; 2] {
-    [
-        usize::from(pair),
-        usize::from(PARTS.swapped[usize::from(pair)]),
-    ]
-}
 
 /// The pair tables (4^10 entries, one read for both colours' shapes), by whether exactly five
 /// wins for black and for white: freestyle, renju (black only) and standard.
@@ -156,8 +146,11 @@ pub struct ShapeBoard {
     /// net nothing.
     net: Option<NetSums>,
     /// The waiting changes, move after move: the stone's point ([`NET_CLEAR`]), then each line
-    /// point whose shapes changed, with its old and new pair codes.
-    net_log: Vec<(u16, u8, u8)>,
+    /// point whose codes changed, with its old and new line codes.
+    net_log: Vec<(u16, LineCode, LineCode)>,
+    /// Whether the attached net reads the windows: then a stone changes the codes of the
+    /// points within four of it on its lines, not only of those whose shapes change.
+    net_windows: bool,
     /// Where each move made starts in `net_log` (the moves already in the sums: anything).
     net_marks: Vec<u32>,
     /// The moves made whose changes are in the sums (the first `net_applied`).
@@ -165,7 +158,10 @@ pub struct ShapeBoard {
 }
 
 /// In the net's log, a stone's point, which leaves the sums.
-const NET_CLEAR: u8 = u8::MAX;
+const NET_CLEAR: LineCode = LineCode {
+    pair: u8::MAX,
+    window: 0,
+};
 
 /// What a move's line updates do to the net's sums.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -198,6 +194,7 @@ impl ShapeBoard {
             made: Vec::with_capacity(points),
             net: None,
             net_log: Vec::new(),
+            net_windows: false,
             net_marks: Vec::with_capacity(points),
             net_applied: 0,
         };
@@ -236,9 +233,10 @@ impl ShapeBoard {
     /// refused when the net was made for another rule or board size.
     pub fn with_net(mut self, net: Arc<PatternNet>) -> Result<ShapeBoard, String> {
         net.check_fits(self.pos.rule(), self.size as usize)?;
+        self.net_windows = net.has_windows();
         let mut sums = NetSums::new(net, self.size as usize);
         for p in (0..self.points()).filter(|&p| self.is_empty(p)) {
-            sums.set_point(p, Some(self.net_codes(p)));
+            sums.set_point(p, Some(line_codes(&self, p)));
         }
         self.net = Some(sums);
         // The moves made so far are in the fresh sums.
@@ -262,7 +260,7 @@ impl ShapeBoard {
             if old == NET_CLEAR {
                 net.set_point(q, None);
             } else {
-                net.shift_point(q, net_pair_codes(old), net_pair_codes(new));
+                net.shift_point(q, old, new);
             }
         }
         self.net_log.clear();
@@ -303,11 +301,13 @@ impl ShapeBoard {
         self.net.as_ref()
     }
 
-    /// The net's codes of empty point `p`, seen from black and from white.
+    /// The eight points around `p` on its line in direction `d`, two bits each (empty, black,
+    /// white, off the board), from four points back to four points on: the pattern net's
+    /// window ([`LineCode`]).
     #[inline]
-    fn net_codes(&self, p: usize) -> [[usize; 4]; 2] {
-        let pairs: [u8; 4] = std::array::from_fn(|d| self.pair_code(p, d));
-        [0, 1].map(|colour| pairs.map(|c| net_pair_codes(c)[colour]))
+    pub fn line_window(&self, p: usize, d: usize) -> u16 {
+        // The key's digits 1 to 8 are the offsets -4 to -1 and 1 to 4.
+        ((self.keys[p][d] >> 2) & 0xFFFF) as u16
     }
 
     /// The position.
@@ -505,7 +505,7 @@ impl ShapeBoard {
         self.update_lines(p, 0, update);
         self.refresh_point(p);
         if update == NetUpdate::Apply {
-            let codes = self.net_codes(p);
+            let codes = line_codes(self, p);
             if let Some(net) = &mut self.net {
                 net.set_point(p, Some(codes));
             }
@@ -540,6 +540,7 @@ impl ShapeBoard {
                     // `p` is at offset -sign * k from `q`.
                     let shift = 2 * digit(-sign * k);
                     let key = &mut self.keys[q][d];
+                    let old_key = *key;
                     *key = (*key & !(3 << shift)) | code << shift;
                     let key = *key as usize;
                     if self.is_empty(q) {
@@ -550,11 +551,22 @@ impl ShapeBoard {
                             self.shapes[1][q][d] = PARTS.white[usize::from(new)];
                             self.count_pair(old, -1);
                             self.count_pair(new, 1);
+                        }
+                        // A window sees the four nearest points either side.
+                        let window_changed = self.net_windows && k <= 4;
+                        if update != NetUpdate::Skip && (old != new || window_changed) {
+                            let window = |key: u32| ((key >> 2) & 0xFFFF) as u16;
+                            let old = LineCode {
+                                pair: old,
+                                window: window(old_key),
+                            };
+                            let new = LineCode {
+                                pair: new,
+                                window: window(key as u32),
+                            };
                             match (update, &mut self.net) {
                                 (NetUpdate::Record, _) => self.net_log.push((q as u16, old, new)),
-                                (NetUpdate::Apply, Some(net)) => {
-                                    net.shift_point(q, net_pair_codes(old), net_pair_codes(new))
-                                }
+                                (NetUpdate::Apply, Some(net)) => net.shift_point(q, old, new),
                                 _ => {}
                             }
                         }
