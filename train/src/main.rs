@@ -95,6 +95,16 @@ struct PatternArgs {
     /// docs/gomoku-results.md).
     #[arg(long, value_enum, default_value_t = RankPick::Near)]
     rank_pick: RankPick,
+    /// Also read each line's window: the eight points around a point, four either side
+    /// (empty, own, other's, off the board; a window and its mirror one code, 32,896 of them),
+    /// beside the shapes. Off by default: the shapes alone.
+    #[arg(long)]
+    windows: bool,
+    /// Start from this net's weights (a model.safetensors of train pattern) instead of random
+    /// ones; its features and hidden units replace --features and --hidden, and with
+    /// --windows a net without them starts with its windows at zero.
+    #[arg(long, value_name = "MODEL")]
+    init: Option<PathBuf>,
     /// The positions learnt: all (but those with a five or live four to make) or quiet (no
     /// five point and no live three on the board for either side).
     #[arg(long, value_enum, default_value_t = Keep::All)]
@@ -322,6 +332,8 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         rank_alternatives: args.rank_alternatives,
         rank_share: args.rank_share,
         rank_pick: args.rank_pick,
+        windows: args.windows,
+        init: args.init,
         keep: args.keep,
         backend: args.backend,
         cpu_backend: args.cpu_backend,

@@ -24,7 +24,10 @@ use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::activation::{log_softmax, sigmoid};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use engine::game::Game;
-use engine::games::gomoku::net::{point_codes, PatternNet, CODES, NET_ENCODING, POINT_NORM};
+use engine::games::gomoku::net::{
+    point_codes, point_windows, PatternNet, CODES, NET_ENCODING, NET_ENCODING_WINDOWS, POINT_NORM,
+    WINDOWS,
+};
 use engine::games::gomoku::patterns::Shape;
 use engine::games::gomoku::pvs::{shape_order, EvalWeights};
 use engine::games::gomoku::shape_board::ShapeBoard;
@@ -141,6 +144,12 @@ pub struct PatternConfig {
     pub rank_share: f64,
     /// Which other moves a ranking row compares with the move played.
     pub rank_pick: RankPick,
+    /// Whether the net also reads each line's window (the eight points around a point:
+    /// [`NET_ENCODING_WINDOWS`]).
+    pub windows: bool,
+    /// A net to start from (its features and hidden units): its weights, and the windows at
+    /// zero where it has none.
+    pub init: Option<PathBuf>,
     /// Which positions are learnt.
     pub keep: Keep,
     pub backend: Backend,
@@ -169,6 +178,8 @@ impl Default for PatternConfig {
             rank_alternatives: 3,
             rank_share: 1.0,
             rank_pick: RankPick::Near,
+            windows: false,
+            init: None,
             keep: Keep::All,
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
@@ -246,6 +257,12 @@ pub struct PatternRows {
     pub rank_block: Vec<u32>,
     /// The children's codes, seen from their side to move: `children` positions a block.
     pub child_codes: Vec<u8>,
+    /// With windows: each point's window codes, the side to move's four then the other's
+    /// (8 a point), of the rows and of the children.
+    pub windows: Vec<u16>,
+    pub child_windows: Vec<u16>,
+    /// Whether the rows keep the windows.
+    pub with_windows: bool,
     /// Positions a block of children (1 + the alternatives; 0 without a ranking loss).
     pub children: usize,
     /// Games read, and games skipped as repeats of an earlier one.
@@ -308,6 +325,9 @@ impl PatternRows {
                     None => result,
                 };
                 push_codes(&mut self.codes, &board, mover);
+                if self.with_windows {
+                    push_windows(&mut self.windows, &board, mover);
+                }
                 let block = match self.children {
                     0 => None,
                     _ if board.has_five_point(mover.opponent()) => None, // a forced block
@@ -360,11 +380,11 @@ impl PatternRows {
         for &m in std::iter::once(&played).chain(&others) {
             let mut child = *state;
             child.apply(m);
-            push_codes(
-                &mut self.child_codes,
-                &ShapeBoard::new(&child),
-                child.to_move(),
-            );
+            let board = ShapeBoard::new(&child);
+            push_codes(&mut self.child_codes, &board, child.to_move());
+            if self.with_windows {
+                push_windows(&mut self.child_windows, &board, child.to_move());
+            }
         }
         Some(index)
     }
@@ -383,6 +403,7 @@ impl PatternRows {
             } else {
                 0
             },
+            with_windows: config.windows,
             ..PatternRows::default()
         };
         let mut readers = open_readers(files)?;
@@ -413,8 +434,12 @@ impl PatternRows {
         let width = self.points * 4;
         let (mut mine, mut theirs, mut mask) = (Vec::new(), Vec::new(), Vec::new());
         for &r in picks {
-            let row = &self.codes[r as usize * width..(r as usize + 1) * width];
-            unpack(row, &mut mine, &mut theirs, &mut mask);
+            let r = r as usize;
+            let row = &self.codes[r * width..(r + 1) * width];
+            let windows = self
+                .with_windows
+                .then(|| &self.windows[r * 2 * width..(r + 1) * 2 * width]);
+            unpack(row, windows, &mut mine, &mut theirs, &mut mask);
         }
         let targets = picks.iter().map(|&r| self.targets[r as usize]).collect();
         let moves = picks
@@ -433,8 +458,12 @@ impl PatternRows {
         for &r in picks {
             let b = self.rank_block.get(r as usize).copied().unwrap_or(NO_RANK);
             if b != NO_RANK {
-                let codes = &self.child_codes[b as usize * block..(b as usize + 1) * block];
-                unpack(codes, &mut mine, &mut theirs, &mut mask);
+                let b = b as usize;
+                let codes = &self.child_codes[b * block..(b + 1) * block];
+                let windows = self
+                    .with_windows
+                    .then(|| &self.child_windows[b * 2 * block..(b + 1) * 2 * block]);
+                unpack(codes, windows, &mut mine, &mut theirs, &mut mask);
                 blocks += 1;
             }
         }
@@ -493,18 +522,49 @@ fn push_codes(codes: &mut Vec<u8>, board: &ShapeBoard, side: engine::game::Playe
     }
 }
 
-/// Unpacks stored codes (4 a point) into the net's inputs: the codes, the same seen from the
-/// other side, and the empty points' mask.
-fn unpack(codes: &[u8], mine: &mut Vec<i32>, theirs: &mut Vec<i32>, mask: &mut Vec<f32>) {
-    let nine = Shape::ALL.len() as u8;
-    for &c in codes {
-        mine.push(i32::from(c));
-        let swapped = if c == STONE {
-            c
+/// Appends the window codes of every point of `board`, seen from `side` and from the other
+/// (8 a point; a stone's are 0, masked out).
+fn push_windows(windows: &mut Vec<u16>, board: &ShapeBoard, side: engine::game::Player) {
+    for p in 0..board.points() {
+        if board.is_empty(p) {
+            for s in [side, side.opponent()] {
+                windows.extend(point_windows(board, s, p).map(|w| w as u16));
+            }
         } else {
-            (c % nine) * nine + c / nine
-        };
-        theirs.push(i32::from(swapped));
+            windows.extend([0; 8]);
+        }
+    }
+}
+
+/// The embedding's first window row: the windows follow the codes and the stone's row.
+const WINDOW_BASE: i32 = CODES as i32 + 1;
+
+/// Unpacks stored codes (4 a point, and with `windows` 8 window codes a point) into the
+/// net's inputs, each point's embedding rows (4, or 8 with the windows'): seen from the side
+/// to move, the same seen from the other side, and the empty points' mask.
+fn unpack(
+    codes: &[u8],
+    windows: Option<&[u16]>,
+    mine: &mut Vec<i32>,
+    theirs: &mut Vec<i32>,
+    mask: &mut Vec<f32>,
+) {
+    let nine = Shape::ALL.len() as u8;
+    for (p, point) in codes.chunks_exact(4).enumerate() {
+        for &c in point {
+            mine.push(i32::from(c));
+            let swapped = if c == STONE {
+                c
+            } else {
+                (c % nine) * nine + c / nine
+            };
+            theirs.push(i32::from(swapped));
+        }
+        if let Some(windows) = windows {
+            let w = &windows[p * 8..p * 8 + 8];
+            mine.extend(w[..4].iter().map(|&c| WINDOW_BASE + i32::from(c)));
+            theirs.extend(w[4..].iter().map(|&c| WINDOW_BASE + i32::from(c)));
+        }
     }
     mask.extend(
         codes
@@ -520,7 +580,8 @@ type Gathered = (Vec<i32>, Vec<i32>, Vec<f32>, Vec<f32>, Vec<i32>);
 /// The pattern net in burn.
 #[derive(Module, Debug)]
 pub struct PatternModel {
-    /// (CODES + 1) x features: the last row is a stone's, masked out.
+    /// (CODES + 1) x features: the last row is a stone's, masked out; with windows, the
+    /// WINDOWS window rows after it.
     pub embedding: Param<Tensor<2>>,
     pub point_bias: Param<Tensor<1>>,
     pub head: Linear,
@@ -530,15 +591,27 @@ pub struct PatternModel {
 }
 
 impl PatternModel {
-    pub fn new(features: usize, hidden: usize, seed: u64, device: &Device) -> PatternModel {
+    pub fn new(
+        features: usize,
+        hidden: usize,
+        windows: bool,
+        seed: u64,
+        device: &Device,
+    ) -> PatternModel {
         let mut rng = Rng::new(seed);
         // Small codes' rows and a bias of a quarter: most points start inside (0, 1), where
-        // the clamp passes gradients.
-        let embedding: Vec<f32> = (0..(CODES + 1) * features)
+        // the clamp passes gradients. The windows start at zero: a net of the shapes alone.
+        let mut embedding: Vec<f32> = (0..(CODES + 1) * features)
             .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * 0.15) as f32)
             .collect();
+        let rows = if windows {
+            embedding.resize((CODES + 1 + WINDOWS) * features, 0.0);
+            CODES + 1 + WINDOWS
+        } else {
+            CODES + 1
+        };
         let embedding =
-            Tensor::<2>::from_data(TensorData::new(embedding, [CODES + 1, features]), device);
+            Tensor::<2>::from_data(TensorData::new(embedding, [rows, features]), device);
         let bias =
             Tensor::<1>::from_data(TensorData::new(vec![0.25f32; features], [features]), device);
         PatternModel {
@@ -550,15 +623,73 @@ impl PatternModel {
         }
     }
 
-    /// The point activations of one side's `codes`: rows x points x features (stones' too,
-    /// masked by the caller).
+    /// A model holding `net`'s weights (a policy's where it has one), to train on; with
+    /// `windows`, its window rows (zero where it has none). A net with windows is not made
+    /// one without.
+    pub fn from_net(
+        net: &PatternNet,
+        windows: bool,
+        device: &Device,
+    ) -> Result<PatternModel, String> {
+        if net.has_windows() && !windows {
+            return Err("the net reads the windows: train it with --windows".into());
+        }
+        let (f, h) = (net.features, net.hidden);
+        let mut embedding = net.embedding.clone();
+        embedding.resize((CODES + 1) * f, 0.0);
+        if windows {
+            match net.has_windows() {
+                true => embedding.extend(&net.windows),
+                false => embedding.resize((CODES + 1 + WINDOWS) * f, 0.0),
+            }
+        }
+        let rows = embedding.len() / f;
+        let tensor1 =
+            |v: &[f32]| Tensor::<1>::from_data(TensorData::new(v.to_vec(), [v.len()]), device);
+        // burn keeps a linear layer's weight as [inputs, outputs]; the file as [outputs, inputs].
+        let layer = |weight: &[f32], bias: &[f32], inputs: usize, outputs: usize| {
+            let mut w = vec![0f32; inputs * outputs];
+            for o in 0..outputs {
+                for i in 0..inputs {
+                    w[i * outputs + o] = weight[o * inputs + i];
+                }
+            }
+            Linear {
+                weight: Param::from_tensor(Tensor::<2>::from_data(
+                    TensorData::new(w, [inputs, outputs]),
+                    device,
+                )),
+                bias: Some(Param::from_tensor(tensor1(bias))),
+            }
+        };
+        let mut rng = Rng::new(1);
+        let policy = if net.has_policy() {
+            layer(&net.policy_weight, &[net.policy_bias], 2 * f, 1)
+        } else {
+            linear(2 * f, 1, &mut rng, device)
+        };
+        Ok(PatternModel {
+            embedding: Param::from_tensor(Tensor::<2>::from_data(
+                TensorData::new(embedding, [rows, f]),
+                device,
+            )),
+            point_bias: Param::from_tensor(tensor1(&net.point_bias)),
+            head: layer(&net.head_weight, &net.head_bias, 2 * f, h),
+            output: layer(&net.output_weight, &[net.output_bias], h, 1),
+            policy,
+        })
+    }
+
+    /// The point activations of one side's `codes` (4 a point, or 8 with the windows'): rows
+    /// x points x features (stones' too, masked by the caller).
     fn point_acts(&self, codes: Tensor<1, Int>, rows: usize, points: usize) -> Tensor<3> {
         let [_, f] = self.embedding.val().dims();
+        let per_point = codes.dims()[0] / (rows * points);
         let pre = self
             .embedding
             .val()
             .select(0, codes)
-            .reshape([rows, points, 4, f])
+            .reshape([rows, points, per_point, f])
             .sum_dim(2)
             .reshape([rows, points, f])
             + self.point_bias.val().reshape([1, 1, f]);
@@ -596,8 +727,9 @@ impl PatternModel {
     /// The net in the engine's format, with its policy or without.
     pub fn to_pattern_net(&self, start: &Gomoku, with_policy: bool) -> Result<PatternNet, String> {
         let vec = |t: Tensor<2>| -> Vec<f32> { t.into_data().try_to_vec().expect("f32 weights") };
-        let [_, f] = self.embedding.val().dims();
+        let [rows, f] = self.embedding.val().dims();
         let mut embedding = vec(self.embedding.val());
+        let windows = (rows > CODES + 1).then(|| embedding[(CODES + 1) * f..].to_vec());
         embedding.truncate(CODES * f);
         let point_bias: Vec<f32> = self
             .point_bias
@@ -617,6 +749,10 @@ impl PatternModel {
             output_weight,
             output_bias[0],
         )?;
+        let net = match windows {
+            Some(windows) => net.with_windows(windows)?,
+            None => net,
+        };
         if !with_policy {
             return Ok(net);
         }
@@ -710,6 +846,23 @@ pub fn train_pattern(
     command: &str,
 ) -> Result<PatternSummary, String> {
     config.validate()?;
+    // A net started from another takes its sizes.
+    let from = match &config.init {
+        Some(path) => Some(PatternNet::load(path)?),
+        None => None,
+    };
+    let sized;
+    let config = match &from {
+        Some(net) => {
+            sized = PatternConfig {
+                features: net.features,
+                hidden: net.hidden,
+                ..config.clone()
+            };
+            &sized
+        }
+        None => config,
+    };
     let say = |text: String| {
         if verbose {
             eprintln!("train pattern: {text}");
@@ -767,8 +920,10 @@ pub fn train_pattern(
     let batch = |rows: &PatternRows, picks: &[u32], device: &Device| {
         let (mine, theirs, mask, targets, moves) = rows.gather(picks);
         let n = picks.len();
-        let ints =
-            |v: Vec<i32>| Tensor::<1, Int>::from_data(TensorData::new(v, [n * points * 4]), device);
+        let ints = |v: Vec<i32>| {
+            let len = v.len();
+            Tensor::<1, Int>::from_data(TensorData::new(v, [len]), device)
+        };
         (
             ints(mine),
             ints(theirs),
@@ -786,20 +941,36 @@ pub fn train_pattern(
             return None;
         }
         let n = blocks * children;
-        let ints =
-            |v: Vec<i32>| Tensor::<1, Int>::from_data(TensorData::new(v, [n * points * 4]), device);
+        let ints = |v: Vec<i32>| {
+            let len = v.len();
+            Tensor::<1, Int>::from_data(TensorData::new(v, [len]), device)
+        };
         let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, points, 1]), device);
         let (value, _) = model.forward(ints(mine), ints(theirs), mask, (n, points), false);
         let logp = log_softmax(-value.reshape([blocks, children]), 1);
         Some((logp.clone().slice([0..blocks, 0..1]), logp))
     };
     let with_policy = config.policy_weight > 0.0;
-    let mut net = Some(PatternModel::new(
-        config.features,
-        config.hidden,
-        config.seed,
-        &device,
-    ));
+    let mut net = Some(match (&config.init, &from) {
+        (Some(path), Some(from)) => {
+            say(format!(
+                "starting from {} ({} features, {} hidden{})",
+                path.display(),
+                from.features,
+                from.hidden,
+                if from.has_windows() { ", windows" } else { "" }
+            ));
+            PatternModel::from_net(from, config.windows, &device)
+                .map_err(|e| format!("--init {}: {e}", path.display()))?
+        }
+        _ => PatternModel::new(
+            config.features,
+            config.hidden,
+            config.windows,
+            config.seed,
+            &device,
+        ),
+    });
     let mut optim = AdamConfig::new().init();
     let mut history: Vec<PatternEpoch> = Vec::new();
     let mut best: Option<PatternEpoch> = None;
@@ -1063,19 +1234,27 @@ fn write_card(
          `pvs:model={model}` plays with it (docs/gomoku-results.md).\n\n\
          | | |\n|---|---|\n\
          | Game | {spec} |\n\
-         | Encoding | `{NET_ENCODING}`: per empty point and direction, the shapes of the side to move and of the other (81 codes) |\n\
-         | Net | 81 codes -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
+         | Encoding | `{encoding}`: per empty point and direction, the shapes of the side to move and of the other (81 codes){windows} |\n\
+         | Net | 81 codes{window_rows} -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
          | Policy | {policy} |\n\
          | Ranking | {ranking} |\n\
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
          | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
-         | Training | Adam, learning rate {lr}{decay}, batch {bs}, seed {seed}, on {device} |\n\
+         | Training | Adam, learning rate {lr}{decay}, batch {bs}, seed {seed}{init}, on {device} |\n\
          | Best epoch | {be} of {er}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
          | Command | `{command}` |\n\n\
          | Epoch | Train loss | Valid loss | Valid accuracy | Policy loss | Policy first | Rank loss | Rank first | Seconds | Positions/s |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         model = summary.model.display(),
         spec = index.spec,
+        encoding = if config.windows { NET_ENCODING_WINDOWS } else { NET_ENCODING },
+        windows = if config.windows {
+            ", and the window of the eight points around it (32,896 codes, a window and its mirror one)"
+        } else {
+            ""
+        },
+        window_rows = if config.windows { " + 32,896 windows" } else { "" },
+        init = config.init.as_ref().map_or(String::new(), |p| format!(", from {}", p.display())),
         f = config.features,
         h = config.hidden,
         data = index.dirs_text(),

@@ -1162,6 +1162,67 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `train pattern --windows` trains a net that also reads the lines' windows; `--init` starts
+/// from a net (its sizes replacing --features and --hidden; a net without windows widened
+/// with them at zero), and a net with windows is not trained into one without.
+#[test]
+fn a_gomoku_window_net_trains_from_a_shapes_net() {
+    use engine::games::gomoku::net::{PatternNet, NET_ENCODING_WINDOWS, WINDOWS};
+    use train::pattern::{train_pattern, PatternConfig};
+    let dir = temp_dir("pattern-windows");
+    let data = dir.join("data");
+    gomoku_dataset(&data, 400, 5);
+    let plain = PatternConfig {
+        data: vec![data.clone()],
+        out: dir.join("plain"),
+        features: 8,
+        hidden: 8,
+        epochs: 10,
+        patience: 0,
+        batch_size: 64,
+        learning_rate: 0.005,
+        validation_share: 0.2,
+        ..PatternConfig::default()
+    };
+    train_pattern(&plain, false, "test").unwrap();
+    let shapes = plain.out.join(MODEL_FILE);
+    let windowed = PatternConfig {
+        out: dir.join("windowed"),
+        features: 4,
+        windows: true,
+        init: Some(shapes.clone()),
+        epochs: 2,
+        ..plain.clone()
+    };
+    // Started from a net that learnt the results, not from scratch.
+    let summary = train_pattern(&windowed, false, "test").unwrap();
+    assert!(
+        summary.best.valid_loss < summary.constant_loss - 0.02,
+        "{summary:?}"
+    );
+    let net = PatternNet::load(&windowed.out.join(MODEL_FILE)).unwrap();
+    assert!(net.has_windows());
+    assert_eq!((net.features, net.windows.len()), (8, WINDOWS * 8));
+    // The windows near the games' stones moved from zero.
+    assert!(net.windows.iter().any(|&w| w != 0.0));
+    let card = std::fs::read_to_string(windowed.out.join("MODEL.md")).unwrap();
+    assert!(card.contains(NET_ENCODING_WINDOWS), "{card}");
+    assert!(
+        card.contains(&format!("from {}", shapes.display())),
+        "{card}"
+    );
+    // A net with windows does not lose them.
+    let narrowed = PatternConfig {
+        out: dir.join("narrowed"),
+        windows: false,
+        init: Some(windowed.out.join(MODEL_FILE)),
+        ..plain.clone()
+    };
+    let err = train_pattern(&narrowed, false, "test").unwrap_err();
+    assert!(err.contains("train it with --windows"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The manifest of a one-file dataset written by a test.
 fn write_manifest(dir: &Path, spec: engine::games::GameSpec, games: u64, positions: u64) {
     use engine::record::{FileEntry, Manifest};
