@@ -100,6 +100,10 @@ struct PatternArgs {
     /// beside the shapes. Off by default: the shapes alone.
     #[arg(long)]
     windows: bool,
+    /// With --windows: a window seen fewer times than this in the training positions has no
+    /// row of its own; the rare ones share one. 0: every window its own row.
+    #[arg(long, default_value_t = PatternConfig::default().window_min_count)]
+    window_min_count: usize,
     /// Start from this net's weights (a model.safetensors of train pattern) instead of random
     /// ones; its features and hidden units replace --features and --hidden, and with
     /// --windows a net without them starts with its windows at zero.
@@ -333,6 +337,7 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         rank_share: args.rank_share,
         rank_pick: args.rank_pick,
         windows: args.windows,
+        window_min_count: args.window_min_count,
         init: args.init,
         keep: args.keep,
         backend: args.backend,

@@ -147,6 +147,9 @@ pub struct PatternConfig {
     /// Whether the net also reads each line's window (the eight points around a point:
     /// [`NET_ENCODING_WINDOWS`]).
     pub windows: bool,
+    /// With windows: a window seen fewer times than this in the training rows (either side's
+    /// view, empty points) has no row of its own; all such share one (learnt like any).
+    pub window_min_count: usize,
     /// A net to start from (its features and hidden units): its weights, and the windows at
     /// zero where it has none.
     pub init: Option<PathBuf>,
@@ -179,6 +182,7 @@ impl Default for PatternConfig {
             rank_share: 1.0,
             rank_pick: RankPick::Near,
             windows: false,
+            window_min_count: 0,
             init: None,
             keep: Keep::All,
             backend: Backend::Cpu,
@@ -536,6 +540,40 @@ fn push_windows(windows: &mut Vec<u16>, board: &ShapeBoard, side: engine::game::
     }
 }
 
+/// The rare windows' shared row ([`PatternConfig::window_min_count`]): after the windows.
+const RARE_WINDOW: u16 = WINDOWS as u16;
+
+/// Each window code's row: its own where `rows` hold it at least `min_count` times, else
+/// [`RARE_WINDOW`]; and how many have their own.
+fn window_rows(rows: &PatternRows, min_count: usize) -> (Vec<u16>, usize) {
+    let mut counts = vec![0usize; WINDOWS];
+    for (codes, windows) in [
+        (&rows.codes, &rows.windows),
+        (&rows.child_codes, &rows.child_windows),
+    ] {
+        for (point, w) in codes.chunks_exact(4).zip(windows.chunks_exact(8)) {
+            if point[0] != STONE {
+                for &c in w {
+                    counts[usize::from(c)] += 1;
+                }
+            }
+        }
+    }
+    let remap: Vec<u16> = counts
+        .iter()
+        .enumerate()
+        .map(|(c, &n)| {
+            if n >= min_count {
+                c as u16
+            } else {
+                RARE_WINDOW
+            }
+        })
+        .collect();
+    let own = remap.iter().filter(|&&r| r != RARE_WINDOW).count();
+    (remap, own)
+}
+
 /// The embedding's first window row: the windows follow the codes and the stone's row.
 const WINDOW_BASE: i32 = CODES as i32 + 1;
 
@@ -605,8 +643,9 @@ impl PatternModel {
             .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * 0.15) as f32)
             .collect();
         let rows = if windows {
-            embedding.resize((CODES + 1 + WINDOWS) * features, 0.0);
-            CODES + 1 + WINDOWS
+            // The windows' rows and the rare windows' shared one.
+            embedding.resize((CODES + 1 + WINDOWS + 1) * features, 0.0);
+            CODES + 1 + WINDOWS + 1
         } else {
             CODES + 1
         };
@@ -638,10 +677,9 @@ impl PatternModel {
         let mut embedding = net.embedding.clone();
         embedding.resize((CODES + 1) * f, 0.0);
         if windows {
-            match net.has_windows() {
-                true => embedding.extend(&net.windows),
-                false => embedding.resize((CODES + 1 + WINDOWS) * f, 0.0),
-            }
+            embedding.extend(&net.windows);
+            // Zero where the net has none, and the rare windows' row.
+            embedding.resize((CODES + 1 + WINDOWS + 1) * f, 0.0);
         }
         let rows = embedding.len() / f;
         let tensor1 =
@@ -725,11 +763,25 @@ impl PatternModel {
     }
 
     /// The net in the engine's format, with its policy or without.
-    pub fn to_pattern_net(&self, start: &Gomoku, with_policy: bool) -> Result<PatternNet, String> {
+    /// `remap`: each window code's row ([`window_rows`]; empty: its own).
+    pub fn to_pattern_net(
+        &self,
+        start: &Gomoku,
+        with_policy: bool,
+        remap: &[u16],
+    ) -> Result<PatternNet, String> {
         let vec = |t: Tensor<2>| -> Vec<f32> { t.into_data().try_to_vec().expect("f32 weights") };
         let [rows, f] = self.embedding.val().dims();
         let mut embedding = vec(self.embedding.val());
-        let windows = (rows > CODES + 1).then(|| embedding[(CODES + 1) * f..].to_vec());
+        let windows = (rows > CODES + 1).then(|| {
+            let table = &embedding[(CODES + 1) * f..];
+            (0..WINDOWS)
+                .flat_map(|c| {
+                    let r = remap.get(c).map_or(c, |&r| usize::from(r));
+                    table[r * f..(r + 1) * f].iter().copied()
+                })
+                .collect::<Vec<f32>>()
+        });
         embedding.truncate(CODES * f);
         let point_bias: Vec<f32> = self
             .point_bias
@@ -889,7 +941,23 @@ pub fn train_pattern(
     let t_read = Instant::now();
     let mut seen = HashSet::new();
     let train = PatternRows::load(&index.train, &index.files, &start, config, &mut seen)?;
-    let valid = PatternRows::load(&index.valid, &index.files, &start, config, &mut seen)?;
+    let mut valid = PatternRows::load(&index.valid, &index.files, &start, config, &mut seen)?;
+    let mut train = train;
+    let remap = if config.windows {
+        let (remap, own) = window_rows(&train, config.window_min_count);
+        for rows in [&mut train, &mut valid] {
+            for w in rows.windows.iter_mut().chain(rows.child_windows.iter_mut()) {
+                *w = remap[usize::from(*w)];
+            }
+        }
+        say(format!(
+            "windows: {own} of {WINDOWS} seen at least {} times have a row of their own, the rest share one",
+            config.window_min_count
+        ));
+        remap
+    } else {
+        Vec::new()
+    };
     if train.is_empty() {
         return Err(format!("{}: no position to train on", index.dirs_text()));
     }
@@ -1129,7 +1197,7 @@ pub fn train_pattern(
         history.push(metrics.clone());
         if best.as_ref().is_none_or(|b| watched(&metrics) < watched(b)) {
             bad_epochs = 0;
-            let mut net = model.to_pattern_net(&start, with_policy)?;
+            let mut net = model.to_pattern_net(&start, with_policy, &remap)?;
             net.extra = BTreeMap::from([
                 ("dataset".to_string(), index.dirs_text()),
                 ("epoch".to_string(), epoch.to_string()),
@@ -1241,7 +1309,7 @@ fn write_card(
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
          | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
          | Training | Adam, learning rate {lr}{decay}, batch {bs}, seed {seed}{init}, on {device} |\n\
-         | Best epoch | {be} of {er}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
+         | Kept epoch | {be} of {er}, the best by {objective}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
          | Command | `{command}` |\n\n\
          | Epoch | Train loss | Valid loss | Valid accuracy | Policy loss | Policy first | Rank loss | Rank first | Seconds | Positions/s |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -1277,6 +1345,20 @@ fn write_card(
         seed = config.seed,
         device = summary.device,
         be = b.epoch,
+        objective = {
+            let mut terms = vec!["the validation loss".to_string()];
+            if config.rank_weight > 0.0 {
+                terms.push(format!("{} x the rank loss", config.rank_weight));
+            }
+            if config.policy_weight > 0.0 {
+                terms.push(format!("{} x the policy loss", config.policy_weight));
+            }
+            if terms.len() == 1 {
+                "the validation loss".to_string()
+            } else {
+                format!("the held-out objective ({})", terms.join(" + "))
+            }
+        },
         er = summary.epochs_run,
         vl = b.valid_loss,
         bl = summary.baseline_loss,
@@ -1333,6 +1415,72 @@ mod tests {
     use engine::games::gomoku::shape_board::ShapeBoard;
     use engine::games::gomoku::{Gomoku, Rule};
     use engine::rng::Rng;
+
+    /// The trainer's model of a net (its windows too) gives the logit the engine's f32
+    /// reference gives, on positions of either side to move: both read the same codes, each
+    /// side's the same way.
+    #[test]
+    fn the_model_of_a_net_gives_the_engines_logit() {
+        use super::{push_codes, push_windows, PatternModel, PatternRows};
+        use crate::config::{Backend, CpuBackend};
+        use crate::trainer::device_of;
+        use burn::tensor::{Int, Tensor, TensorData};
+        use engine::games::gomoku::net::{PatternNet, CODES, WINDOWS};
+        let mut rng = Rng::new(5);
+        let mut draw = |n: usize, scale: f64| -> Vec<f32> {
+            (0..n)
+                .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * scale) as f32)
+                .collect()
+        };
+        let (f, h) = (4, 3);
+        let start = Gomoku::new(9, Rule::Freestyle).unwrap();
+        let net = PatternNet::new(
+            Rule::Freestyle,
+            9,
+            draw(CODES * f, 0.6),
+            draw(f, 0.3),
+            draw(h * 2 * f, 1.0),
+            draw(h, 0.5),
+            draw(h, 2.0),
+            0.1,
+        )
+        .unwrap()
+        .with_windows(draw(WINDOWS * f, 0.5))
+        .unwrap();
+        let device = device_of(Backend::Cpu, CpuBackend::Flex).unwrap();
+        let model = PatternModel::from_net(&net, true, &device).unwrap();
+        let mut state = start;
+        for (i, m) in ["e5", "e6", "d4", "f6", "c3", "g7", "e4"]
+            .iter()
+            .enumerate()
+        {
+            state.apply(state.parse_legal_action(m).unwrap());
+            let board = ShapeBoard::new(&state);
+            let mut rows = PatternRows {
+                points: state.points(),
+                with_windows: true,
+                ..PatternRows::default()
+            };
+            push_codes(&mut rows.codes, &board, state.to_move());
+            push_windows(&mut rows.windows, &board, state.to_move());
+            rows.targets.push(0.5);
+            rows.moves.push(0);
+            let (mine, theirs, mask, _, _) = rows.gather(&[0]);
+            let ints = |v: Vec<i32>| {
+                let len = v.len();
+                Tensor::<1, Int>::from_data(TensorData::new(v, [len]), &device)
+            };
+            let points = state.points();
+            let mask = Tensor::<3>::from_data(TensorData::new(mask, [1, points, 1]), &device);
+            let (value, _) = model.forward(ints(mine), ints(theirs), mask, (1, points), false);
+            let trained: f32 = value.into_scalar();
+            let engine = net.reference_logit(&board);
+            assert!(
+                (trained - engine).abs() < 1e-4,
+                "move {i}: {trained} vs {engine}"
+            );
+        }
+    }
 
     #[test]
     fn ordered_alternatives_come_from_the_move_orders_best() {
