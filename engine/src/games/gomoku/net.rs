@@ -221,15 +221,24 @@ pub fn line_codes(board: &ShapeBoard, p: usize) -> [LineCode; 4] {
     })
 }
 
+/// Each pair code seen from each colour (0 black, 1 white: each side's own shape first), 256
+/// long so that a byte indexes it without a bound check.
+const PAIR_SEEN_FROM: [[u8; 256]; 2] = {
+    let nine = Shape::ALL.len();
+    let mut table = [[0u8; 256]; 2];
+    let mut c = 0;
+    while c < nine * nine {
+        table[0][c] = c as u8;
+        table[1][c] = ((c % nine) * nine + c / nine) as u8;
+        c += 1;
+    }
+    table
+};
+
 /// The pair code of a [`LineCode`] seen from `colour` (0 black, 1 white).
-#[inline]
+#[inline(always)]
 fn pair_seen_from(pair: u8, colour: usize) -> usize {
-    let nine = Shape::ALL.len() as u8;
-    usize::from(if colour == 0 {
-        pair
-    } else {
-        (pair % nine) * nine + pair / nine
-    })
+    usize::from(PAIR_SEEN_FROM[colour & 1][usize::from(pair)])
 }
 
 impl PatternNet {
@@ -314,7 +323,28 @@ impl PatternNet {
                 "a window weight is {bad}: each must be finite and within 1e4"
             ));
         }
-        self.windows_q = windows.iter().map(quantise).collect();
+        // A point's value is its bias, four pair rows and four window rows: each feature's
+        // window entries are held to what keeps the largest such sum inside an i16 (the
+        // engine's sums wrap in between and are exact only then).
+        let f = self.features;
+        let room: Vec<i32> = (0..f)
+            .map(|i| {
+                let pairs = (0..CODES)
+                    .map(|c| i32::from(self.embedding_q[c * f + i]).abs())
+                    .max()
+                    .unwrap_or(0);
+                let left = i32::from(i16::MAX) - i32::from(self.bias_q[i]).abs() - 4 * pairs;
+                (left / 4).max(0)
+            })
+            .collect();
+        self.windows_q = windows
+            .iter()
+            .enumerate()
+            .map(|(k, w)| {
+                let r = room[k % f];
+                i32::from(quantise(w)).clamp(-r, r) as i16
+            })
+            .collect();
         self.windows = windows;
         Ok(self)
     }
@@ -424,7 +454,7 @@ impl PatternNet {
             return sums;
         };
         let board = ShapeBoard::new(&empty);
-        let (mut pre, mut acts) = (vec![0i32; f], vec![0i16; f]);
+        let (mut pre, mut acts) = (vec![0i16; f], vec![0i16; f]);
         for p in 0..board.points() {
             // A fresh point each time: its activations start at zero, as a board's do.
             acts.fill(0);
@@ -466,7 +496,7 @@ impl PatternNet {
         &self,
         colour: usize,
         codes: Option<[LineCode; 4]>,
-        pre: &mut [i32],
+        pre: &mut [i16],
         acts: &mut [i16],
         sums: &mut [i32],
     ) {
@@ -484,18 +514,20 @@ impl PatternNet {
             &self.embedding_q[c * f..c * f + f]
         });
         let bias = &self.bias_q[..f];
+        // Wrapping sums are exact: the quantised weights keep every point's value inside an
+        // i16 ([`PatternNet::with_windows`]), whatever the partial sums do.
         for i in 0..f {
-            pre[i] = i32::from(bias[i])
-                + i32::from(r0[i])
-                + i32::from(r1[i])
-                + i32::from(r2[i])
-                + i32::from(r3[i]);
+            pre[i] = bias[i]
+                .wrapping_add(r0[i])
+                .wrapping_add(r1[i])
+                .wrapping_add(r2[i])
+                .wrapping_add(r3[i]);
         }
         if self.has_windows() {
             for c in codes {
                 let w = window_code_pair(c.window)[colour];
                 for (p, r) in pre.iter_mut().zip(&self.windows_q[w * f..w * f + f]) {
-                    *p += i32::from(*r);
+                    *p = p.wrapping_add(*r);
                 }
             }
         }
@@ -513,7 +545,7 @@ impl PatternNet {
         colour: usize,
         old: LineCode,
         new: LineCode,
-        pre: &mut [i32],
+        pre: &mut [i16],
         acts: &mut [i16],
         sums: &mut [i32],
     ) {
@@ -529,7 +561,7 @@ impl PatternNet {
                 &self.embedding_q[n * f..n * f + f],
             );
             for i in 0..f {
-                pre[i] += i32::from(rn[i]) - i32::from(ro[i]);
+                pre[i] = pre[i].wrapping_sub(ro[i]).wrapping_add(rn[i]);
             }
         }
         if self.has_windows() && old.window != new.window {
@@ -542,7 +574,7 @@ impl PatternNet {
                 &self.windows_q[n * f..n * f + f],
             );
             for i in 0..f {
-                pre[i] += i32::from(rn[i]) - i32::from(ro[i]);
+                pre[i] = pre[i].wrapping_sub(ro[i]).wrapping_add(rn[i]);
             }
         }
         for i in 0..f {
@@ -801,9 +833,9 @@ fn quantise(w: &f32) -> i16 {
 /// A point's new preactivation `v` of one feature: stored, its activation (clamped to [0, 1])
 /// stored, and the side's sum moved by the activation's change.
 #[inline(always)]
-fn settle(v: i32, pre: &mut i32, act: &mut i16, sum: &mut i32) {
+fn settle(v: i16, pre: &mut i16, act: &mut i16, sum: &mut i32) {
     *pre = v;
-    let a = v.clamp(0, i32::from(ACT_ONE)) as i16;
+    let a = v.clamp(0, ACT_ONE);
     *sum += i32::from(a) - i32::from(*act);
     *act = a;
 }
@@ -825,7 +857,7 @@ pub struct NetSums {
     /// By point, then colour (black's view first), `features` each: the activations, and
     /// the preactivations (of empty points).
     acts: Vec<i16>,
-    pre: Vec<i32>,
+    pre: Vec<i16>,
     sums: [Vec<i32>; 2],
     /// Whether the CPU runs AVX2 ([`has_avx2`], asked once here).
     #[cfg(target_arch = "x86_64")]

@@ -179,6 +179,10 @@ pub struct PvsConfig {
     /// 1, 9 at 2, 14 at 3, up to the beam; moves that make a four always), from the root's
     /// grandchildren on, instead of the beam at every depth.
     pub narrow: bool,
+    /// Whether a quiet move's shape score counts half where it is more than
+    /// [`LOCAL_REACH`] from both of the last two moves, and a quarter where it is that far
+    /// from all of the last four (the fight is where the last moves were).
+    pub local: bool,
     /// Node budget of the quick VCF at the horizon ([`Worker::quick_vcf`]; 0: none).
     pub quick_vcf: u32,
     /// Razoring: a node off the principal variation less than [`RAZOR_DEPTH`] plies from the
@@ -263,6 +267,10 @@ fn narrow_limit(depth: i32, beam: usize) -> usize {
     ((15.0 * d.sqrt() - 12.0 + 0.5) as usize).clamp(1, beam)
 }
 
+/// How far (king distance) a quiet move may be from the last moves and keep its whole order
+/// score ([`PvsConfig::local`]).
+const LOCAL_REACH: i32 = 4;
+
 /// The share of a move's time the main search keeps when the chosen move is checked.
 const VERIFY_SHARE: (u32, u32) = (3, 4);
 
@@ -288,6 +296,7 @@ impl PvsConfig {
             null_reduction: 0,
             quiesce: false,
             narrow: false,
+            local: false,
             futility: 0,
             razor: 0,
             quick_vcf: 50,
@@ -518,8 +527,24 @@ impl<'a> Worker<'a> {
         }
         self.board.candidates(&mut self.scratch);
         let killers = self.killers[ply.min(MAX_PLY - 1)];
+        let recent = if self.config.local {
+            self.board.recent_moves()
+        } else {
+            [None; 4]
+        };
         for &p in &self.scratch {
-            let (mut score, mine_four) = self.order_score(p, me);
+            // How far the point is from the fight: 0 near, 1 far from the last two moves, 2
+            // far from the last four.
+            let far =
+                |m: &Option<usize>| m.is_some_and(|q| self.board.distance(p, q) > LOCAL_REACH);
+            let distance = if !self.config.local || !recent[..2].iter().all(far) {
+                0
+            } else if recent.iter().all(far) {
+                2
+            } else {
+                1
+            };
+            let (mut score, mine_four) = self.order_score(p, me, distance);
             if defending {
                 // Against a live three: our fours, and the points of its fours and fives.
                 let on_line = (0..4).any(|d| self.board.shape(opp, p, d) >= Shape::Four);
@@ -557,11 +582,15 @@ impl<'a> Worker<'a> {
     }
 
     /// The ordering score of `p` for `me`, and whether it makes a four for `me`: the
-    /// history's, plus the shapes' (weighed by [`ORDER_ATTACK`] and [`ORDER_DEFENCE`]); a
-    /// quiet move's (below a live three's) is the net's policy instead where it has one.
-    fn order_score(&self, p: usize, me: Player) -> (i32, bool) {
+    /// history's, plus the shapes' (weighed by [`ORDER_ATTACK`] and [`ORDER_DEFENCE`]), a quiet
+    /// move's halved `far` times ([`PvsConfig::local`]); a quiet move's (below a live three's)
+    /// is the net's policy instead where it has one.
+    fn order_score(&self, p: usize, me: Player, far: u32) -> (i32, bool) {
         let (mut shapes, makes_four) = shape_order(&self.board, me, p);
         let quiet = ORDER_ATTACK[Shape::LiveThree as usize];
+        if shapes < quiet {
+            shapes >>= far;
+        }
         if shapes < quiet && self.config.net_policy {
             if let Some(logit) = self.board.net_policy(p) {
                 // Within the quiet moves' band, the net's favourites first.

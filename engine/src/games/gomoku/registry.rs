@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 23] = [
+const PVS_KEYS: [KeyDecl; 24] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -111,6 +111,11 @@ const PVS_KEYS: [KeyDecl; 23] = [
         help: "1: below the root's children, a node searches 15 sqrt(depth) - 12 moves (3, 9, 14, ...), at most beam, fours always",
     },
     KeyDecl {
+        name: "local",
+        default: "0",
+        help: "1: a quiet move's order score counts half more than 4 points from both of the last two moves, a quarter that far from the last four (PentaZen's move order)",
+    },
+    KeyDecl {
         name: "quiesce",
         default: "0",
         help: "1: at the horizon, an opponent's live three is answered by search (up to 4 plies on), not weighed",
@@ -177,6 +182,7 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
             "policy" => config.net_policy = switch(key, value).map_err(err)?,
             "narrow" => config.narrow = switch(key, value).map_err(err)?,
+            "local" => config.local = switch(key, value).map_err(err)?,
             "spend" => config.spend = switch(key, value).map_err(err)?,
             "futility" => config.futility = number(key, value).map_err(err)?,
             "razor" => config.razor = i32::from(number::<u16>(key, value).map_err(err)?),
