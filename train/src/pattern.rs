@@ -900,7 +900,16 @@ pub fn train_pattern(
     config.validate()?;
     // A net started from another takes its sizes.
     let from = match &config.init {
-        Some(path) => Some(PatternNet::load(path)?),
+        Some(path) => {
+            let net = PatternNet::load(path)?;
+            if net.has_windows() && !config.windows {
+                return Err(format!(
+                    "--init {}: the net reads the windows: train it with --windows",
+                    path.display()
+                ));
+            }
+            Some(net)
+        }
         None => None,
     };
     let sized;
