@@ -424,7 +424,20 @@ fn play_match<G: RegisteredGame>(
             G::build_player(&specs[1], start)?,
         ])
     };
-    run_match(start, &config, &build, |_, _| {})
+    // A line on stderr at each tenth of the games: self-play for a net runs for hours.
+    let step = games.div_ceil(10).max(1);
+    let mut shown = 0;
+    run_match(start, &config, &build, |_, report| {
+        let p = &report.players[0];
+        let done = (p.wins + p.draws + p.losses) as usize;
+        if done / step > shown {
+            shown = done / step;
+            eprintln!(
+                "  {done}/{games} games, {:.0} s ({} to {}: {}-{}-{})",
+                report.seconds, players[0], players[1], p.wins, p.draws, p.losses
+            );
+        }
+    })
 }
 
 fn write_json(path: &Path, report: &MatchReport) -> Result<(), String> {
