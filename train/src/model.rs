@@ -123,6 +123,34 @@ pub fn transposed(layer: &Linear) -> (Vec<f32>, Vec<f32>) {
     (t, b)
 }
 
+/// The layer whose weights [`transposed`] gives: `weight` in PyTorch's layout (outputs x
+/// inputs), and `bias`.
+pub fn untransposed(
+    weight: &[f32],
+    bias: &[f32],
+    inputs: usize,
+    outputs: usize,
+    device: &Device,
+) -> Linear {
+    let mut w = vec![0f32; inputs * outputs];
+    for o in 0..outputs {
+        for i in 0..inputs {
+            w[i * outputs + o] = weight[o * inputs + i];
+        }
+    }
+    // burn keeps a linear layer's weight as [inputs, outputs].
+    Linear {
+        weight: Param::from_tensor(Tensor::<2>::from_data(
+            TensorData::new(w, [inputs, outputs]),
+            device,
+        )),
+        bias: Some(Param::from_tensor(Tensor::<1>::from_data(
+            TensorData::new(bias.to_vec(), [outputs]),
+            device,
+        ))),
+    }
+}
+
 /// Rows of `features` (each `width` long) as a tensor on `device`.
 pub fn input_tensor(features: &[f32], width: usize, device: &Device) -> Tensor<2> {
     let rows = features.len() / width;

@@ -39,7 +39,7 @@ use engine::Outcome;
 
 use crate::config::{Backend, CpuBackend, Loss};
 use crate::data::{open_readers, DataIndex, GameRef};
-use crate::model::{linear, transposed};
+use crate::model::{linear, transposed, untransposed};
 use crate::trainer::{device_of, loss, CARD_FILE, MODEL_FILE};
 
 /// Which positions of a game become rows.
@@ -574,6 +574,12 @@ fn window_rows(rows: &PatternRows, min_count: usize) -> (Vec<u16>, usize) {
     (remap, own)
 }
 
+/// Embedding rows (gathered codes) as a tensor on `device`.
+fn int_tensor(codes: Vec<i32>, device: &Device) -> Tensor<1, Int> {
+    let len = codes.len();
+    Tensor::<1, Int>::from_data(TensorData::new(codes, [len]), device)
+}
+
 /// The embedding's first window row: the windows follow the codes and the stone's row.
 const WINDOW_BASE: i32 = CODES as i32 + 1;
 
@@ -682,24 +688,10 @@ impl PatternModel {
             embedding.resize((CODES + 1 + WINDOWS + 1) * f, 0.0);
         }
         let rows = embedding.len() / f;
-        let tensor1 =
-            |v: &[f32]| Tensor::<1>::from_data(TensorData::new(v.to_vec(), [v.len()]), device);
-        // burn keeps a linear layer's weight as [inputs, outputs]; the file as [outputs, inputs].
         let layer = |weight: &[f32], bias: &[f32], inputs: usize, outputs: usize| {
-            let mut w = vec![0f32; inputs * outputs];
-            for o in 0..outputs {
-                for i in 0..inputs {
-                    w[i * outputs + o] = weight[o * inputs + i];
-                }
-            }
-            Linear {
-                weight: Param::from_tensor(Tensor::<2>::from_data(
-                    TensorData::new(w, [inputs, outputs]),
-                    device,
-                )),
-                bias: Some(Param::from_tensor(tensor1(bias))),
-            }
+            untransposed(weight, bias, inputs, outputs, device)
         };
+        let bias = Tensor::<1>::from_data(TensorData::new(net.point_bias.clone(), [f]), device);
         let mut rng = Rng::new(1);
         let policy = if net.has_policy() {
             layer(&net.policy_weight, &[net.policy_bias], 2 * f, 1)
@@ -711,7 +703,7 @@ impl PatternModel {
                 TensorData::new(embedding, [rows, f]),
                 device,
             )),
-            point_bias: Param::from_tensor(tensor1(&net.point_bias)),
+            point_bias: Param::from_tensor(bias),
             head: layer(&net.head_weight, &net.head_bias, 2 * f, h),
             output: layer(&net.output_weight, &[net.output_bias], h, 1),
             policy,
@@ -949,9 +941,8 @@ pub fn train_pattern(
     let plain = device.clone().without_autodiff();
     let t_read = Instant::now();
     let mut seen = HashSet::new();
-    let train = PatternRows::load(&index.train, &index.files, &start, config, &mut seen)?;
+    let mut train = PatternRows::load(&index.train, &index.files, &start, config, &mut seen)?;
     let mut valid = PatternRows::load(&index.valid, &index.files, &start, config, &mut seen)?;
-    let mut train = train;
     let remap = if config.windows {
         let (remap, own) = window_rows(&train, config.window_min_count);
         for rows in [&mut train, &mut valid] {
@@ -997,13 +988,9 @@ pub fn train_pattern(
     let batch = |rows: &PatternRows, picks: &[u32], device: &Device| {
         let (mine, theirs, mask, targets, moves) = rows.gather(picks);
         let n = picks.len();
-        let ints = |v: Vec<i32>| {
-            let len = v.len();
-            Tensor::<1, Int>::from_data(TensorData::new(v, [len]), device)
-        };
         (
-            ints(mine),
-            ints(theirs),
+            int_tensor(mine, device),
+            int_tensor(theirs, device),
             Tensor::<3>::from_data(TensorData::new(mask, [n, points, 1]), device),
             Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), device),
             Tensor::<2, Int>::from_data(TensorData::new(moves, [n, 1]), device),
@@ -1018,12 +1005,9 @@ pub fn train_pattern(
             return None;
         }
         let n = blocks * children;
-        let ints = |v: Vec<i32>| {
-            let len = v.len();
-            Tensor::<1, Int>::from_data(TensorData::new(v, [len]), device)
-        };
         let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, points, 1]), device);
-        let (value, _) = model.forward(ints(mine), ints(theirs), mask, (n, points), false);
+        let (mine, theirs) = (int_tensor(mine, device), int_tensor(theirs, device));
+        let (value, _) = model.forward(mine, theirs, mask, (n, points), false);
         let logp = log_softmax(-value.reshape([blocks, children]), 1);
         Some((logp.clone().slice([0..blocks, 0..1]), logp))
     };

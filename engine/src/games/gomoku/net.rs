@@ -551,31 +551,26 @@ impl PatternNet {
     ) {
         let f = self.features;
         let (pre, acts, sums) = (&mut pre[..f], &mut acts[..f], &mut sums[..f]);
+        // Row `o` of `table` out, row `n` in.
+        let swap_rows = |pre: &mut [i16], table: &[i16], o: usize, n: usize| {
+            let (ro, rn) = (&table[o * f..o * f + f], &table[n * f..n * f + f]);
+            for i in 0..f {
+                pre[i] = pre[i].wrapping_sub(ro[i]).wrapping_add(rn[i]);
+            }
+        };
         if old.pair != new.pair {
             let (o, n) = (
                 pair_seen_from(old.pair, colour),
                 pair_seen_from(new.pair, colour),
             );
-            let (ro, rn) = (
-                &self.embedding_q[o * f..o * f + f],
-                &self.embedding_q[n * f..n * f + f],
-            );
-            for i in 0..f {
-                pre[i] = pre[i].wrapping_sub(ro[i]).wrapping_add(rn[i]);
-            }
+            swap_rows(pre, &self.embedding_q, o, n);
         }
         if self.has_windows() && old.window != new.window {
             let (o, n) = (
                 window_code_pair(old.window)[colour],
                 window_code_pair(new.window)[colour],
             );
-            let (ro, rn) = (
-                &self.windows_q[o * f..o * f + f],
-                &self.windows_q[n * f..n * f + f],
-            );
-            for i in 0..f {
-                pre[i] = pre[i].wrapping_sub(ro[i]).wrapping_add(rn[i]);
-            }
+            swap_rows(pre, &self.windows_q, o, n);
         }
         for i in 0..f {
             settle(pre[i], &mut pre[i], &mut acts[i], &mut sums[i]);

@@ -537,7 +537,8 @@ impl<'a> Worker<'a> {
             // far from the last four.
             let far =
                 |m: &Option<usize>| m.is_some_and(|q| self.board.distance(p, q) > LOCAL_REACH);
-            let distance = if !self.config.local || !recent[..2].iter().all(far) {
+            // Without `local` the moves are unknown, so never far.
+            let distance = if !recent[..2].iter().all(far) {
                 0
             } else if recent.iter().all(far) {
                 2

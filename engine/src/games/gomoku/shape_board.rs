@@ -29,25 +29,22 @@ fn pair(black: u8, white: u8) -> u8 {
     black * 9 + white
 }
 
-/// The shapes of a pair code, black's then white's, and the code seen from white (256 long:
-/// a byte indexes them without a bounds check).
+/// The shapes of a pair code, black's then white's (256 long: a byte indexes them without a
+/// bounds check).
 struct PairParts {
     black: [u8; 256],
     white: [u8; 256],
-    swapped: [u8; 256],
 }
 
 const PARTS: PairParts = {
     let mut parts = PairParts {
         black: [0; 256],
         white: [0; 256],
-        swapped: [0; 256],
     };
     let mut c = 0;
     while c < 81 {
         parts.black[c] = (c / 9) as u8;
         parts.white[c] = (c % 9) as u8;
-        parts.swapped[c] = ((c % 9) * 9 + c / 9) as u8;
         c += 1;
     }
     parts
@@ -70,6 +67,13 @@ fn pair_table(black_exactly: bool, white_exactly: bool) -> &'static [u8] {
             .map(|(&b, &w)| pair(b, w))
             .collect()
     })
+}
+
+/// The window of a (point, direction)'s key: its digits 1 to 8, the offsets -4 to -1 and 1
+/// to 4 ([`LineCode`]).
+#[inline]
+fn window_of(key: u32) -> u16 {
+    ((key >> 2) & 0xFFFF) as u16
 }
 
 /// Zobrist keys: one a point a colour, and one for white to move.
@@ -326,8 +330,7 @@ impl ShapeBoard {
     /// window ([`LineCode`]).
     #[inline]
     pub fn line_window(&self, p: usize, d: usize) -> u16 {
-        // The key's digits 1 to 8 are the offsets -4 to -1 and 1 to 4.
-        ((self.keys[p][d] >> 2) & 0xFFFF) as u16
+        window_of(self.keys[p][d])
     }
 
     /// The position.
@@ -575,14 +578,13 @@ impl ShapeBoard {
                         // A window sees the four nearest points either side.
                         let window_changed = self.net_windows && k <= 4;
                         if update != NetUpdate::Skip && (old != new || window_changed) {
-                            let window = |key: u32| ((key >> 2) & 0xFFFF) as u16;
                             let old = LineCode {
                                 pair: old,
-                                window: window(old_key),
+                                window: window_of(old_key),
                             };
                             let new = LineCode {
                                 pair: new,
-                                window: window(key as u32),
+                                window: window_of(key as u32),
                             };
                             match (update, &mut self.net) {
                                 (NetUpdate::Record, _) => self.net_log.push((q as u16, old, new)),
