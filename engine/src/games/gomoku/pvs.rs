@@ -179,6 +179,14 @@ pub struct PvsConfig {
     /// 1, 9 at 2, 14 at 3, up to the beam; moves that make a four always), from the root's
     /// grandchildren on, instead of the beam at every depth.
     pub narrow: bool,
+    /// Whether a node with a live three on the board (either side's: a point that makes a
+    /// live four), from the root's grandchildren on, searches at most [`tactical_limit`]
+    /// moves (3 at depth 1, 5 at 2, 7 at 3, 8 from 4; PentaZen's count for such nodes), fours
+    /// included, the best by ordering.
+    pub tactical: bool,
+    /// Whether a win found at any depth and stored in the table ends a node off the
+    /// principal variation, however deep it is to be searched (PentaZen's win cut).
+    pub table_wins: bool,
     /// Whether a quiet move's shape score counts half where it is more than
     /// [`LOCAL_REACH`] from both of the last two moves, and a quarter where it is that far
     /// from all of the last four (the fight is where the last moves were).
@@ -267,6 +275,13 @@ fn narrow_limit(depth: i32, beam: usize) -> usize {
     ((15.0 * d.sqrt() - 12.0 + 0.5) as usize).clamp(1, beam)
 }
 
+/// How many moves a node `depth` deep with a live three on the board searches with
+/// [`PvsConfig::tactical`]: `5 sqrt(depth) - 2`, rounded, at most 8 (3, 5, 7, 8, 8, ...).
+fn tactical_limit(depth: i32) -> usize {
+    let d = depth.max(1) as f32;
+    ((5.0 * d.sqrt() - 2.0 + 0.5) as usize).clamp(1, 8)
+}
+
 /// How far (king distance) a quiet move may be from the last moves and keep its whole order
 /// score ([`PvsConfig::local`]).
 const LOCAL_REACH: i32 = 4;
@@ -296,6 +311,8 @@ impl PvsConfig {
             null_reduction: 0,
             quiesce: false,
             narrow: false,
+            tactical: false,
+            table_wins: false,
             local: false,
             futility: 0,
             razor: 0,
@@ -568,11 +585,20 @@ impl<'a> Worker<'a> {
         } else {
             self.config.beam
         };
+        let sharp = self.board.count(me, Shape::LiveFour) > 0 || defending;
+        let cap = if self.config.tactical && ply >= 2 && sharp {
+            tactical_limit(depth)
+        } else {
+            usize::MAX
+        };
         let forbidden = self.board.has_forbidden_points(me);
         let mut kept = start;
         for i in start..self.stack.len() {
             let (p, s) = self.stack[i];
             let in_beam = i - start < beam || s >= ORDER_ATTACK[Shape::Four as usize];
+            if kept - start >= cap {
+                break;
+            }
             if in_beam && (!forbidden || self.board.playable(me, p)) {
                 self.stack[kept] = (p, s);
                 kept += 1;
@@ -630,6 +656,11 @@ impl<'a> Worker<'a> {
             tt_move = e.best;
             if let Some(score) = e.cutoff(depth, alpha, beta, ply) {
                 return score;
+            }
+            if self.config.table_wins && beta - alpha == 1 {
+                if let Some(score) = e.win(ply) {
+                    return score;
+                }
             }
         }
         // The static score, evaluated once for whichever pruning below asks first.
@@ -1204,10 +1235,18 @@ mod tests {
         assert_eq!(board.hash(), ShapeBoard::new(&g).hash());
     }
 
+    #[test]
+    fn the_tactical_count_grows_to_eight() {
+        let counts: Vec<usize> = (0..=7).map(tactical_limit).collect();
+        assert_eq!(counts, [3, 3, 5, 7, 8, 8, 8, 8]);
+    }
+
     /// The pruning keys lose no short win: on the threat suite's short wins, with the root's
     /// threat searches off so that the tree must find them, a search with null moves,
-    /// razoring, reverse futility pruning or all of them with narrowing finds every win the
-    /// plain search finds at the same depth (and the plain search finds most).
+    /// razoring, reverse futility pruning, all of them with narrowing, the count of moves in
+    /// nodes with a live three (`tactical`) or the table's wins at any depth (`table_wins`)
+    /// finds every win the plain search finds at the same depth (and the plain search finds
+    /// most).
     #[test]
     fn pruning_keeps_the_trees_wins() {
         let suite = crate::games::gomoku::threat_space::threat_suite().unwrap();
@@ -1221,13 +1260,15 @@ mod tests {
             let (_, score) = pvs.best_move_within(g, Duration::from_secs(600)).unwrap();
             score > DECIDED
         };
-        let prunings: [(&str, Prune); 4] = [
+        let prunings: [(&str, Prune); 6] = [
             ("null_move=2", |c| c.null_reduction = 2),
             ("razor=50", |c| c.razor = 50),
             ("futility=50", |c| c.futility = 50),
             ("the four together", |c| {
                 (c.null_reduction, c.razor, c.futility, c.narrow) = (2, 50, 50, true)
             }),
+            ("tactical=1", |c| c.tactical = true),
+            ("table_wins=1", |c| c.table_wins = true),
         ];
         let mut plain_wins = 0;
         for s in &short {

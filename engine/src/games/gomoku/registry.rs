@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 24] = [
+const PVS_KEYS: [KeyDecl; 26] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -111,6 +111,16 @@ const PVS_KEYS: [KeyDecl; 24] = [
         help: "1: below the root's children, a node searches 15 sqrt(depth) - 12 moves (3, 9, 14, ...), at most beam, fours always",
     },
     KeyDecl {
+        name: "tactical",
+        default: "0",
+        help: "1: below the root's children, a node with a live three on the board (either side's) searches at most 5 sqrt(depth) - 2 moves (3, 5, 7, then 8), fours included (PentaZen's count)",
+    },
+    KeyDecl {
+        name: "table_wins",
+        default: "0",
+        help: "1: a win stored in the table at any depth ends a node off the principal variation (PentaZen's win cut)",
+    },
+    KeyDecl {
         name: "local",
         default: "0",
         help: "1: a quiet move's order score counts half more than 4 points from both of the last two moves, a quarter that far from the last four (PentaZen's move order)",
@@ -182,6 +192,8 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
             "policy" => config.net_policy = switch(key, value).map_err(err)?,
             "narrow" => config.narrow = switch(key, value).map_err(err)?,
+            "tactical" => config.tactical = switch(key, value).map_err(err)?,
+            "table_wins" => config.table_wins = switch(key, value).map_err(err)?,
             "local" => config.local = switch(key, value).map_err(err)?,
             "spend" => config.spend = switch(key, value).map_err(err)?,
             "futility" => config.futility = number(key, value).map_err(err)?,
