@@ -40,9 +40,12 @@ class Brain:
     """A Gomocup brain asked for one position at a time."""
 
     def __init__(self, command, turn_ms):
-        self.proc = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        try:
+            self.proc = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        except OSError as e:
+            sys.exit(f"brain {' '.join(command)}: cannot start: {e.strerror}")
         self.send(f"START {SIZE}")
         self.read_until(r"^OK$")
         for line in (f"INFO timeout_turn {turn_ms}", "INFO timeout_match 100000000",
@@ -213,7 +216,11 @@ def main():
             q.add_argument("--brain", required=True, help="our brain's command line")
             q.add_argument("positions", help="a positions file")
     args = parser.parse_args()
-    {"positions": positions, "quiet": quiet, "judge": judge}[args.command](args)
+    try:
+        run = {"positions": positions, "quiet": quiet, "judge": judge}[args.command]
+        run(args)
+    except (OSError, json.JSONDecodeError, KeyError) as e:
+        sys.exit(f"gomocup_referee.py {args.command}: {e}")
 
 
 if __name__ == "__main__":
