@@ -585,7 +585,8 @@ impl<'a> Worker<'a> {
         } else {
             self.config.beam
         };
-        let sharp = self.board.count(me, Shape::LiveFour) > 0 || defending;
+        // A live three on the board: the opponent's (`defending`) or ours.
+        let sharp = defending || self.board.count(me, Shape::LiveFour) > 0;
         let cap = if self.config.tactical && ply >= 2 && sharp {
             tactical_limit(depth)
         } else {
