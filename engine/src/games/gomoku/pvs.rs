@@ -216,6 +216,16 @@ pub struct PvsConfig {
     /// opponent has a live three), instead of starting no iteration past 60% of it and
     /// letting one run on to twice it.
     pub spend: bool,
+    /// Whether a leaf's static score is the mean of its own and its parent's (the parent's
+    /// negated: both from the leaf's mover's view), which evens out the tempo of a score read
+    /// after one side's move or the other's (PentaZen's and Rapfi's smoothing).
+    pub smooth: bool,
+    /// The transposition table's size in MiB (rounded down to a power of two entries).
+    pub hash_mb: usize,
+    /// Whether the root's threat searches (and the checks of `defend_vct` and `verify`) take
+    /// the attacker's threes after its first threat only near the last two moves
+    /// ([`ThreatSearch::set_local_threes`]).
+    pub vct_local: bool,
 }
 
 /// The net's logit in the search's score units: a score of `s` is a chance to win of
@@ -321,7 +331,16 @@ impl PvsConfig {
             product_net: false,
             net_policy: true,
             spend: false,
+            smooth: false,
+            hash_mb: 16,
+            vct_local: false,
         }
+    }
+
+    /// The table's size as the log2 of its entries (16 bytes each), at least 2^10.
+    pub fn table_bits(&self) -> u32 {
+        let entries = (self.hash_mb.max(1) << 20) / 16;
+        (usize::BITS - 1 - entries.leading_zeros()).max(10)
     }
 }
 
@@ -345,6 +364,9 @@ struct Worker<'a> {
     /// Whether the node about to be searched follows a pass ([`PvsConfig::null_reduction`]):
     /// no second pass in a row.
     after_null: bool,
+    /// Each node's own static score on the current path where its children are leaves and
+    /// [`PvsConfig::smooth`] is on, for the leaves' mean.
+    parent_static: [Option<i32>; MAX_PLY],
 }
 
 impl<'a> Worker<'a> {
@@ -369,6 +391,7 @@ impl<'a> Worker<'a> {
             scratch: Vec::with_capacity(512),
             threats: (config.leaf_vcf_nodes > 0).then(ThreatSearch::new),
             after_null: false,
+            parent_static: [None; MAX_PLY],
         }
     }
 
@@ -394,7 +417,6 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let net = self.board.net_logit();
         let b = &self.board;
         let me = b.to_move();
         let opp = me.opponent();
@@ -411,17 +433,28 @@ impl<'a> Worker<'a> {
             // A double threat to make, and no four to answer it with.
             return WIN - ply as i32 - 5;
         }
-        let mut score = -DOUBLE_THREAT * theirs as i32;
-        if let Some(logit) = net {
-            score += (logit * NET_SCORE_SCALE).round() as i32;
-            return score.clamp(-DECIDED + 1, DECIDED - 1);
+        let mut own = self.static_score();
+        if let Some(parent) = self.parent_static[ply.saturating_sub(1)].filter(|_| ply > 0) {
+            own = (own - parent) / 2;
         }
+        (own - DOUBLE_THREAT * theirs as i32).clamp(-DECIDED + 1, DECIDED - 1)
+    }
+
+    /// The evaluation of the side to move's shapes: the net's, else the weighed counts.
+    fn static_score(&mut self) -> i32 {
+        if let Some(logit) = self.board.net_logit() {
+            return (logit * NET_SCORE_SCALE).round() as i32;
+        }
+        let b = &self.board;
+        let me = b.to_move();
+        let opp = me.opponent();
         let w = &self.config.weights;
+        let mut score = 0;
         for s in 1..8 {
             score +=
                 w.mine[s] * b.count(me, Shape::ALL[s]) - w.theirs[s] * b.count(opp, Shape::ALL[s]);
         }
-        score.clamp(-DECIDED + 1, DECIDED - 1)
+        score
     }
 
     /// Whether the side to move wins by fours (VCF) within `fours` of them and the node
@@ -723,6 +756,8 @@ impl<'a> Worker<'a> {
         if end == start {
             return self.evaluate(ply);
         }
+        // The children may be leaves: their mean reads this node's own static score.
+        self.parent_static[ply] = (self.config.smooth && depth <= 1).then(|| self.static_score());
         let alpha0 = alpha;
         let mut best = -WIN;
         let mut best_move = None;
@@ -801,6 +836,7 @@ impl<'a> Worker<'a> {
         let mut alpha = -WIN;
         let beta = WIN;
         let mut best = None;
+        self.parent_static[0] = (self.config.smooth && depth <= 1).then(|| self.static_score());
         for i in 0..moves.len() {
             let p = moves[i];
             self.board.make(p);
@@ -854,9 +890,13 @@ impl Pvs {
     pub fn new(name: impl Into<String>, config: PvsConfig) -> Pvs {
         Pvs {
             name: name.into(),
+            table: Table::new(config.table_bits()),
+            threats: {
+                let mut threats = ThreatSearch::new();
+                threats.set_local_threes(config.vct_local);
+                threats
+            },
             config,
-            table: Table::new(20),
-            threats: ThreatSearch::new(),
             nodes: 0,
             depth: 0,
             found: "search",
@@ -1236,6 +1276,38 @@ mod tests {
         assert_eq!(board.hash(), ShapeBoard::new(&g).hash());
     }
 
+    /// With `smooth`, a leaf scores the mean of its own static score and its parent's (the
+    /// parent's from the leaf's side), without it its own; `hash_mb` sizes the table.
+    #[test]
+    fn a_smoothed_leaf_scores_the_mean_with_its_parent() {
+        let mut g = Gomoku::new(15, Rule::Freestyle).unwrap();
+        for m in "h8 h9 i7 g9 i9 g7 i8".split_whitespace() {
+            g.apply(g.parse_legal_action(m).unwrap());
+        }
+        let net = crate::games::gomoku::net::product_net(Rule::Freestyle, 15).unwrap();
+        let mut config = PvsConfig::new(Duration::from_secs(1));
+        config.smooth = true;
+        let (table, stop) = (Table::new(10), AtomicBool::new(false));
+        let far = Instant::now() + Duration::from_secs(600);
+        let board = ShapeBoard::new(&g).with_net(net).unwrap();
+        let mut worker = Worker::new(&config, &table, &stop, far, board);
+        let parent = worker.static_score();
+        worker.parent_static[0] = Some(parent);
+        worker.board.make(g.parse_action("f6").unwrap() as usize);
+        let own = worker.static_score();
+        // The side to move's edge (the tempo) flips sign between the two.
+        assert!(own != -parent, "{own} {parent}");
+        assert_eq!(worker.evaluate(1), (own - parent) / 2);
+        worker.parent_static[0] = None;
+        assert_eq!(worker.evaluate(1), own);
+        // 16 MiB of 16-byte entries is 2^20 of them; a table is at least 2^10.
+        assert_eq!(config.table_bits(), 20);
+        config.hash_mb = 1;
+        assert_eq!(config.table_bits(), 16);
+        config.hash_mb = 48;
+        assert_eq!(config.table_bits(), 21);
+    }
+
     #[test]
     fn the_tactical_count_grows_to_eight() {
         let counts: Vec<usize> = (0..=7).map(tactical_limit).collect();
@@ -1245,9 +1317,9 @@ mod tests {
     /// The pruning keys lose no short win: on the threat suite's short wins, with the root's
     /// threat searches off so that the tree must find them, a search with null moves,
     /// razoring, reverse futility pruning, all of them with narrowing, the count of moves in
-    /// nodes with a live three (`tactical`) or the table's wins at any depth (`table_wins`)
-    /// finds every win the plain search finds at the same depth (and the plain search finds
-    /// most).
+    /// nodes with a live three (`tactical`), the table's wins at any depth (`table_wins`),
+    /// smoothed leaves (`smooth`) or a small table (`hash_mb=1`) finds every win the plain
+    /// search finds at the same depth (and the plain search finds most).
     #[test]
     fn pruning_keeps_the_trees_wins() {
         let suite = crate::games::gomoku::threat_space::threat_suite().unwrap();
@@ -1261,7 +1333,7 @@ mod tests {
             let (_, score) = pvs.best_move_within(g, Duration::from_secs(600)).unwrap();
             score > DECIDED
         };
-        let prunings: [(&str, Prune); 6] = [
+        let prunings: [(&str, Prune); 8] = [
             ("null_move=2", |c| c.null_reduction = 2),
             ("razor=50", |c| c.razor = 50),
             ("futility=50", |c| c.futility = 50),
@@ -1270,6 +1342,8 @@ mod tests {
             }),
             ("tactical=1", |c| c.tactical = true),
             ("table_wins=1", |c| c.table_wins = true),
+            ("smooth=1", |c| c.smooth = true),
+            ("hash_mb=1", |c| c.hash_mb = 1),
         ];
         let mut plain_wins = 0;
         for s in &short {

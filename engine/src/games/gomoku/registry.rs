@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 26] = [
+const PVS_KEYS: [KeyDecl; 29] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -121,6 +121,21 @@ const PVS_KEYS: [KeyDecl; 26] = [
         help: "1: a win stored in the table at any depth ends a node off the principal variation (PentaZen's win cut)",
     },
     KeyDecl {
+        name: "smooth",
+        default: "0",
+        help: "1: a leaf's score is the mean of its own static score and its parent's (from the leaf's side), which evens out whose move it is (PentaZen's and Rapfi's smoothing)",
+    },
+    KeyDecl {
+        name: "vct_local",
+        default: "0",
+        help: "1: the root's threat searches (and defend_vct's and verify's) take the attacker's threes after its first threat only within 3 points of the last two moves (fours everywhere): fewer nodes, some wins missed",
+    },
+    KeyDecl {
+        name: "hash_mb",
+        default: "16",
+        help: "the transposition table's size in MiB (a power of two entries of 16 bytes, rounded down)",
+    },
+    KeyDecl {
         name: "local",
         default: "0",
         help: "1: a quiet move's order score counts half more than 4 points from both of the last two moves, a quarter that far from the last four (PentaZen's move order)",
@@ -195,6 +210,15 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "tactical" => config.tactical = switch(key, value).map_err(err)?,
             "table_wins" => config.table_wins = switch(key, value).map_err(err)?,
             "local" => config.local = switch(key, value).map_err(err)?,
+            "smooth" => config.smooth = switch(key, value).map_err(err)?,
+            "vct_local" => config.vct_local = switch(key, value).map_err(err)?,
+            "hash_mb" => {
+                let mb: usize = number(key, value).map_err(err)?;
+                if !(1..=4096).contains(&mb) {
+                    return Err(err(format!("hash_mb is within 1 to 4096, not {value}")));
+                }
+                config.hash_mb = mb;
+            }
             "spend" => config.spend = switch(key, value).map_err(err)?,
             "futility" => config.futility = number(key, value).map_err(err)?,
             "razor" => config.razor = i32::from(number::<u16>(key, value).map_err(err)?),
