@@ -222,9 +222,9 @@ pub struct PvsConfig {
     pub smooth: bool,
     /// The transposition table's size in MiB (rounded down to a power of two entries).
     pub hash_mb: usize,
-    /// Whether the root's threat searches (and the checks of `defend_vct` and `verify`) take
-    /// the attacker's threes after its first threat only near the last two moves
-    /// ([`ThreatSearch::set_local_threes`]).
+    /// Whether the root's own VCF and VCT searches take the attacker's threes after its first
+    /// threat only near the last two moves ([`ThreatSearch::set_local_threes`]). The checks of
+    /// `defend_vct` and `verify` stay whole: their "none found" decides which moves are kept.
     pub vct_local: bool,
 }
 
@@ -364,8 +364,9 @@ struct Worker<'a> {
     /// Whether the node about to be searched follows a pass ([`PvsConfig::null_reduction`]):
     /// no second pass in a row.
     after_null: bool,
-    /// Each node's own static score on the current path where its children are leaves and
-    /// [`PvsConfig::smooth`] is on, for the leaves' mean.
+    /// Each node's own static score on the current path, with [`PvsConfig::smooth`], where
+    /// its children may be leaves (a node 3 plies or less from the horizon, or a pass's
+    /// parent whose child is at the horizon), for the leaves' mean; `None` elsewhere.
     parent_static: [Option<i32>; MAX_PLY],
 }
 
@@ -697,6 +698,8 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        // The children's mean reads this (set below where they may be leaves).
+        self.parent_static[ply] = None;
         // The static score, evaluated once for whichever pruning below asks first.
         let mut stand = None;
         let razor = self.config.razor;
@@ -734,6 +737,9 @@ impl<'a> Worker<'a> {
                 && self.board.count(opp, Shape::LiveFour) == 0
                 && *stand.get_or_insert_with(|| self.evaluate(ply)) >= beta
             {
+                // The pass's child may be a leaf.
+                self.parent_static[ply] =
+                    (self.config.smooth && depth - 1 - r <= 0).then(|| self.static_score());
                 self.board.pass();
                 // The child takes the flag back at its start.
                 self.after_null = true;
@@ -756,8 +762,9 @@ impl<'a> Worker<'a> {
         if end == start {
             return self.evaluate(ply);
         }
-        // The children may be leaves: their mean reads this node's own static score.
-        self.parent_static[ply] = (self.config.smooth && depth <= 1).then(|| self.static_score());
+        // The children may be leaves (`lmr=step` takes a depth-3 node's late moves to 0):
+        // their mean reads this node's own static score.
+        self.parent_static[ply] = (self.config.smooth && depth <= 3).then(|| self.static_score());
         let alpha0 = alpha;
         let mut best = -WIN;
         let mut best_move = None;
@@ -1157,6 +1164,8 @@ impl Pvs {
         by: Instant,
     ) -> usize {
         let others = order.iter().copied().filter(|&m| m != chosen);
+        self.threats.set_local_threes(false);
+        let mut kept = chosen;
         for p in std::iter::once(chosen).chain(others).take(1 + VERIFY_MOVES) {
             if Instant::now() >= by {
                 break;
@@ -1175,16 +1184,33 @@ impl Pvs {
             }
             board.unmake();
             if !lost {
-                return p;
+                kept = p;
+                break;
             }
         }
-        chosen
+        self.threats.set_local_threes(self.config.vct_local);
+        kept
     }
 
     /// Where the opponent (as if we passed) has a win by `kind`'s threats: the points after
     /// which it has none, searched from all the candidates, not only `moves` (those first, in
     /// their order). All of `moves` stay when none breaks it or time runs out.
     fn keep_defences(
+        &mut self,
+        board: &mut ShapeBoard,
+        moves: &mut Vec<usize>,
+        kind: ThreatKind,
+        nodes: u64,
+        by: Instant,
+    ) {
+        // Whole threat searches: a move is kept where none finds a win.
+        self.threats.set_local_threes(false);
+        self.keep_breaking_moves(board, moves, kind, nodes, by);
+        self.threats.set_local_threes(self.config.vct_local);
+    }
+
+    /// [`Pvs::keep_defences`] with the threat search as it is set.
+    fn keep_breaking_moves(
         &mut self,
         board: &mut ShapeBoard,
         moves: &mut Vec<usize>,

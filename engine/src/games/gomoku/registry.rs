@@ -128,7 +128,7 @@ const PVS_KEYS: [KeyDecl; 29] = [
     KeyDecl {
         name: "vct_local",
         default: "0",
-        help: "1: the root's threat searches (and defend_vct's and verify's) take the attacker's threes after its first threat only within 3 points of the last two moves (fours everywhere): a narrower search that finds some wins sooner and misses others",
+        help: "1: the root's own VCF and VCT searches (not defend_vct's or verify's checks) take the attacker's threes after its first threat only within 3 points of the last two moves (fours everywhere): a narrower search that finds some wins sooner and misses others",
     },
     KeyDecl {
         name: "hash_mb",
