@@ -1164,8 +1164,6 @@ impl Pvs {
         by: Instant,
     ) -> usize {
         let others = order.iter().copied().filter(|&m| m != chosen);
-        self.threats.set_local_threes(false);
-        let mut kept = chosen;
         for p in std::iter::once(chosen).chain(others).take(1 + VERIFY_MOVES) {
             if Instant::now() >= by {
                 break;
@@ -1173,9 +1171,8 @@ impl Pvs {
             board.make(p);
             let mut lost = false;
             for kind in [ThreatKind::Vcf, ThreatKind::Vct] {
-                let found = self
-                    .threats
-                    .find(board, kind, 30, self.config.verify_nodes, Some(by));
+                let nodes = self.config.verify_nodes;
+                let found = self.threats.find_whole(board, kind, 30, nodes, Some(by));
                 self.nodes += self.threats.nodes();
                 if found.is_some() {
                     lost = true;
@@ -1184,12 +1181,10 @@ impl Pvs {
             }
             board.unmake();
             if !lost {
-                kept = p;
-                break;
+                return p;
             }
         }
-        self.threats.set_local_threes(self.config.vct_local);
-        kept
+        chosen
     }
 
     /// Where the opponent (as if we passed) has a win by `kind`'s threats: the points after
@@ -1204,22 +1199,8 @@ impl Pvs {
         by: Instant,
     ) {
         // Whole threat searches: a move is kept where none finds a win.
-        self.threats.set_local_threes(false);
-        self.keep_breaking_moves(board, moves, kind, nodes, by);
-        self.threats.set_local_threes(self.config.vct_local);
-    }
-
-    /// [`Pvs::keep_defences`] with the threat search as it is set.
-    fn keep_breaking_moves(
-        &mut self,
-        board: &mut ShapeBoard,
-        moves: &mut Vec<usize>,
-        kind: ThreatKind,
-        nodes: u64,
-        by: Instant,
-    ) {
         board.pass();
-        let threat = self.threats.find(board, kind, 30, nodes, Some(by));
+        let threat = self.threats.find_whole(board, kind, 30, nodes, Some(by));
         board.pass();
         if threat.is_none() {
             return;
@@ -1238,7 +1219,9 @@ impl Pvs {
                 continue;
             }
             board.make(p);
-            let found = self.threats.find(board, kind, 30, nodes / 16, Some(by));
+            let found = self
+                .threats
+                .find_whole(board, kind, 30, nodes / 16, Some(by));
             let breaks = found.is_none() && !self.threats.aborted();
             board.unmake();
             if breaks {

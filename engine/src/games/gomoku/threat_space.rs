@@ -107,6 +107,22 @@ impl ThreatSearch {
         self.table.fill(Entry::default());
     }
 
+    /// [`ThreatSearch::find`] with every three of the attacker's searched, whatever
+    /// [`ThreatSearch::set_local_threes`] says: for checks whose "none found" decides.
+    pub fn find_whole(
+        &mut self,
+        board: &mut ShapeBoard,
+        kind: ThreatKind,
+        max_depth: u32,
+        limit: u64,
+        deadline: Option<Instant>,
+    ) -> Option<usize> {
+        let local = std::mem::replace(&mut self.local_threes, false);
+        let found = self.find(board, kind, max_depth, limit, deadline);
+        self.local_threes = local;
+        found
+    }
+
     /// The first move of a forced win of the side to move by `kind`'s threats, at most
     /// `max_depth` of them, within `limit` nodes (and before `deadline`); the board is left as
     /// it was.
