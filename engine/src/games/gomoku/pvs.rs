@@ -226,6 +226,9 @@ pub struct PvsConfig {
     /// threat only near the last two moves ([`ThreatSearch::set_local_threes`]). The checks of
     /// `defend_vct` and `verify` stay whole: their "none found" decides which moves are kept.
     pub vct_local: bool,
+    /// Whether the root's threat searches and the checks of `defend_vct` and `verify` search
+    /// by proof numbers ([`ThreatSearch::prove`]) instead of iterative deepening.
+    pub proof_numbers: bool,
 }
 
 /// The net's logit in the search's score units: a score of `s` is a chance to win of
@@ -334,6 +337,7 @@ impl PvsConfig {
             smooth: false,
             hash_mb: 16,
             vct_local: false,
+            proof_numbers: false,
         }
     }
 
@@ -901,6 +905,7 @@ impl Pvs {
             threats: {
                 let mut threats = ThreatSearch::new();
                 threats.set_local_threes(config.vct_local);
+                threats.set_proof_numbers(config.proof_numbers);
                 threats
             },
             config,

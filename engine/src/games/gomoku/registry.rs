@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 29] = [
+const PVS_KEYS: [KeyDecl; 30] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -131,6 +131,11 @@ const PVS_KEYS: [KeyDecl; 29] = [
         help: "1: the root's own VCF and VCT searches (not defend_vct's or verify's checks) take the attacker's threes after its first threat only within 3 points of the last two moves (fours everywhere): a narrower search that finds some wins sooner and misses others",
     },
     KeyDecl {
+        name: "proof_numbers",
+        default: "0",
+        help: "1: the root's VCF and VCT searches and the checks of defend_vct and verify search by proof numbers (best-first: it settles many positions without a win in far fewer nodes, and is dearer a node) instead of iterative deepening; their threes are all searched (vct_local is ignored)",
+    },
+    KeyDecl {
         name: "hash_mb",
         default: "16",
         help: "the transposition table's size in MiB (a power of two entries of 16 bytes, rounded down)",
@@ -212,6 +217,7 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "local" => config.local = switch(key, value).map_err(err)?,
             "smooth" => config.smooth = switch(key, value).map_err(err)?,
             "vct_local" => config.vct_local = switch(key, value).map_err(err)?,
+            "proof_numbers" => config.proof_numbers = switch(key, value).map_err(err)?,
             "hash_mb" => {
                 let mb: usize = number(key, value).map_err(err)?;
                 if !(1..=4096).contains(&mb) {
