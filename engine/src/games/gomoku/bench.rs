@@ -228,11 +228,13 @@ fn suite_figures() -> Result<Vec<Figure>, String> {
     let suite = threat_suite()?;
     let config = PvsConfig::new(Duration::from_secs(1));
     let mut out = Vec::new();
-    for (name, kind, limit, proof_numbers) in [
-        ("VCF", ThreatKind::Vcf, config.vcf_nodes, false),
-        ("VCT", ThreatKind::Vct, config.vct_nodes, false),
+    // (the search's name, the positions', ...)
+    for (search_name, name, kind, limit, proof_numbers) in [
+        ("VCF", "VCF", ThreatKind::Vcf, config.vcf_nodes, false),
+        ("VCT", "VCT", ThreatKind::Vct, config.vct_nodes, false),
         (
-            "VCT by proof numbers",
+            "VCT proof-number",
+            "VCT",
             ThreatKind::Vct,
             config.vct_nodes,
             true,
@@ -253,17 +255,17 @@ fn suite_figures() -> Result<Vec<Figure>, String> {
         }
         let n = f64::from(total.max(1));
         out.push(Figure::new(
-            format!("{name} search, the suite's {total} {name} positions, 1 thread"),
+            format!("{search_name} search, the suite's {total} {name} positions, 1 thread"),
             nodes as f64 / seconds.max(1e-9),
             "nodes/s",
         ));
         out.push(Figure::new(
-            format!("{name} positions solved within pvs's root limit ({limit} nodes)"),
+            format!("{name} positions solved by the {search_name} search within pvs's root limit ({limit} nodes)"),
             100.0 * f64::from(solved) / n,
             "%",
         ));
         out.push(Figure::new(
-            format!("{name} search, mean time a suite position"),
+            format!("{search_name} search, mean time a suite position"),
             1000.0 * seconds / n,
             "ms",
         ));
