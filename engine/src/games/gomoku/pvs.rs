@@ -1347,7 +1347,7 @@ mod tests {
             let (_, score) = pvs.best_move_within(g, Duration::from_secs(600)).unwrap();
             score > DECIDED
         };
-        let prunings: [(&str, Prune); 8] = [
+        let prunings: [(&str, Prune); 9] = [
             ("null_move=2", |c| c.null_reduction = 2),
             ("razor=50", |c| c.razor = 50),
             ("futility=50", |c| c.futility = 50),
@@ -1357,6 +1357,10 @@ mod tests {
             ("tactical=1", |c| c.tactical = true),
             ("table_wins=1", |c| c.table_wins = true),
             ("smooth=1", |c| c.smooth = true),
+            // A leaf under a null move reads its own parent's score, not another node's.
+            ("smooth=1,null_move=2", |c| {
+                (c.smooth, c.null_reduction) = (true, 2)
+            }),
             ("hash_mb=1", |c| c.hash_mb = 1),
         ];
         let mut plain_wins = 0;
