@@ -770,3 +770,16 @@ fn analyse_says_what_chose_a_move_without_a_search() {
     );
     assert!(!out.contains("a forced or solved move"), "{out}");
 }
+
+/// A Gomocup brain analyses the position it is given, not the empty board: it is told the
+/// game's moves (here it must block black's four at h12).
+#[test]
+fn analyse_tells_a_gomocup_brain_the_moves() {
+    let brain = format!("gomocup:cmd={}", env!("CARGO_BIN_EXE_pbrain-engine"));
+    let moves = "h8 h7 h9 a1 h10 a2 h11";
+    let (ok, out, err) = engine(&[
+        "analyse", "--game", "gomoku", "--moves", moves, "--player", &brain,
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("h12:"), "{out}");
+}

@@ -12,7 +12,7 @@ use engine::interactive;
 use engine::mcts::bench::BenchOptions;
 use engine::mcts::{SearchResult, BYTES_PER_NODE};
 use engine::registry::{describe_games, describe_players, GameVisitor, Lookup};
-use engine::{Game, Player};
+use engine::{Action, Game, Player};
 
 mod botzone_cmd;
 mod label_cmd;
@@ -411,6 +411,9 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
         type Output = Result<(), String>;
         fn visit<G: RegisteredGame>(self, start: G) -> Result<(), String> {
             let args = self.args;
+            // The moves from the start, where the position was given by them: a player that
+            // replays the game (a Gomocup brain) is told them, as a match tells it.
+            let mut history = Vec::new();
             let state = if let Some(edges) = &args.edges {
                 if start.name() != "dots_and_boxes" {
                     return Err(
@@ -447,6 +450,7 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
                         .map_err(|e| format!("move {}: {e}", i + 1))?;
                     for a in plies {
                         state.apply(a);
+                        history.push(a);
                     }
                 }
                 state
@@ -454,7 +458,9 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
             if state.is_terminal() {
                 return Err("the game is over: there is no move to search".into());
             }
-            analyse_with_player(&self.player, &state, args)
+            // Without the moves, the game starts where it is to be searched.
+            let first = if history.is_empty() { &state } else { &start };
+            analyse_with_player(&self.player, first, &state, &history, args)
         }
     }
     spec.visit(AnalyseCmd {
@@ -468,16 +474,18 @@ fn analyse(args: AnalyseArgs) -> Result<(), String> {
 /// alpha-beta's score).
 fn analyse_with_player<G: RegisteredGame>(
     player: &EnginePlayer,
+    start: &G,
     state: &G,
+    history: &[Action],
     args: &AnalyseArgs,
 ) -> Result<(), String> {
     let text = player.text.as_str();
     let mut agent = player.build(state)?;
     agent
-        .new_game(state, &[])
+        .new_game(start, &[])
         .map_err(|e| format!("{text}: {e}"))?;
     let choice = agent
-        .choose(state, &[])
+        .choose(state, history)
         .map_err(|e| format!("{text}: {e}"))?;
     if let Some(result) = agent.last_search() {
         let result = result.clone();

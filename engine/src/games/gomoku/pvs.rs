@@ -226,9 +226,15 @@ pub struct PvsConfig {
     /// threat only near the last two moves ([`ThreatSearch::set_local_threes`]). The checks of
     /// `defend_vct` and `verify` stay whole: their "none found" decides which moves are kept.
     pub vct_local: bool,
-    /// Whether the root's threat searches and the checks of `defend_vct` and `verify` search
-    /// by proof numbers ([`ThreatSearch::prove`]) instead of iterative deepening.
+    /// Whether the root's threat searches, the checks of `defend_vct` and `verify` and the
+    /// tree's VCTs ([`PvsConfig::tree_vct_plies`]) search by proof numbers ([`ThreatSearch::prove`]) instead of iterative deepening.
     pub proof_numbers: bool,
+    /// The plies below the root (1 to this) at whose nodes the side to move's VCT is looked
+    /// for (a win when found), so that a quiet move followed by a VCT, ours or the
+    /// opponent's, is seen a move ahead (0: none).
+    pub tree_vct_plies: usize,
+    /// Node limit of each of those VCT searches.
+    pub tree_vct_nodes: u64,
 }
 
 /// The net's logit in the search's score units: a score of `s` is a chance to win of
@@ -338,6 +344,8 @@ impl PvsConfig {
             hash_mb: 16,
             vct_local: false,
             proof_numbers: false,
+            tree_vct_plies: 0,
+            tree_vct_nodes: 2_000,
         }
     }
 
@@ -394,7 +402,8 @@ impl<'a> Worker<'a> {
             history: vec![[0; MAX_POINTS]; 2],
             stack: Vec::with_capacity(8192),
             scratch: Vec::with_capacity(512),
-            threats: (config.leaf_vcf_nodes > 0).then(ThreatSearch::new),
+            threats: (config.leaf_vcf_nodes > 0 || config.tree_vct_plies > 0)
+                .then(ThreatSearch::new),
             after_null: false,
             parent_static: [None; MAX_PLY],
         }
@@ -408,11 +417,32 @@ impl<'a> Worker<'a> {
         self.stop.load(Ordering::Relaxed)
     }
 
+    /// The side to move's VCT within [`PvsConfig::tree_vct_nodes`], as a win's score.
+    fn tree_vct(&mut self, ply: usize) -> Option<(i32, usize)> {
+        let threats = self.threats.as_mut()?;
+        let limit = self.config.tree_vct_nodes;
+        let by = Some(self.deadline);
+        threats.set_proof_numbers(self.config.proof_numbers);
+        let found = threats.find(&mut self.board, ThreatKind::Vct, 30, limit, by);
+        self.nodes += threats.nodes();
+        // A search is worth many calls: the clock is read after each, not every 1024 calls.
+        if Instant::now() >= self.deadline {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        // The winning line's threats, two plies each, after this node's.
+        found.map(|p| (WIN - ply as i32 - 2 * threats.depth() as i32, p))
+    }
+
     /// The static score for the side to move, a VCF of its own (within the leaves' node
     /// limit) counted as a win.
     fn evaluate(&mut self, ply: usize) -> i32 {
-        if let Some(threats) = &mut self.threats {
+        if let Some(threats) = self
+            .threats
+            .as_mut()
+            .filter(|_| self.config.leaf_vcf_nodes > 0)
+        {
             if self.board.has_four_point(self.board.to_move()) {
+                threats.set_proof_numbers(false);
                 let limit = self.config.leaf_vcf_nodes;
                 let by = Some(self.deadline);
                 let found = threats.find(&mut self.board, ThreatKind::Vcf, 16, limit, by);
@@ -700,6 +730,14 @@ impl<'a> Worker<'a> {
                 if let Some(score) = e.win(ply) {
                     return score;
                 }
+            }
+        }
+        if (1..=self.config.tree_vct_plies).contains(&ply) && depth >= 1 {
+            // A win by threats decides the node at any depth.
+            if let Some((score, p)) = self.tree_vct(ply) {
+                self.table
+                    .store(key, score, ply, MAX_PLY as i32, Bound::Exact, Some(p));
+                return score;
             }
         }
         // The children's mean reads this (set below where they may be leaves).
@@ -1377,6 +1415,52 @@ mod tests {
             plain_wins * 2 >= short.len(),
             "{plain_wins} of {}",
             short.len()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tree_vct_tests {
+    use super::*;
+    use crate::games::gomoku::threat_space::threat_suite;
+
+    /// A node below the root with `tree_vct` scores the side to move's VCT a win wherever the
+    /// threat search finds one within the limit, which a 1-ply search alone mostly does not
+    /// see; the board is left as it was.
+    #[test]
+    fn a_node_below_the_root_scores_a_vct_of_the_side_to_move_a_win() {
+        let suite = threat_suite().unwrap();
+        let far = Instant::now() + Duration::from_secs(600);
+        let (mut proven, mut plain_wins, mut tree_wins) = (0, 0, 0);
+        for s in suite.iter().filter(|s| s.kind == ThreatKind::Vct) {
+            let mut threats = ThreatSearch::new();
+            let mut board = ShapeBoard::new(&s.position);
+            let limit = PvsConfig::new(Duration::from_secs(1)).tree_vct_nodes;
+            let found = threats.find(&mut board, ThreatKind::Vct, 30, limit, None);
+            proven += usize::from(found.is_some());
+            for plies in [0, 1] {
+                let mut config = PvsConfig::new(Duration::from_secs(1));
+                config.tree_vct_plies = plies;
+                let (table, stop) = (Table::new(12), AtomicBool::new(false));
+                let mut w = Worker::new(&config, &table, &stop, far, board.clone());
+                let score = w.search(1, -WIN, WIN, 1);
+                assert_eq!(w.board.hash(), board.hash(), "{}", s.line);
+                if plies == 1 {
+                    // Every win the threat search finds, the node scores.
+                    assert!(found.is_none() || score > DECIDED, "{}", s.line);
+                    tree_wins += usize::from(score > DECIDED);
+                } else {
+                    plain_wins += usize::from(score > DECIDED);
+                }
+            }
+        }
+        assert!(
+            proven >= 30,
+            "{proven} of the suite's VCTs proven within the limit"
+        );
+        assert!(
+            tree_wins >= proven && plain_wins < proven / 2,
+            "{plain_wins} {tree_wins} {proven}"
         );
     }
 }

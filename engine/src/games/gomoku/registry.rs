@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 30] = [
+const PVS_KEYS: [KeyDecl; 32] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -136,6 +136,16 @@ const PVS_KEYS: [KeyDecl; 30] = [
         help: "1: the root's VCF and VCT searches and the checks of defend_vct and verify search by proof numbers (best-first: it settles many positions without a win in far fewer nodes, and is dearer a node) instead of iterative deepening; their threes are all searched (vct_local is ignored)",
     },
     KeyDecl {
+        name: "tree_vct",
+        default: "0",
+        help: "plies below the root (1 to this, at most 8) at whose nodes the side to move's VCT is looked for, a win when found: a quiet move then a VCT, ours or the opponent's, is seen a move ahead (0: none)",
+    },
+    KeyDecl {
+        name: "tree_vct_nodes",
+        default: "2000",
+        help: "node limit of each of tree_vct's searches",
+    },
+    KeyDecl {
         name: "hash_mb",
         default: "16",
         help: "the transposition table's size in MiB (a power of two entries of 16 bytes, rounded down)",
@@ -218,6 +228,14 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "smooth" => config.smooth = switch(key, value).map_err(err)?,
             "vct_local" => config.vct_local = switch(key, value).map_err(err)?,
             "proof_numbers" => config.proof_numbers = switch(key, value).map_err(err)?,
+            "tree_vct" => {
+                let plies: usize = number(key, value).map_err(err)?;
+                if plies > 8 {
+                    return Err(err(format!("tree_vct is within 0 to 8 plies, not {value}")));
+                }
+                config.tree_vct_plies = plies;
+            }
+            "tree_vct_nodes" => config.tree_vct_nodes = number(key, value).map_err(err)?,
             "hash_mb" => {
                 let mb: usize = number(key, value).map_err(err)?;
                 if !(1..=4096).contains(&mb) {
