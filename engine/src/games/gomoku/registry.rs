@@ -133,7 +133,7 @@ const PVS_KEYS: [KeyDecl; 32] = [
     KeyDecl {
         name: "proof_numbers",
         default: "0",
-        help: "1: the root's VCF and VCT searches and the checks of defend_vct and verify search by proof numbers (best-first: it settles many positions without a win in far fewer nodes, and is dearer a node) instead of iterative deepening; their threes are all searched (vct_local is ignored)",
+        help: "1: the root's VCF and VCT searches, the checks of defend_vct and verify and tree_vct's searches search by proof numbers (best-first: it settles many positions without a win in far fewer nodes, and is dearer a node) instead of iterative deepening; their threes are all searched (vct_local is ignored)",
     },
     KeyDecl {
         name: "tree_vct",
