@@ -227,7 +227,8 @@ pub struct PvsConfig {
     /// `defend_vct` and `verify` stay whole: their "none found" decides which moves are kept.
     pub vct_local: bool,
     /// Whether the root's threat searches, the checks of `defend_vct` and `verify` and the
-    /// tree's VCTs ([`PvsConfig::tree_vct_plies`]) search by proof numbers ([`ThreatSearch::prove`]) instead of iterative deepening.
+    /// tree's VCTs ([`PvsConfig::tree_vct_plies`]) search by proof numbers
+    /// ([`ThreatSearch::prove`]) instead of iterative deepening.
     pub proof_numbers: bool,
     /// The plies below the root (1 to this) at whose nodes the side to move's VCT is looked
     /// for (a win when found), so that a quiet move followed by a VCT, ours or the
@@ -308,6 +309,9 @@ const LOCAL_REACH: i32 = 4;
 /// The share of a move's time the main search keeps when the chosen move is checked.
 const VERIFY_SHARE: (u32, u32) = (3, 4);
 
+/// The positions a searcher remembers as searched by the tree's VCT in vain.
+const TREE_VCT_SLOTS: usize = 1 << 12;
+
 /// The most moves checked after the one chosen.
 const VERIFY_MOVES: usize = 6;
 
@@ -371,8 +375,11 @@ struct Worker<'a> {
     /// Every node's moves on the current path, each node's after its parent's.
     stack: Vec<(usize, i32)>,
     scratch: Vec<usize>,
-    /// The leaves' VCF searches.
+    /// The leaves' VCF searches and the tree's VCTs.
     threats: Option<ThreatSearch>,
+    /// The positions (by hash, [`TREE_VCT_SLOTS`] of them) whose tree VCT found nothing this
+    /// move: the next iterations do not search them again.
+    tree_vct_tried: Vec<u64>,
     /// Whether the node about to be searched follows a pass ([`PvsConfig::null_reduction`]):
     /// no second pass in a row.
     after_null: bool,
@@ -404,6 +411,7 @@ impl<'a> Worker<'a> {
             scratch: Vec::with_capacity(512),
             threats: (config.leaf_vcf_nodes > 0 || config.tree_vct_plies > 0)
                 .then(ThreatSearch::new),
+            tree_vct_tried: vec![0; TREE_VCT_SLOTS * usize::from(config.tree_vct_plies > 0)],
             after_null: false,
             parent_static: [None; MAX_PLY],
         }
@@ -419,6 +427,11 @@ impl<'a> Worker<'a> {
 
     /// The side to move's VCT within [`PvsConfig::tree_vct_nodes`], as a win's score.
     fn tree_vct(&mut self, ply: usize) -> Option<(i32, usize)> {
+        let key = self.board.hash();
+        let slot = key as usize % TREE_VCT_SLOTS;
+        if self.tree_vct_tried[slot] == key {
+            return None;
+        }
         let threats = self.threats.as_mut()?;
         let limit = self.config.tree_vct_nodes;
         let by = Some(self.deadline);
@@ -428,6 +441,9 @@ impl<'a> Worker<'a> {
         // A search is worth many calls: the clock is read after each, not every 1024 calls.
         if Instant::now() >= self.deadline {
             self.stop.store(true, Ordering::Relaxed);
+        }
+        if found.is_none() {
+            self.tree_vct_tried[slot] = key;
         }
         // The winning line's threats, two plies each, after this node's.
         found.map(|p| (WIN - ply as i32 - 2 * threats.depth() as i32, p))
