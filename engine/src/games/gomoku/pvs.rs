@@ -368,8 +368,10 @@ struct Worker<'a> {
     deadline: Instant,
     board: ShapeBoard,
     nodes: u64,
-    /// Search calls, for the clock's checks (`nodes` also counts the leaves' VCF nodes).
-    calls: u64,
+    /// The node count at which the clock is next read: every 1,024 nodes, the threat
+    /// searches' (the leaves' VCF, the tree's VCT, the quick VCF) counted with the rest, so
+    /// that a long threat search is followed by a read at the next node.
+    next_clock: u64,
     killers: [[u16; 2]; MAX_PLY],
     history: Vec<[u32; MAX_POINTS]>,
     /// Every node's moves on the current path, each node's after its parent's.
@@ -404,7 +406,7 @@ impl<'a> Worker<'a> {
             deadline,
             board,
             nodes: 0,
-            calls: 0,
+            next_clock: 0,
             killers: [[u16::MAX; 2]; MAX_PLY],
             history: vec![[0; MAX_POINTS]; 2],
             stack: Vec::with_capacity(8192),
@@ -418,9 +420,11 @@ impl<'a> Worker<'a> {
     }
 
     fn stopped(&mut self) -> bool {
-        self.calls += 1;
-        if self.calls % 1024 == 0 && Instant::now() >= self.deadline {
-            self.stop.store(true, Ordering::Relaxed);
+        if self.nodes >= self.next_clock {
+            self.next_clock = self.nodes + 1024;
+            if Instant::now() >= self.deadline {
+                self.stop.store(true, Ordering::Relaxed);
+            }
         }
         self.stop.load(Ordering::Relaxed)
     }
@@ -435,13 +439,13 @@ impl<'a> Worker<'a> {
         let threats = self.threats.as_mut()?;
         let limit = self.config.tree_vct_nodes;
         let by = Some(self.deadline);
-        threats.set_proof_numbers(self.config.proof_numbers);
-        let found = threats.find(&mut self.board, ThreatKind::Vct, 30, limit, by);
+        let board = &mut self.board;
+        let found = if self.config.proof_numbers {
+            threats.prove(board, ThreatKind::Vct, 30, limit, by)
+        } else {
+            threats.find(board, ThreatKind::Vct, 30, limit, by)
+        };
         self.nodes += threats.nodes();
-        // A search is worth many calls: the clock is read after each, not every 1024 calls.
-        if Instant::now() >= self.deadline {
-            self.stop.store(true, Ordering::Relaxed);
-        }
         if found.is_none() {
             self.tree_vct_tried[slot] = key;
         }
@@ -458,7 +462,6 @@ impl<'a> Worker<'a> {
             .filter(|_| self.config.leaf_vcf_nodes > 0)
         {
             if self.board.has_four_point(self.board.to_move()) {
-                threats.set_proof_numbers(false);
                 let limit = self.config.leaf_vcf_nodes;
                 let by = Some(self.deadline);
                 let found = threats.find(&mut self.board, ThreatKind::Vcf, 16, limit, by);
