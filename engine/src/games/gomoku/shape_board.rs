@@ -144,6 +144,16 @@ pub struct ShapeBoard {
     hash: u64,
     /// The moves made, each with the position's last moves before it (for the unmake).
     made: Vec<(u16, [u16; 2])>,
+    /// Index steps along each direction of [`DIRECTIONS`].
+    steps: [i32; 4],
+    /// The points on the board, up to [`REACH`], behind and ahead of each point along each
+    /// direction: the line walks need no bounds check.
+    room: Vec<[[u8; 2]; 4]>,
+    /// The (point, direction, pair code before) of each pair a move changed, move after move:
+    /// the unmake puts them back without reading the table.
+    undo: Vec<(u16, u8, u8)>,
+    /// Where each move made starts in `undo`, with the shape counts before it.
+    undo_marks: Vec<(u32, [[i32; 16]; 2])>,
     /// A pattern net's sums where one is attached ([`Self::with_net`]), brought up to date
     /// lazily ([`Self::sync_net`]): a move's changes wait in `net_log` until a position below
     /// it is evaluated, so moves unmade unevaluated (a quick VCF's, a cut by the table) cost the
@@ -167,15 +177,15 @@ const NET_CLEAR: LineCode = LineCode {
     window: 0,
 };
 
-/// What a move's line updates do to the net's sums.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum NetUpdate {
-    /// Wait in the log (a move made).
-    Record,
-    /// Move the sums now (the unmake of a move in them).
-    Apply,
-    /// Nothing (no net, or the unmake of a move that never reached them).
-    Skip,
+/// A point that sees a move along one of its lines ([`ShapeBoard::line_neighbours`]).
+#[derive(Clone, Copy, Default)]
+struct LineNeighbour {
+    point: u16,
+    direction: u8,
+    /// The shift of the move's digit in the point's key.
+    shift: u8,
+    /// How far the move is, 1 to [`REACH`].
+    distance: u8,
 }
 
 impl ShapeBoard {
@@ -196,6 +206,10 @@ impl ShapeBoard {
             near: vec![0; points],
             hash: 0,
             made: Vec::with_capacity(points),
+            steps: DIRECTIONS.map(|(dc, dr)| dc + dr * size),
+            room: vec![[[0; 2]; 4]; points],
+            undo: Vec::with_capacity(8 * points),
+            undo_marks: Vec::with_capacity(points),
             net: None,
             net_log: Vec::new(),
             net_windows: false,
@@ -215,6 +229,12 @@ impl ShapeBoard {
                     key |= code << (2 * digit(k));
                 }
                 board.keys[p][d] = key;
+                for (side, sign) in [-1, 1].into_iter().enumerate() {
+                    let on_board = (1..=REACH)
+                        .take_while(|&k| pos.point(c + sign * dc * k, r + sign * dr * k).is_some())
+                        .count();
+                    board.room[p][d][side] = on_board as u8;
+                }
             }
             if let Some(player) = pos.stone(p) {
                 board.hash ^= keys.stones[player.index()][p];
@@ -488,20 +508,22 @@ impl ShapeBoard {
     /// Plays `p` (empty, legal, the game not over) for the side to move.
     pub fn make(&mut self, p: usize) {
         let player = self.pos.to_move();
-        // The point leaves the empty points: its shapes stop counting.
+        self.undo_marks.push((self.undo.len() as u32, self.counts));
+        // The point leaves the empty points: its shapes stop counting (and stay as they are
+        // while it is taken: only empty points' shapes follow the lines).
         for d in 0..4 {
             self.count_pair(self.pair_code(p, d), -1);
         }
-        let update = if self.net.is_some() {
+        let record = if self.net.is_some() {
             self.net_marks.push(self.net_log.len() as u32);
             self.net_log.push((p as u16, NET_CLEAR, NET_CLEAR));
-            NetUpdate::Record
+            true
         } else {
-            NetUpdate::Skip
+            false
         };
         self.made.push((p as u16, self.pos.last));
         self.pos.play(p);
-        self.update_lines(p, u32::from(player.number()), update);
+        self.place_on_lines(p, u32::from(player.number()), record);
         self.add_near(p, 1);
         let keys = zobrist();
         self.hash ^= keys.stones[player.index()][p] ^ keys.white_to_move;
@@ -513,21 +535,23 @@ impl ShapeBoard {
         let p = usize::from(p);
         let player = self.pos.to_move().opponent();
         // The move is in the net's sums (take it out now) or still waits in the log (drop it).
-        let update = match self.net_marks.pop() {
+        let apply = match self.net_marks.pop() {
             Some(_) if self.net_applied > self.made.len() => {
                 self.net_applied = self.made.len();
-                NetUpdate::Apply
+                true
             }
             Some(mark) => {
                 self.net_log.truncate(mark as usize);
-                NetUpdate::Skip
+                false
             }
-            None => NetUpdate::Skip,
+            None => false,
         };
         self.pos.unplay(p, last);
-        self.update_lines(p, 0, update);
-        self.refresh_point(p);
-        if update == NetUpdate::Apply {
+        let (mark, counts) = self.undo_marks.pop().expect("a mark a move");
+        self.lift_from_lines(p, mark as usize, apply);
+        self.undo.truncate(mark as usize);
+        self.counts = counts;
+        if apply {
             let codes = line_codes(self, p);
             if let Some(net) = &mut self.net {
                 net.set_point(p, Some(codes));
@@ -550,52 +574,128 @@ impl ShapeBoard {
         self.pos.winner().is_some()
     }
 
-    /// Sets the code of `p` (0 empty, 1 black, 2 white) in the keys of the points that see it,
-    /// and their shapes.
-    fn update_lines(&mut self, p: usize, code: u32, update: NetUpdate) {
-        let (c, r) = self.col_row(p);
-        for (d, &(dc, dr)) in DIRECTIONS.iter().enumerate() {
-            for sign in [-1, 1] {
-                for k in 1..=REACH {
-                    let Some(q) = self.pos.point(c + sign * dc * k, r + sign * dr * k) else {
-                        break;
+    /// The points that see `p` along its lines, each with its direction, the shift of `p`'s
+    /// digit in its key and its distance from `p`, into `out`; how many there are. Both line
+    /// walks of a move go through them in this order.
+    #[inline]
+    fn line_neighbours(&self, p: usize, out: &mut [LineNeighbour; 40]) -> usize {
+        let mut n = 0;
+        for d in 0..4 {
+            let step = self.steps[d];
+            let [behind, ahead] = self.room[p][d];
+            for (sign, room) in [(-1, behind), (1, ahead)] {
+                for k in 1..=i32::from(room) {
+                    out[n] = LineNeighbour {
+                        point: (p as i32 + sign * step * k) as u16,
+                        direction: d as u8,
+                        // `p` is at offset -sign * k from the neighbour.
+                        shift: 2 * digit(-sign * k) as u8,
+                        distance: k as u8,
                     };
-                    // `p` is at offset -sign * k from `q`.
-                    let shift = 2 * digit(-sign * k);
-                    let key = &mut self.keys[q][d];
-                    let old_key = *key;
-                    *key = (*key & !(3 << shift)) | code << shift;
-                    let key = *key as usize;
-                    if self.is_empty(q) {
-                        let new = self.table[key & 0xF_FFFF];
-                        let old = self.pair_code(q, d);
-                        if old != new {
-                            self.shapes[0][q][d] = PARTS.black[usize::from(new)];
-                            self.shapes[1][q][d] = PARTS.white[usize::from(new)];
-                            self.count_pair(old, -1);
-                            self.count_pair(new, 1);
-                        }
-                        // A window sees the four nearest points either side.
-                        let window_changed = self.net_windows && k <= 4;
-                        if update != NetUpdate::Skip && (old != new || window_changed) {
-                            let old = LineCode {
-                                pair: old,
-                                window: window_of(old_key),
-                            };
-                            let new = LineCode {
-                                pair: new,
-                                window: window_of(key as u32),
-                            };
-                            match (update, &mut self.net) {
-                                (NetUpdate::Record, _) => self.net_log.push((q as u16, old, new)),
-                                (NetUpdate::Apply, Some(net)) => net.shift_point(q, old, new),
-                                _ => {}
-                            }
-                        }
-                    }
+                    n += 1;
                 }
             }
         }
+        n
+    }
+
+    /// Puts `player`'s code (1 black, 2 white) of the stone just played on `p` in the keys of
+    /// the points that see it, reads their shapes and keeps the pairs it changed for the
+    /// unmake; with `record`, the changes wait in the net's log.
+    fn place_on_lines(&mut self, p: usize, code: u32, record: bool) {
+        let mut neighbours = [LineNeighbour::default(); 40];
+        let n = self.line_neighbours(p, &mut neighbours);
+        for &LineNeighbour {
+            point,
+            direction,
+            shift,
+            distance,
+        } in &neighbours[..n]
+        {
+            let (q, d) = (usize::from(point), usize::from(direction));
+            let old_key = self.keys[q][d];
+            let key = old_key | code << shift;
+            self.keys[q][d] = key;
+            if !self.is_empty(q) {
+                continue;
+            }
+            let new = self.table[key as usize & 0xF_FFFF];
+            let old = self.pair_code(q, d);
+            if old != new {
+                self.set_pair(q, d, new);
+                self.count_pair(old, -1);
+                self.count_pair(new, 1);
+                self.undo.push((point, direction, old));
+            }
+            // A window sees the four nearest points either side.
+            if record && (old != new || (self.net_windows && distance <= 4)) {
+                let old = LineCode {
+                    pair: old,
+                    window: window_of(old_key),
+                };
+                let new = LineCode {
+                    pair: new,
+                    window: window_of(key),
+                };
+                self.net_log.push((point, old, new));
+            }
+        }
+    }
+
+    /// Clears `p`'s digit (its stone taken back) from the keys of the points that see it and
+    /// puts back the pairs its move changed (`undo` from `mark` on); with `apply`, moves the
+    /// net's sums back as well. The counts are the caller's to restore.
+    fn lift_from_lines(&mut self, p: usize, mark: usize, apply: bool) {
+        let mut neighbours = [LineNeighbour::default(); 40];
+        let n = self.line_neighbours(p, &mut neighbours);
+        let mut next = mark;
+        for &LineNeighbour {
+            point,
+            direction,
+            shift,
+            distance,
+        } in &neighbours[..n]
+        {
+            let (q, d) = (usize::from(point), usize::from(direction));
+            let old_key = self.keys[q][d];
+            let key = old_key & !(3 << shift);
+            self.keys[q][d] = key;
+            if !self.is_empty(q) {
+                continue;
+            }
+            // The make walked the same points in the same order, and they were empty then.
+            let now = self.pair_code(q, d);
+            let before = match self.undo.get(next) {
+                Some(&(up, ud, before)) if up == point && ud == direction => {
+                    next += 1;
+                    self.set_pair(q, d, before);
+                    before
+                }
+                _ => now,
+            };
+            debug_assert_eq!(before, self.table[key as usize & 0xF_FFFF]);
+            if apply && (now != before || (self.net_windows && distance <= 4)) {
+                let old = LineCode {
+                    pair: now,
+                    window: window_of(old_key),
+                };
+                let new = LineCode {
+                    pair: before,
+                    window: window_of(key),
+                };
+                if let Some(net) = &mut self.net {
+                    net.shift_point(q, old, new);
+                }
+            }
+        }
+        debug_assert_eq!(next, self.undo.len(), "every change of the move put back");
+    }
+
+    /// Sets both colours' shapes of (`p`, `d`) from a pair code.
+    #[inline]
+    fn set_pair(&mut self, p: usize, d: usize, pair: u8) {
+        self.shapes[0][p][d] = PARTS.black[usize::from(pair)];
+        self.shapes[1][p][d] = PARTS.white[usize::from(pair)];
     }
 
     /// Counts (`delta` 1) or uncounts (-1) the two shapes of a pair code.
@@ -626,11 +726,12 @@ impl ShapeBoard {
 
     fn add_near(&mut self, p: usize, delta: i8) {
         let (c, r) = self.col_row(p);
-        for dr in -NEAR..=NEAR {
-            for dc in -NEAR..=NEAR {
-                if let Some(q) = self.pos.point(c + dc, r + dr) {
-                    self.near[q] = self.near[q].wrapping_add_signed(delta);
-                }
+        let last = self.size - 1;
+        let columns = (c - NEAR).max(0) as usize..=(c + NEAR).min(last) as usize;
+        for row in (r - NEAR).max(0)..=(r + NEAR).min(last) {
+            let start = row as usize * self.size as usize;
+            for n in &mut self.near[start + columns.start()..=start + columns.end()] {
+                *n = n.wrapping_add_signed(delta);
             }
         }
     }
