@@ -563,6 +563,11 @@ impl PatternNet {
                 pair_seen_from(old.pair, colour),
                 pair_seen_from(new.pair, colour),
             );
+            if f == 16 && !self.has_windows() {
+                // The shipped width, fixed: the compiler keeps each row in registers.
+                let rows = (&self.embedding_q[o * f..], &self.embedding_q[n * f..]);
+                return shift_fixed::<16>(pre, acts, sums, rows);
+            }
             swap_rows(pre, &self.embedding_q, o, n);
         }
         if self.has_windows() && old.window != new.window {
@@ -581,14 +586,27 @@ impl PatternNet {
     #[inline(always)]
     fn head(&self, mine: &[i32], theirs: &[i32]) -> f32 {
         let f = self.features;
-        let (mine, theirs) = (&mine[..f], &theirs[..f]);
+        // The inputs in f32 once, not once a hidden unit.
+        let mut input = [0f32; 2 * MAX_WIDTH];
+        for (x, &s) in input.iter_mut().zip(mine[..f].iter().chain(&theirs[..f])) {
+            *x = s as f32;
+        }
+        let input = &input[..2 * f];
         let mut out = self.output_bias;
         for (k, row) in self.head_q.chunks_exact(2 * f).enumerate() {
-            let (a, b) = row.split_at(f);
+            // Eight sums side by side: one vector multiply-add a step, not a serial chain.
+            let mut lanes = [0f32; 8];
+            let (row_chunks, input_chunks) = (row.chunks_exact(8), input.chunks_exact(8));
             let mut h = self.head_bias[k];
-            for i in 0..f {
-                h += a[i] * mine[i] as f32 + b[i] * theirs[i] as f32;
+            for (w, x) in row_chunks.remainder().iter().zip(input_chunks.remainder()) {
+                h += w * x;
             }
+            for (w, x) in row_chunks.zip(input_chunks) {
+                for j in 0..8 {
+                    lanes[j] += w[j] * x[j];
+                }
+            }
+            h += lanes.iter().sum::<f32>();
             out += self.output_weight[k] * h.clamp(0.0, 1.0);
         }
         out
@@ -833,6 +851,30 @@ fn settle(v: i16, pre: &mut i16, act: &mut i16, sum: &mut i32) {
     let a = v.clamp(0, ACT_ONE);
     *sum += i32::from(a) - i32::from(*act);
     *act = a;
+}
+
+/// A point's preactivations move by row `rows.1` less row `rows.0` (both at least `F` long)
+/// and settle, `F` features wide.
+#[inline(always)]
+fn shift_fixed<const F: usize>(
+    pre: &mut [i16],
+    acts: &mut [i16],
+    sums: &mut [i32],
+    rows: (&[i16], &[i16]),
+) {
+    let (Some(pre), Some(acts), Some(sums), Some(out), Some(into)) = (
+        pre.first_chunk_mut::<F>(),
+        acts.first_chunk_mut::<F>(),
+        sums.first_chunk_mut::<F>(),
+        rows.0.first_chunk::<F>(),
+        rows.1.first_chunk::<F>(),
+    ) else {
+        unreachable!("rows and points {F} features wide")
+    };
+    for i in 0..F {
+        let v = pre[i].wrapping_sub(out[i]).wrapping_add(into[i]);
+        settle(v, &mut pre[i], &mut acts[i], &mut sums[i]);
+    }
 }
 
 /// Whether the CPU runs AVX2 and FMA (asked once).
