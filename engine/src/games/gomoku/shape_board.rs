@@ -177,8 +177,8 @@ const NET_CLEAR: LineCode = LineCode {
     window: 0,
 };
 
-/// A point that sees a move along one of its lines ([`ShapeBoard::line_neighbours`]).
-#[derive(Clone, Copy, Default)]
+/// A point that sees a move along one of its lines ([`ShapeBoard::for_each_line_neighbour`]).
+#[derive(Clone, Copy)]
 struct LineNeighbour {
     point: u16,
     direction: u8,
@@ -574,61 +574,61 @@ impl ShapeBoard {
         self.pos.winner().is_some()
     }
 
-    /// The points that see `p` along its lines, each with its direction, the shift of `p`'s
-    /// digit in its key and its distance from `p`, into `out`; how many there are. Both line
-    /// walks of a move go through them in this order.
-    #[inline]
-    fn line_neighbours(&self, p: usize, out: &mut [LineNeighbour; 40]) -> usize {
-        let mut n = 0;
+    /// Visits the points that see `p` along its lines, each with its direction, the shift of
+    /// `p`'s digit in its key and its distance from `p`. Both line walks of a move go through
+    /// them in this order.
+    #[inline(always)]
+    fn for_each_line_neighbour(
+        &mut self,
+        p: usize,
+        mut visit: impl FnMut(&mut ShapeBoard, LineNeighbour),
+    ) {
         for d in 0..4 {
             let step = self.steps[d];
             let [behind, ahead] = self.room[p][d];
             for (sign, room) in [(-1, behind), (1, ahead)] {
                 for k in 1..=i32::from(room) {
-                    out[n] = LineNeighbour {
+                    let neighbour = LineNeighbour {
                         point: (p as i32 + sign * step * k) as u16,
                         direction: d as u8,
                         // `p` is at offset -sign * k from the neighbour.
                         shift: 2 * digit(-sign * k) as u8,
                         distance: k as u8,
                     };
-                    n += 1;
+                    visit(self, neighbour);
                 }
             }
         }
-        n
     }
 
     /// Puts `player`'s code (1 black, 2 white) of the stone just played on `p` in the keys of
     /// the points that see it, reads their shapes and keeps the pairs it changed for the
     /// unmake; with `record`, the changes wait in the net's log.
     fn place_on_lines(&mut self, p: usize, code: u32, record: bool) {
-        let mut neighbours = [LineNeighbour::default(); 40];
-        let n = self.line_neighbours(p, &mut neighbours);
-        for &LineNeighbour {
-            point,
-            direction,
-            shift,
-            distance,
-        } in &neighbours[..n]
-        {
+        self.for_each_line_neighbour(p, |board, neighbour| {
+            let LineNeighbour {
+                point,
+                direction,
+                shift,
+                distance,
+            } = neighbour;
             let (q, d) = (usize::from(point), usize::from(direction));
-            let old_key = self.keys[q][d];
+            let old_key = board.keys[q][d];
             let key = old_key | code << shift;
-            self.keys[q][d] = key;
-            if !self.is_empty(q) {
-                continue;
+            board.keys[q][d] = key;
+            if !board.is_empty(q) {
+                return;
             }
-            let new = self.table[key as usize & 0xF_FFFF];
-            let old = self.pair_code(q, d);
+            let new = board.table[key as usize & 0xF_FFFF];
+            let old = board.pair_code(q, d);
             if old != new {
-                self.set_pair(q, d, new);
-                self.count_pair(old, -1);
-                self.count_pair(new, 1);
-                self.undo.push((point, direction, old));
+                board.set_pair(q, d, new);
+                board.count_pair(old, -1);
+                board.count_pair(new, 1);
+                board.undo.push((point, direction, old));
             }
             // A window sees the four nearest points either side.
-            if record && (old != new || (self.net_windows && distance <= 4)) {
+            if record && (old != new || (board.net_windows && distance <= 4)) {
                 let old = LineCode {
                     pair: old,
                     window: window_of(old_key),
@@ -637,44 +637,42 @@ impl ShapeBoard {
                     pair: new,
                     window: window_of(key),
                 };
-                self.net_log.push((point, old, new));
+                board.net_log.push((point, old, new));
             }
-        }
+        });
     }
 
     /// Clears `p`'s digit (its stone taken back) from the keys of the points that see it and
     /// puts back the pairs its move changed (`undo` from `mark` on); with `apply`, moves the
     /// net's sums back as well. The counts are the caller's to restore.
     fn lift_from_lines(&mut self, p: usize, mark: usize, apply: bool) {
-        let mut neighbours = [LineNeighbour::default(); 40];
-        let n = self.line_neighbours(p, &mut neighbours);
         let mut next = mark;
-        for &LineNeighbour {
-            point,
-            direction,
-            shift,
-            distance,
-        } in &neighbours[..n]
-        {
+        self.for_each_line_neighbour(p, |board, neighbour| {
+            let LineNeighbour {
+                point,
+                direction,
+                shift,
+                distance,
+            } = neighbour;
             let (q, d) = (usize::from(point), usize::from(direction));
-            let old_key = self.keys[q][d];
+            let old_key = board.keys[q][d];
             let key = old_key & !(3 << shift);
-            self.keys[q][d] = key;
-            if !self.is_empty(q) {
-                continue;
+            board.keys[q][d] = key;
+            if !board.is_empty(q) {
+                return;
             }
             // The make walked the same points in the same order, and they were empty then.
-            let now = self.pair_code(q, d);
-            let before = match self.undo.get(next) {
+            let now = board.pair_code(q, d);
+            let before = match board.undo.get(next) {
                 Some(&(up, ud, before)) if up == point && ud == direction => {
                     next += 1;
-                    self.set_pair(q, d, before);
+                    board.set_pair(q, d, before);
                     before
                 }
                 _ => now,
             };
-            debug_assert_eq!(before, self.table[key as usize & 0xF_FFFF]);
-            if apply && (now != before || (self.net_windows && distance <= 4)) {
+            debug_assert_eq!(before, board.table[key as usize & 0xF_FFFF]);
+            if apply && (now != before || (board.net_windows && distance <= 4)) {
                 let old = LineCode {
                     pair: now,
                     window: window_of(old_key),
@@ -683,11 +681,11 @@ impl ShapeBoard {
                     pair: before,
                     window: window_of(key),
                 };
-                if let Some(net) = &mut self.net {
+                if let Some(net) = &mut board.net {
                     net.shift_point(q, old, new);
                 }
             }
-        }
+        });
         debug_assert_eq!(next, self.undo.len(), "every change of the move put back");
     }
 
