@@ -664,7 +664,6 @@ impl<'a> Worker<'a> {
             }
             self.stack.push((p, score));
         }
-        self.stack[start..].sort_unstable_by_key(|&(p, s)| (std::cmp::Reverse(s), p));
         // Beyond the beam only the threats stay (the beam counts from the first move), and
         // under renju black's forbidden points go (checked only for the moves kept).
         let beam = if self.config.narrow && ply >= 2 {
@@ -672,6 +671,27 @@ impl<'a> Worker<'a> {
         } else {
             self.config.beam
         };
+        let order = |&(p, s): &(usize, i32)| (std::cmp::Reverse(s), p);
+        let moves = &mut self.stack[start..];
+        if moves.len() > beam.saturating_add(1) {
+            // The beam's moves in front, sorted; of the rest only the threats, sorted behind
+            // them: a selection and two short sorts in place of sorting every candidate.
+            moves.select_nth_unstable_by_key(beam, order);
+            let (front, rest) = moves.split_at_mut(beam);
+            front.sort_unstable_by_key(order);
+            let mut threats = 0;
+            for i in 0..rest.len() {
+                if rest[i].1 >= ORDER_ATTACK[Shape::Four as usize] {
+                    rest.swap(threats, i);
+                    threats += 1;
+                }
+            }
+            rest[..threats].sort_unstable_by_key(order);
+            let kept = start + beam + threats;
+            self.stack.truncate(kept);
+        } else {
+            moves.sort_unstable_by_key(order);
+        }
         // A live three on the board: the opponent's (`defending`) or ours.
         let sharp = defending || self.board.count(me, Shape::LiveFour) > 0;
         let cap = if self.config.tactical && ply >= 2 && sharp {
