@@ -135,6 +135,32 @@ pub fn shape_order(board: &ShapeBoard, me: Player, p: usize) -> (i32, bool) {
     (shapes, mine.is_four())
 }
 
+/// Orders a node's moves, (point, order score), best first (ties by point), keeping the
+/// first `beam` and the threats (fours and better) behind them in front; how many are kept.
+/// A selection and two short sorts in place of sorting every candidate: the same moves in the
+/// same order as a full sort filtered.
+fn order_beam(moves: &mut [(usize, i32)], beam: usize) -> usize {
+    let order = |&(p, s): &(usize, i32)| (std::cmp::Reverse(s), p);
+    let threat = |&(_, s): &(usize, i32)| s >= ORDER_ATTACK[Shape::Four as usize];
+    if moves.len() <= beam.saturating_add(1) {
+        moves.sort_unstable_by_key(order);
+        let front = beam.min(moves.len());
+        return front + moves[front..].iter().take_while(|m| threat(m)).count();
+    }
+    moves.select_nth_unstable_by_key(beam, order);
+    let (front, rest) = moves.split_at_mut(beam);
+    front.sort_unstable_by_key(order);
+    let mut threats = 0;
+    for i in 0..rest.len() {
+        if threat(&rest[i]) {
+            rest.swap(threats, i);
+            threats += 1;
+        }
+    }
+    rest[..threats].sort_unstable_by_key(order);
+    beam + threats
+}
+
 /// A policy logit's worth in ordering score: a quiet move's is `200 + 40 logit`, within
 /// [0, 400) (logits a move apart span a few units).
 const POLICY_ORDER: f32 = 40.0;
@@ -671,27 +697,8 @@ impl<'a> Worker<'a> {
         } else {
             self.config.beam
         };
-        let order = |&(p, s): &(usize, i32)| (std::cmp::Reverse(s), p);
-        let moves = &mut self.stack[start..];
-        if moves.len() > beam.saturating_add(1) {
-            // The beam's moves in front, sorted; of the rest only the threats, sorted behind
-            // them: a selection and two short sorts in place of sorting every candidate.
-            moves.select_nth_unstable_by_key(beam, order);
-            let (front, rest) = moves.split_at_mut(beam);
-            front.sort_unstable_by_key(order);
-            let mut threats = 0;
-            for i in 0..rest.len() {
-                if rest[i].1 >= ORDER_ATTACK[Shape::Four as usize] {
-                    rest.swap(threats, i);
-                    threats += 1;
-                }
-            }
-            rest[..threats].sort_unstable_by_key(order);
-            let kept = start + beam + threats;
-            self.stack.truncate(kept);
-        } else {
-            moves.sort_unstable_by_key(order);
-        }
+        let kept = start + order_beam(&mut self.stack[start..], beam);
+        self.stack.truncate(kept);
         // A live three on the board: the opponent's (`defending`) or ours.
         let sharp = defending || self.board.count(me, Shape::LiveFour) > 0;
         let cap = if self.config.tactical && ply >= 2 && sharp {
@@ -1346,6 +1353,35 @@ mod tests {
     /// it played f8, after which black wins by threes and fours; e7 leaves black no such win.
     const LOST: &str = "h8 i9 j9 j8 h10 h11 i8 h7 g10 i7 j7 h9 i10 f10 k8 k10 g9 g8 i6 l9 h6 \
                         j11 m8 i11 g11 l10 l11 l7 l8 f7 k6 j6 k5 k9 m11";
+
+    /// The beam's moves and the threats behind them, in the order of a full sort filtered,
+    /// over random scores with ties and beams from none to more than the moves.
+    #[test]
+    fn the_beam_keeps_what_a_full_sort_keeps() {
+        let mut rng = crate::rng::Rng::new(5);
+        let four = ORDER_ATTACK[Shape::Four as usize];
+        for _ in 0..2_000 {
+            let n = rng.below(70) as usize;
+            let mut moves: Vec<(usize, i32)> = (0..n)
+                .map(|p| {
+                    let s = rng.below(8) as i32;
+                    // Some threats, some near the threshold, many ties.
+                    (p, if s == 0 { four + rng.below(3) as i32 } else { four - 1 - s })
+                })
+                .collect();
+            let beam = rng.below(30) as usize;
+            let mut sorted = moves.clone();
+            sorted.sort_by_key(|&(p, s)| (std::cmp::Reverse(s), p));
+            let expected: Vec<(usize, i32)> = sorted
+                .iter()
+                .enumerate()
+                .filter(|&(i, &(_, s))| i < beam || s >= four)
+                .map(|(_, &m)| m)
+                .collect();
+            let kept = order_beam(&mut moves, beam);
+            assert_eq!(moves[..kept], expected[..], "beam {beam}, {n} moves");
+        }
+    }
 
     #[test]
     fn the_check_replaces_a_move_after_which_the_opponent_wins_by_threats() {
