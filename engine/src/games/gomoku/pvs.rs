@@ -1076,8 +1076,6 @@ impl Pvs {
         let soft = soft.min(hard);
         self.nodes = 0;
         self.depth = 0;
-        // The last move's deep entries give way to this one's.
-        self.table.new_search();
         let mut board = ShapeBoard::new(state);
         let me = board.to_move();
         let attacked = board.count(me.opponent(), Shape::LiveFour) > 0;

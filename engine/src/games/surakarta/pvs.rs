@@ -576,8 +576,6 @@ impl Pvs {
             self.table.clear();
         }
         self.last_side = Some(side);
-        // A kept table's deep entries of the last move give way to this one's.
-        self.table.new_search();
         self.nodes = 0;
         self.depth = 0;
         if moves.len() == 1 {
