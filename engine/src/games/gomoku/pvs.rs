@@ -1366,7 +1366,14 @@ mod tests {
                 .map(|p| {
                     let s = rng.below(8) as i32;
                     // Some threats, some near the threshold, many ties.
-                    (p, if s == 0 { four + rng.below(3) as i32 } else { four - 1 - s })
+                    (
+                        p,
+                        if s == 0 {
+                            four + rng.below(3) as i32
+                        } else {
+                            four - 1 - s
+                        },
+                    )
                 })
                 .collect();
             let beam = rng.below(30) as usize;

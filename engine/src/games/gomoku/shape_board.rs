@@ -177,13 +177,11 @@ const NET_CLEAR: LineCode = LineCode {
     window: 0,
 };
 
-/// A point that sees a move along one of its lines ([`ShapeBoard::for_each_line_neighbour`]).
+/// An empty point that sees a move along one of its lines ([`ShapeBoard::set_on_lines`]).
 #[derive(Clone, Copy)]
 struct LineNeighbour {
     point: u16,
     direction: u8,
-    /// The shift of the move's digit in the point's key.
-    shift: u8,
     /// How far the move is, 1 to [`REACH`].
     distance: u8,
 }
@@ -574,28 +572,35 @@ impl ShapeBoard {
         self.pos.winner().is_some()
     }
 
-    /// Visits the points that see `p` along its lines, each with its direction, the shift of
-    /// `p`'s digit in its key and its distance from `p`. Both line walks of a move go through
-    /// them in this order.
+    /// Sets `p`'s digit to `code` (0 empty, 1 black, 2 white) in the keys of the points that
+    /// see it along its lines, and visits the empty ones with their key before and after.
+    /// Both line walks of a move go through them in this order.
     #[inline(always)]
-    fn for_each_line_neighbour(
+    fn set_on_lines(
         &mut self,
         p: usize,
-        mut visit: impl FnMut(&mut ShapeBoard, LineNeighbour),
+        code: u32,
+        mut visit: impl FnMut(&mut ShapeBoard, LineNeighbour, u32, u32),
     ) {
         for d in 0..4 {
             let step = self.steps[d];
             let [behind, ahead] = self.room[p][d];
             for (sign, room) in [(-1, behind), (1, ahead)] {
                 for k in 1..=i32::from(room) {
-                    let neighbour = LineNeighbour {
-                        point: (p as i32 + sign * step * k) as u16,
-                        direction: d as u8,
-                        // `p` is at offset -sign * k from the neighbour.
-                        shift: 2 * digit(-sign * k) as u8,
-                        distance: k as u8,
-                    };
-                    visit(self, neighbour);
+                    let q = (p as i32 + sign * step * k) as usize;
+                    // `p` is at offset -sign * k from `q`.
+                    let shift = 2 * digit(-sign * k);
+                    let old_key = self.keys[q][d];
+                    let key = (old_key & !(3 << shift)) | code << shift;
+                    self.keys[q][d] = key;
+                    if self.is_empty(q) {
+                        let neighbour = LineNeighbour {
+                            point: q as u16,
+                            direction: d as u8,
+                            distance: k as u8,
+                        };
+                        visit(self, neighbour, old_key, key);
+                    }
                 }
             }
         }
@@ -605,30 +610,18 @@ impl ShapeBoard {
     /// the points that see it, reads their shapes and keeps the pairs it changed for the
     /// unmake; with `record`, the changes wait in the net's log.
     fn place_on_lines(&mut self, p: usize, code: u32, record: bool) {
-        self.for_each_line_neighbour(p, |board, neighbour| {
-            let LineNeighbour {
-                point,
-                direction,
-                shift,
-                distance,
-            } = neighbour;
-            let (q, d) = (usize::from(point), usize::from(direction));
-            let old_key = board.keys[q][d];
-            let key = old_key | code << shift;
-            board.keys[q][d] = key;
-            if !board.is_empty(q) {
-                return;
-            }
+        self.set_on_lines(p, code, |board, n, old_key, key| {
+            let (q, d) = (usize::from(n.point), usize::from(n.direction));
             let new = board.table[key as usize & 0xF_FFFF];
             let old = board.pair_code(q, d);
             if old != new {
                 board.set_pair(q, d, new);
                 board.count_pair(old, -1);
                 board.count_pair(new, 1);
-                board.undo.push((point, direction, old));
+                board.undo.push((n.point, n.direction, old));
             }
             // A window sees the four nearest points either side.
-            if record && (old != new || (board.net_windows && distance <= 4)) {
+            if record && (old != new || (board.net_windows && n.distance <= 4)) {
                 let old = LineCode {
                     pair: old,
                     window: window_of(old_key),
@@ -637,7 +630,7 @@ impl ShapeBoard {
                     pair: new,
                     window: window_of(key),
                 };
-                board.net_log.push((point, old, new));
+                board.net_log.push((n.point, old, new));
             }
         });
     }
@@ -647,24 +640,12 @@ impl ShapeBoard {
     /// net's sums back as well. The counts are the caller's to restore.
     fn lift_from_lines(&mut self, p: usize, mark: usize, apply: bool) {
         let mut next = mark;
-        self.for_each_line_neighbour(p, |board, neighbour| {
-            let LineNeighbour {
-                point,
-                direction,
-                shift,
-                distance,
-            } = neighbour;
-            let (q, d) = (usize::from(point), usize::from(direction));
-            let old_key = board.keys[q][d];
-            let key = old_key & !(3 << shift);
-            board.keys[q][d] = key;
-            if !board.is_empty(q) {
-                return;
-            }
+        self.set_on_lines(p, 0, |board, n, old_key, key| {
+            let (q, d) = (usize::from(n.point), usize::from(n.direction));
             // The make walked the same points in the same order, and they were empty then.
             let now = board.pair_code(q, d);
             let before = match board.undo.get(next) {
-                Some(&(up, ud, before)) if up == point && ud == direction => {
+                Some(&(up, ud, before)) if up == n.point && ud == n.direction => {
                     next += 1;
                     board.set_pair(q, d, before);
                     before
@@ -672,7 +653,7 @@ impl ShapeBoard {
                 _ => now,
             };
             debug_assert_eq!(before, board.table[key as usize & 0xF_FFFF]);
-            if apply && (now != before || (board.net_windows && distance <= 4)) {
+            if apply && (now != before || (board.net_windows && n.distance <= 4)) {
                 let old = LineCode {
                     pair: now,
                     window: window_of(old_key),
