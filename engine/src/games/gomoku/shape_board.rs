@@ -620,17 +620,10 @@ impl ShapeBoard {
                 board.count_pair(new, 1);
                 board.undo.push((n.point, n.direction, old));
             }
-            // A window sees the four nearest points either side.
-            if record && (old != new || (board.net_windows && n.distance <= 4)) {
-                let old = LineCode {
-                    pair: old,
-                    window: window_of(old_key),
-                };
-                let new = LineCode {
-                    pair: new,
-                    window: window_of(key),
-                };
-                board.net_log.push((n.point, old, new));
+            if record {
+                if let Some((old, new)) = board.net_change(n, (old, old_key), (new, key)) {
+                    board.net_log.push((n.point, old, new));
+                }
             }
         });
     }
@@ -653,21 +646,34 @@ impl ShapeBoard {
                 _ => now,
             };
             debug_assert_eq!(before, board.table[key as usize & 0xF_FFFF]);
-            if apply && (now != before || (board.net_windows && n.distance <= 4)) {
-                let old = LineCode {
-                    pair: now,
-                    window: window_of(old_key),
-                };
-                let new = LineCode {
-                    pair: before,
-                    window: window_of(key),
-                };
-                if let Some(net) = &mut board.net {
-                    net.shift_point(q, old, new);
+            if apply {
+                if let Some((old, new)) = board.net_change(n, (now, old_key), (before, key)) {
+                    if let Some(net) = &mut board.net {
+                        net.shift_point(q, old, new);
+                    }
                 }
             }
         });
         debug_assert_eq!(next, self.undo.len(), "every change of the move put back");
+    }
+
+    /// The line codes of an empty point's direction before and after a move, each from its
+    /// pair code and key, where a net must see the change: the pair changed, or (a net that
+    /// reads windows, which see the four nearest points either side) the window did.
+    #[inline]
+    fn net_change(
+        &self,
+        n: LineNeighbour,
+        (old_pair, old_key): (u8, u32),
+        (new_pair, new_key): (u8, u32),
+    ) -> Option<(LineCode, LineCode)> {
+        (old_pair != new_pair || (self.net_windows && n.distance <= 4)).then(|| {
+            let code = |pair, key| LineCode {
+                pair,
+                window: window_of(key),
+            };
+            (code(old_pair, old_key), code(new_pair, new_key))
+        })
     }
 
     /// Sets both colours' shapes of (`p`, `d`) from a pair code.
