@@ -710,11 +710,11 @@ impl<'a> Worker<'a> {
         let mut kept = start;
         for i in start..self.stack.len() {
             let (p, s) = self.stack[i];
-            let in_beam = i - start < beam || s >= ORDER_ATTACK[Shape::Four as usize];
             if kept - start >= cap {
                 break;
             }
-            if in_beam && (!forbidden || self.board.playable(me, p)) {
+            // The beam's moves and the threats only are left ([`order_beam`]).
+            if !forbidden || self.board.playable(me, p) {
                 self.stack[kept] = (p, s);
                 kept += 1;
             }

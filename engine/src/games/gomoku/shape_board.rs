@@ -701,8 +701,7 @@ impl ShapeBoard {
     fn refresh_point(&mut self, p: usize) {
         for d in 0..4 {
             let pair = self.table[self.keys[p][d] as usize & 0xF_FFFF];
-            self.shapes[0][p][d] = PARTS.black[usize::from(pair)];
-            self.shapes[1][p][d] = PARTS.white[usize::from(pair)];
+            self.set_pair(p, d, pair);
             if self.is_empty(p) {
                 self.count_pair(pair, 1);
             }
