@@ -125,7 +125,21 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
         g.match_time_ms,
         g.out.display()
     );
-    let mut previous = g.start_model.clone();
+    // `product` where no net ships for the board or rule is the fitted evaluation: named
+    // so, not as a net it does not have.
+    let shipped = engine::games::gomoku::net::product_net(g.rule, g.size).is_some();
+    let mut previous = if g.start_model == "product" && !shipped {
+        println!(
+            "no shipped net plays {}x{} {}: generation 1 plays the fitted evaluation (model=none)",
+            g.size,
+            g.size,
+            g.rule.name()
+        );
+        "none".to_string()
+    } else {
+        g.start_model.clone()
+    };
+    let first_model = previous.clone();
     let mut datasets: Vec<PathBuf> = Vec::new();
     for k in 1..=g.generations {
         let dir = g.out.join(format!("gen-{k}"));
@@ -246,11 +260,7 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
             "the player that made its games",
             "match.json",
         )];
-        // `product` without a shipped net for the board is the fitted evaluation already.
-        let fitted_already = previous == "none"
-            || (previous == "product"
-                && engine::games::gomoku::net::product_net(g.rule, g.size).is_none());
-        if !fitted_already {
+        if previous != "none" {
             rivals.push((
                 player("none", g.match_time_ms),
                 "the fitted evaluation",
@@ -309,7 +319,7 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
                 "board".into(),
                 format!("{}x{} {}", g.size, g.size, g.rule.name()),
             ),
-            ("generation 1's model".into(), g.start_model.clone()),
+            ("generation 1's model".into(), first_model),
             ("self-play games a generation".into(), g.games.to_string()),
             ("self-play ms a move".into(), g.time_ms.to_string()),
             ("seed".into(), g.seed.to_string()),

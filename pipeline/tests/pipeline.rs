@@ -231,8 +231,9 @@ fn gomoku_generations_run_and_are_kept() {
         String::from_utf8_lossy(&run.stderr)
     );
     for stage in [
-        // No shipped net on 9x9: `product` is the fitted evaluation, met once.
-        "== generation 1 of 2: 8 games of pvs:time_ms=10,model=product against itself",
+        // No shipped net on 9x9: `product` is the fitted evaluation, named so and met once.
+        "no shipped net plays 9x9 freestyle: generation 1 plays the fitted evaluation (model=none)",
+        "== generation 1 of 2: 8 games of pvs:time_ms=10,model=none against itself",
         "== generation 2 of 2: 8 games of pvs:time_ms=10,model=",
         "generation 2's net against the player that made its games, 4 games",
         "generation 2's net against the fitted evaluation, 4 games",
