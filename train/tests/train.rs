@@ -619,24 +619,40 @@ fn policy_targets_are_visit_shares_or_the_chosen_move() {
 /// A 3x3 dataset of `games` games without root statistics, as `engine match --records` writes
 /// them: two moves in three are the lowest free edge, the third a random one.
 fn chosen_move_dataset(dir: &Path, games: u64) {
-    use engine::game::Game;
     use engine::games::DotsAndBoxes;
+    let start = DotsAndBoxes::new(3, 3).unwrap();
+    let spec = DotsAndBoxes::spec_for(3, 3).unwrap();
+    write_dataset(dir, start, spec, games, 7, |_, legal, rng| {
+        if rng.below(3) == 0 {
+            legal[rng.below(legal.len() as u32) as usize]
+        } else {
+            *legal.iter().min().unwrap()
+        }
+    });
+}
+
+/// A one-file dataset of `games` games from `start`, each move `choose(state, legal moves,
+/// rng)`, recorded as searched moves without root statistics (as `engine match --records`
+/// writes a player that keeps none), with its manifest.
+fn write_dataset<G: engine::game::Game>(
+    dir: &Path,
+    start: G,
+    spec: GameSpec,
+    games: u64,
+    seed: u64,
+    mut choose: impl FnMut(&G, &[engine::game::Action], &mut Rng) -> engine::game::Action,
+) {
     use engine::record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RecordWriter};
     std::fs::create_dir_all(dir).unwrap();
-    let spec = engine::games::DotsAndBoxes::spec_for(3, 3).unwrap();
     let mut writer = RecordWriter::create(&dir.join("games.rec"), &spec).unwrap();
-    let mut rng = Rng::new(7);
+    let mut rng = Rng::new(seed);
     let (mut positions, mut legal) = (0, Vec::new());
     for index in 0..games {
-        let mut state = DotsAndBoxes::new(3, 3).unwrap();
+        let mut state = start.clone();
         let mut moves = Vec::new();
         while !state.is_terminal() {
             state.legal_actions(&mut legal);
-            let action = if rng.below(3) == 0 {
-                legal[rng.below(legal.len() as u32) as usize]
-            } else {
-                *legal.iter().min().unwrap()
-            };
+            let action = choose(&state, &legal, &mut rng);
             moves.push(MoveRecord {
                 action,
                 player: state.to_move(),
@@ -951,68 +967,37 @@ fn gomoku_dataset(dir: &Path, games: u64, seed: u64) {
     use engine::game::Game;
     use engine::games::gomoku::{Gomoku, Rule};
     use engine::games::RegisteredGame;
-    use engine::record::{recorded_scores, GameRecord, MoveKind, MoveRecord, RecordWriter};
-    std::fs::create_dir_all(dir).unwrap();
     let start = Gomoku::new(9, Rule::Freestyle).unwrap();
     let spec = start.spec();
-    let mut writer = RecordWriter::create(&dir.join("games.rec"), &spec).unwrap();
-    let mut rng = Rng::new(seed);
-    let (mut positions, mut legal) = (0, Vec::new());
-    for index in 0..games {
-        let mut state = start;
-        let mut moves = Vec::new();
-        while !state.is_terminal() {
-            state.legal_actions(&mut legal);
-            let me = state.to_move();
-            let near: Vec<_> = legal
-                .iter()
-                .copied()
-                .filter(|&a| {
-                    let (c, r) = ((a % 9) as i32, (a / 9) as i32);
-                    (-1..=1).any(|dr| {
-                        (-1..=1).any(|dc| {
-                            state
-                                .point(c + dc, r + dr)
-                                .is_some_and(|q| state.stone(q).is_some())
-                        })
+    write_dataset(dir, start, spec, games, seed, |state, legal, rng| {
+        let me = state.to_move();
+        let near: Vec<_> = legal
+            .iter()
+            .copied()
+            .filter(|&a| {
+                let (c, r) = ((a % 9) as i32, (a / 9) as i32);
+                (-1..=1).any(|dr| {
+                    (-1..=1).any(|dc| {
+                        state
+                            .point(c + dc, r + dr)
+                            .is_some_and(|q| state.stone(q).is_some())
                     })
                 })
-                .collect();
-            let action = if let Some(&a) = legal.iter().find(|&&a| state.wins_at(a as usize, me)) {
-                a
-            } else if let Some(&a) = legal
-                .iter()
-                .find(|&&a| state.wins_at(a as usize, me.opponent()))
-            {
-                a
-            } else if near.is_empty() {
-                40
-            } else {
-                near[rng.below(near.len() as u32) as usize]
-            };
-            moves.push(MoveRecord {
-                action,
-                player: me,
-                kind: MoveKind::Searched,
-                iterations: 0,
-                root: Vec::new(),
-            });
-            state.apply(action);
-        }
-        let outcome = state.outcome().unwrap();
-        positions += moves.len() as u64;
-        writer
-            .append(&GameRecord {
-                index,
-                seed: index,
-                outcome,
-                scores: recorded_scores(&state, outcome),
-                moves,
             })
-            .unwrap();
-    }
-    writer.sync().unwrap();
-    write_manifest(dir, spec, games, positions);
+            .collect();
+        if let Some(&a) = legal.iter().find(|&&a| state.wins_at(a as usize, me)) {
+            a
+        } else if let Some(&a) = legal
+            .iter()
+            .find(|&&a| state.wins_at(a as usize, me.opponent()))
+        {
+            a
+        } else if near.is_empty() {
+            40
+        } else {
+            near[rng.below(near.len() as u32) as usize]
+        }
+    });
 }
 
 /// `train pattern` learns Gomoku results better than a constant guess, and its net loads in
