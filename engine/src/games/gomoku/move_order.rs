@@ -1,11 +1,15 @@
 //! A quiet move's order fitted to the moves `best` played in its own self-play games
 //! (`pvs:order=fitted`): a linear score over the shapes a point makes for each side, the
 //! distance to the last two moves and the pair of the point's best shapes, fitted as a
-//! softmax over each position's candidates (`engine/examples/gomoku_order_fit.rs`).
+//! softmax over each position's candidates by `engine/examples/gomoku_order_fit.rs` on the
+//! shipped datasets (`data/gomoku-*.tar.gz` unpacked): `cargo run --release -p engine
+//! --example gomoku_order_fit -- runs/gomoku-gen-3/selfplay runs/gomoku-gen-2/selfplay
+//! runs/gomoku-pvs-200ms-b runs/gomoku-pvs-200ms`.
 //!
-//! On held-out positions of those games it puts the move played among its first three 56%
-//! of the time, where the weighed shapes ([`super::pvs::shape_order`]) do 48%; PentaZen's
-//! moves in our matches against it, 54% against 44% (docs/gomoku-results.md, session 78).
+//! On held-out positions of those games it puts the move played among its first three 56% of
+//! the time, where the weighed shapes ([`super::pvs::shape_order`]) do 48%; PentaZen's moves in
+//! our matches against it, 54% against 44%. Against PentaZen it played level with the weighed
+//! shapes (docs/gomoku-results.md, session 78), so it is not the default.
 
 use super::patterns::Shape;
 use super::shape_board::{PointThreat, ShapeBoard};

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::move_order::fitted_order;
 use super::net::PatternNet;
 use super::patterns::Shape;
 use super::shape_board::ShapeBoard;
@@ -262,6 +263,8 @@ pub struct PvsConfig {
     pub tree_vct_plies: usize,
     /// Node limit of each of those VCT searches.
     pub tree_vct_nodes: u64,
+    /// Order the quiet moves by [`fitted_order`] instead of the weighed shapes.
+    pub fitted_order: bool,
 }
 
 /// The net's logit in the search's score units: a score of `s` is a chance to win of
@@ -376,6 +379,7 @@ impl PvsConfig {
             proof_numbers: false,
             tree_vct_plies: 0,
             tree_vct_nodes: 2_000,
+            fitted_order: false,
         }
     }
 
@@ -657,7 +661,7 @@ impl<'a> Worker<'a> {
         }
         self.board.candidates(&mut self.scratch);
         let killers = self.killers[ply.min(MAX_PLY - 1)];
-        let recent = if self.config.local {
+        let recent = if self.config.local || self.config.fitted_order {
             self.board.recent_moves()
         } else {
             [None; 4]
@@ -667,15 +671,15 @@ impl<'a> Worker<'a> {
             // far from the last four.
             let far =
                 |m: &Option<usize>| m.is_some_and(|q| self.board.distance(p, q) > LOCAL_REACH);
-            // Without `local` the moves are unknown, so never far.
-            let distance = if !recent[..2].iter().all(far) {
+            // Never far without `local`.
+            let distance = if !self.config.local || !recent[..2].iter().all(far) {
                 0
             } else if recent.iter().all(far) {
                 2
             } else {
                 1
             };
-            let (mut score, mine_four) = self.order_score(p, me, distance);
+            let (mut score, mine_four) = self.order_score(p, me, distance, [recent[0], recent[1]]);
             if defending {
                 // Against a live three: our fours, and the points of its fours and fives.
                 let on_line = (0..4).any(|d| self.board.shape(opp, p, d) >= Shape::Four);
@@ -725,11 +729,23 @@ impl<'a> Worker<'a> {
 
     /// The ordering score of `p` for `me`, and whether it makes a four for `me`: the
     /// history's, plus the shapes' (weighed by [`ORDER_ATTACK`] and [`ORDER_DEFENCE`]), a quiet
-    /// move's halved `far` times ([`PvsConfig::local`]); a quiet move's (below a live three's)
-    /// is the net's policy instead where it has one.
-    fn order_score(&self, p: usize, me: Player, far: u32) -> (i32, bool) {
+    /// move's (below a live three's) [`fitted_order`]'s instead with
+    /// [`PvsConfig::fitted_order`] (`recent`: the last two moves), halved `far` times
+    /// ([`PvsConfig::local`]), or the net's policy instead where it has one.
+    fn order_score(
+        &self,
+        p: usize,
+        me: Player,
+        far: u32,
+        recent: [Option<usize>; 2],
+    ) -> (i32, bool) {
         let (mut shapes, makes_four) = shape_order(&self.board, me, p);
         let quiet = ORDER_ATTACK[Shape::LiveThree as usize];
+        if shapes < quiet && self.config.fitted_order {
+            // Hundredths of a logit, a quarter each, about the quiet band's middle.
+            let fitted = fitted_order(&self.board, me, p, recent);
+            shapes = (quiet / 2 + fitted / 4).clamp(0, quiet - 1);
+        }
         if shapes < quiet {
             shapes >>= far;
         }

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 32] = [
+const PVS_KEYS: [KeyDecl; 33] = [
     KeyDecl {
         name: "time_ms",
         default: "1000",
@@ -176,6 +176,11 @@ const PVS_KEYS: [KeyDecl; 32] = [
         help: "under a manager's clock (pbrain-engine): 1 searches on until the move's share of the clock is spent, the last iteration cut there; 0 starts no iteration past 60% of it, letting one run on to twice it",
     },
     KeyDecl {
+        name: "order",
+        default: "shapes",
+        help: "the quiet moves' order: shapes (weighed shapes) or fitted (a linear score fitted to best's own self-play moves, with the distance to the last two moves)",
+    },
+    KeyDecl {
         name: "doubles",
         default: "0",
         help:
@@ -220,6 +225,13 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "defend_vct" => config.defend_vct = switch(key, value).map_err(err)?,
             "quiesce" => config.quiesce = switch(key, value).map_err(err)?,
             "doubles" => config.double_threats = switch(key, value).map_err(err)?,
+            "order" => {
+                config.fitted_order = match value.as_str() {
+                    "shapes" => false,
+                    "fitted" => true,
+                    _ => return Err(err(format!("order is shapes or fitted, not '{value}'"))),
+                }
+            }
             "policy" => config.net_policy = switch(key, value).map_err(err)?,
             "narrow" => config.narrow = switch(key, value).map_err(err)?,
             "tactical" => config.tactical = switch(key, value).map_err(err)?,
