@@ -23,31 +23,49 @@ pub const ORDER_FEATURES: usize = 8 + 8 + 2 + 12 + 81;
 
 /// The point's features for `me` ([`ORDER_FEATURES`] of them, each a small count).
 pub fn order_features(board: &ShapeBoard, me: Player, p: usize) -> [u8; ORDER_FEATURES] {
-    let opp = me.opponent();
+    let [last, before, ..] = board.recent_moves();
     let mut f = [0u8; ORDER_FEATURES];
+    visit_features(board, me, p, [last, before], |k| f[k] += 1);
+    f
+}
+
+/// Calls `visit` once for each unit of the point's features for `me`, by feature index (a
+/// count of two, twice). `recent`: the board's last two moves.
+#[inline(always)]
+fn visit_features(
+    board: &ShapeBoard,
+    me: Player,
+    p: usize,
+    recent: [Option<usize>; 2],
+    mut visit: impl FnMut(usize),
+) {
+    let opp = me.opponent();
     let (mut best_mine, mut best_theirs) = (0, 0);
     for d in 0..4 {
         let mine = board.shape(me, p, d) as usize;
         let theirs = board.shape(opp, p, d) as usize;
         if mine > 0 {
-            f[mine - 1] += 1;
+            visit(mine - 1);
         }
         if theirs > 0 {
-            f[8 + theirs - 1] += 1;
+            visit(8 + theirs - 1);
         }
         best_mine = best_mine.max(mine);
         best_theirs = best_theirs.max(theirs);
     }
-    f[16] = u8::from(double(board.threat(me, p)));
-    f[17] = u8::from(double(board.threat(opp, p)));
-    for (k, last) in board.recent_moves()[..2].iter().enumerate() {
+    // A double threat needs a three or better on two lines: the threats are read only then.
+    if best_mine >= Shape::Three as usize && double(board.threat(me, p)) {
+        visit(16);
+    }
+    if best_theirs >= Shape::Three as usize && double(board.threat(opp, p)) {
+        visit(17);
+    }
+    for (k, last) in recent.iter().enumerate() {
         if let Some(q) = last {
-            let distance = board.distance(p, *q).clamp(1, 6) as usize;
-            f[18 + 6 * k + distance - 1] = 1;
+            visit(18 + 6 * k + board.distance(p, *q).clamp(1, 6) as usize - 1);
         }
     }
-    f[30 + Shape::ALL.len() * best_mine + best_theirs] = 1;
-    f
+    visit(30 + Shape::ALL.len() * best_mine + best_theirs);
 }
 
 /// The fitted weights, in hundredths of a logit, by feature.
@@ -76,37 +94,14 @@ pub const FITTED_ORDER: [i16; ORDER_FEATURES] = [
 ];
 
 /// The fitted score of `p` for `me`, in hundredths of a logit: [`FITTED_ORDER`] summed over
-/// [`order_features`], read weight by weight (the features are counts and one-hots). `recent`:
-/// the board's last two moves ([`ShapeBoard::recent_moves`]), read once a node.
+/// [`order_features`], without building them. `recent`: the board's last two moves
+/// ([`ShapeBoard::recent_moves`]), read once a node.
 pub fn fitted_order(board: &ShapeBoard, me: Player, p: usize, recent: [Option<usize>; 2]) -> i32 {
-    let opp = me.opponent();
-    let w = |k: usize| i32::from(FITTED_ORDER[k]);
-    let (mut score, mut best_mine, mut best_theirs) = (0, 0, 0);
-    for d in 0..4 {
-        let mine = board.shape(me, p, d) as usize;
-        let theirs = board.shape(opp, p, d) as usize;
-        if mine > 0 {
-            score += w(mine - 1);
-        }
-        if theirs > 0 {
-            score += w(8 + theirs - 1);
-        }
-        best_mine = best_mine.max(mine);
-        best_theirs = best_theirs.max(theirs);
-    }
-    // A double threat needs a three or better on two lines.
-    if best_mine >= Shape::Three as usize && double(board.threat(me, p)) {
-        score += w(16);
-    }
-    if best_theirs >= Shape::Three as usize && double(board.threat(opp, p)) {
-        score += w(17);
-    }
-    for (k, last) in recent.iter().enumerate() {
-        if let Some(q) = last {
-            score += w(18 + 6 * k + board.distance(p, *q).clamp(1, 6) as usize - 1);
-        }
-    }
-    score + w(30 + Shape::ALL.len() * best_mine + best_theirs)
+    let mut score = 0;
+    visit_features(board, me, p, recent, |k| {
+        score += i32::from(FITTED_ORDER[k])
+    });
+    score
 }
 
 /// Whether a point's threats make a double: two fours, a four and a live three, or two
