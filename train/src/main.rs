@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig, ValueTargets};
-use train::pattern::{train_pattern, Keep, LrDecay, PatternConfig, RankPick};
+use train::pattern::{train_pattern, Keep, LrDecay, PatternConfig, RankMoves, RankPick};
 use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
@@ -95,6 +95,10 @@ struct PatternArgs {
     /// docs/gomoku-results.md).
     #[arg(long, value_enum, default_value_t = RankPick::Near)]
     rank_pick: RankPick,
+    /// Whose moves get ranking rows: all (every move played but forced blocks) or winner (the
+    /// moves of the side that won the game: the loser's hold the mistakes that lost it).
+    #[arg(long, value_enum, default_value_t = RankMoves::All)]
+    rank_moves: RankMoves,
     /// Also read each line's window: the eight points around a point, four either side
     /// (empty, own, other's, off the board; a window and its mirror one code, 32,896 of them),
     /// beside the shapes. Off by default: the shapes alone.
@@ -336,6 +340,7 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         rank_alternatives: args.rank_alternatives,
         rank_share: args.rank_share,
         rank_pick: args.rank_pick,
+        rank_moves: args.rank_moves,
         windows: args.windows,
         window_min_count: args.window_min_count,
         init: args.init,

@@ -80,6 +80,17 @@ impl RankPick {
     }
 }
 
+/// Whose moves a ranking row is made for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RankMoves {
+    /// Every move played (but forced blocks).
+    #[default]
+    All,
+    /// The moves of the game's winner only: the loser's moves hold the mistakes that lost
+    /// it, and in a match against a stronger brain most of them are ours.
+    Winner,
+}
+
 /// The share of the first epoch's learning rate left at the last with [`LrDecay::Cosine`].
 const LR_FLOOR: f64 = 0.05;
 
@@ -144,6 +155,8 @@ pub struct PatternConfig {
     pub rank_share: f64,
     /// Which other moves a ranking row compares with the move played.
     pub rank_pick: RankPick,
+    /// Whose moves get ranking rows.
+    pub rank_moves: RankMoves,
     /// Whether the net also reads each line's window (the eight points around a point:
     /// [`NET_ENCODING_WINDOWS`]).
     pub windows: bool,
@@ -181,6 +194,7 @@ impl Default for PatternConfig {
             rank_alternatives: 3,
             rank_share: 1.0,
             rank_pick: RankPick::Near,
+            rank_moves: RankMoves::All,
             windows: false,
             window_min_count: 0,
             init: None,
@@ -332,8 +346,13 @@ impl PatternRows {
                 if self.with_windows {
                     push_windows(&mut self.windows, &board, mover);
                 }
+                let ranked_mover = match config.rank_moves {
+                    RankMoves::All => true,
+                    RankMoves::Winner => game.outcome == Outcome::win_for(mover),
+                };
                 let block = match self.children {
                     0 => None,
+                    _ if !ranked_mover => None,
                     _ if board.has_five_point(mover.opponent()) => None, // a forced block
                     _ => {
                         let seed = derive_seed(config.seed ^ game.index, ply as u64);
@@ -1012,6 +1031,68 @@ pub fn train_pattern(
         Some((logp.clone().slice([0..blocks, 0..1]), logp))
     };
     let with_policy = config.policy_weight > 0.0;
+    // The held-out metrics of a net (the epoch and training figures left for the caller).
+    let validate = |valid_model: &PatternModel| -> Result<PatternEpoch, String> {
+        let mut chances = Vec::with_capacity(valid.len());
+        let (mut policy_loss, mut policy_top1) = (0.0, 0usize);
+        let (mut rank_loss, mut rank_top1, mut rank_blocks) = (0.0, 0usize, 0usize);
+        let all: Vec<u32> = (0..valid.len() as u32).collect();
+        let floats = |t: Tensor<2>| -> Result<Vec<f32>, String> {
+            t.into_data().try_to_vec().map_err(|e| format!("{e:?}"))
+        };
+        for picks in all.chunks(1024) {
+            let (mine, theirs, mask, _, _) = batch(&valid, picks, &plain);
+            let (value, policy) =
+                valid_model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
+            chances.extend(floats(sigmoid(value))?);
+            if let Some((_, logp)) = ranked(valid_model, &valid, picks, &plain) {
+                for block in floats(logp)?.chunks_exact(children) {
+                    rank_loss -= f64::from(block[0]);
+                    rank_top1 += usize::from(block[1..].iter().all(|&o| o < block[0]));
+                    rank_blocks += 1;
+                }
+            }
+            if let Some(policy) = policy {
+                let logp = floats(log_softmax(policy, 1))?;
+                for (row, &r) in logp.chunks_exact(points).zip(picks) {
+                    let m = usize::from(valid.moves[r as usize]);
+                    policy_loss -= f64::from(row[m]);
+                    let best = row
+                        .iter()
+                        .enumerate()
+                        .max_by(|a, b| a.1.total_cmp(b.1))
+                        .map(|(i, _)| i);
+                    policy_top1 += usize::from(best == Some(m));
+                }
+            }
+        }
+        let decided: Vec<(f32, f32)> = chances
+            .iter()
+            .zip(&valid.targets)
+            .filter(|(_, &t)| t != 0.5)
+            .map(|(&p, &t)| (p, t))
+            .collect();
+        let right = decided
+            .iter()
+            .filter(|(p, t)| (*p > 0.5) == (*t > 0.5))
+            .count();
+        Ok(PatternEpoch {
+            epoch: 0,
+            train_loss: f64::NAN,
+            valid_loss: if valid.is_empty() {
+                f64::NAN
+            } else {
+                cross_entropy(&chances, &valid.targets)
+            },
+            valid_accuracy: right as f64 / decided.len().max(1) as f64,
+            valid_policy_loss: policy_loss / valid.len().max(1) as f64,
+            valid_policy_top1: policy_top1 as f64 / valid.len().max(1) as f64,
+            valid_rank_loss: rank_loss / rank_blocks.max(1) as f64,
+            valid_rank_top1: rank_top1 as f64 / rank_blocks.max(1) as f64,
+            seconds: 0.0,
+            positions_per_second: 0.0,
+        })
+    };
     let mut net = Some(match (&config.init, &from) {
         (Some(path), Some(from)) => {
             say(format!(
@@ -1050,6 +1131,24 @@ pub fn train_pattern(
             ""
         }
     ));
+    if config.init.is_some() && !valid.is_empty() {
+        // How the starting net fits these held-out games, the figure the epochs are to beat.
+        let m = validate(&net.as_ref().expect("the net is there").valid())?;
+        say(format!(
+            "    0  (the starting net)  {:>10.5}  {:>13.2}%  {}",
+            m.valid_loss,
+            100.0 * m.valid_accuracy,
+            if children > 0 {
+                format!(
+                    "rank loss {:.4}, ranked first {:.2}%",
+                    m.valid_rank_loss,
+                    100.0 * m.valid_rank_top1
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
     for epoch in 1..=config.epochs {
         let t0 = Instant::now();
         let rate = config
@@ -1084,65 +1183,12 @@ pub fn train_pattern(
         }
         let train_seconds = t0.elapsed().as_secs_f64();
         let model = net.as_ref().expect("the net is there");
-        let valid_model = model.valid();
-        let mut chances = Vec::with_capacity(valid.len());
-        let (mut policy_loss, mut policy_top1) = (0.0, 0usize);
-        let (mut rank_loss, mut rank_top1, mut rank_blocks) = (0.0, 0usize, 0usize);
-        let all: Vec<u32> = (0..valid.len() as u32).collect();
-        let floats = |t: Tensor<2>| -> Result<Vec<f32>, String> {
-            t.into_data().try_to_vec().map_err(|e| format!("{e:?}"))
-        };
-        for picks in all.chunks(1024) {
-            let (mine, theirs, mask, _, _) = batch(&valid, picks, &plain);
-            let (value, policy) =
-                valid_model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
-            chances.extend(floats(sigmoid(value))?);
-            if let Some((_, logp)) = ranked(&valid_model, &valid, picks, &plain) {
-                for block in floats(logp)?.chunks_exact(children) {
-                    rank_loss -= f64::from(block[0]);
-                    rank_top1 += usize::from(block[1..].iter().all(|&o| o < block[0]));
-                    rank_blocks += 1;
-                }
-            }
-            if let Some(policy) = policy {
-                let logp = floats(log_softmax(policy, 1))?;
-                for (row, &r) in logp.chunks_exact(points).zip(picks) {
-                    let m = usize::from(valid.moves[r as usize]);
-                    policy_loss -= f64::from(row[m]);
-                    let best = row
-                        .iter()
-                        .enumerate()
-                        .max_by(|a, b| a.1.total_cmp(b.1))
-                        .map(|(i, _)| i);
-                    policy_top1 += usize::from(best == Some(m));
-                }
-            }
-        }
-        let decided: Vec<(f32, f32)> = chances
-            .iter()
-            .zip(&valid.targets)
-            .filter(|(_, &t)| t != 0.5)
-            .map(|(&p, &t)| (p, t))
-            .collect();
-        let right = decided
-            .iter()
-            .filter(|(p, t)| (*p > 0.5) == (*t > 0.5))
-            .count();
         let metrics = PatternEpoch {
             epoch,
             train_loss: loss_sum / train.len() as f64,
-            valid_loss: if valid.is_empty() {
-                f64::NAN
-            } else {
-                cross_entropy(&chances, &valid.targets)
-            },
-            valid_accuracy: right as f64 / decided.len().max(1) as f64,
-            valid_policy_loss: policy_loss / valid.len().max(1) as f64,
-            valid_policy_top1: policy_top1 as f64 / valid.len().max(1) as f64,
-            valid_rank_loss: rank_loss / rank_blocks.max(1) as f64,
-            valid_rank_top1: rank_top1 as f64 / rank_blocks.max(1) as f64,
             seconds: t0.elapsed().as_secs_f64(),
             positions_per_second: train.len() as f64 / train_seconds,
+            ..validate(&model.valid())?
         };
         say(format!(
             "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {}{}{:>7.1}  {:>11.0}",
@@ -1370,10 +1416,14 @@ fn write_card(
         },
         ranking = if config.rank_weight > 0.0 {
             format!(
-                "the value net made to rank the position after the move played above those after {} other {} (a softmax over the mover's values), on {:.0}% of the positions, loss weight {}; validation: cross-entropy {:.4}, the move played ranked first {:.1}%",
+                "the value net made to rank the position after the move played above those after {} other {} (a softmax over the mover's values), on {:.0}% of the positions{}, loss weight {}; validation: cross-entropy {:.4}, the move played ranked first {:.1}%",
                 config.rank_alternatives,
                 config.rank_pick.describe(),
                 100.0 * config.rank_share,
+                match config.rank_moves {
+                    RankMoves::All => "",
+                    RankMoves::Winner => " where the winner moved",
+                },
                 config.rank_weight,
                 b.valid_rank_loss,
                 100.0 * b.valid_rank_top1
@@ -1402,12 +1452,16 @@ fn write_card(
 
 #[cfg(test)]
 mod tests {
-    use super::{pick_alternatives, LrDecay, RankPick};
+    use super::{
+        pick_alternatives, LrDecay, PatternConfig, PatternRows, RankMoves, RankPick, NO_RANK,
+    };
     use engine::game::Game;
+    use engine::game_record::{GameRecord, MoveKind, MoveRecord};
     use engine::games::gomoku::pvs::shape_order;
     use engine::games::gomoku::shape_board::ShapeBoard;
     use engine::games::gomoku::{Gomoku, Rule};
     use engine::rng::Rng;
+    use engine::Outcome;
 
     /// The trainer's model of a net (its windows too) gives the logit the engine's f32
     /// reference gives, on positions of either side to move: both read the same codes, each
@@ -1518,6 +1572,61 @@ mod tests {
             );
         }
         assert!(pick_alternatives(&board, played, 500, RankPick::Near, &mut Rng::new(1)).is_none());
+    }
+
+    #[test]
+    fn winner_only_ranking_rows_are_the_winners_moves() {
+        // Black's five on row 8 while white plays on row 1: black wins at its fifth stone.
+        let start = Gomoku::new(15, Rule::Freestyle).unwrap();
+        let mut state = start;
+        let mut moves = Vec::new();
+        for m in ["h8", "a1", "i8", "c1", "j8", "e1", "k8", "g1", "l8"] {
+            let action = state.parse_action(m).unwrap();
+            moves.push(MoveRecord {
+                action,
+                player: state.to_move(),
+                kind: MoveKind::Given,
+                iterations: 0,
+                root: Vec::new(),
+            });
+            state.apply(action);
+        }
+        let game = GameRecord {
+            index: 3,
+            seed: 0,
+            outcome: Outcome::win_for(engine::game::Player::P1),
+            scores: [1, 0],
+            moves,
+        };
+        let rows_of = |rank_moves| {
+            let config = PatternConfig {
+                rank_weight: 1.0,
+                rank_moves,
+                ..PatternConfig::default()
+            };
+            let mut rows = PatternRows {
+                points: start.points(),
+                children: 4,
+                ..PatternRows::default()
+            };
+            rows.add_game(&game, &start, &config).unwrap();
+            rows
+        };
+        // Rows are the positions before each move but those decided (black's four to five
+        // at the last): eight. The first has no stone to rank points near, the eighth is a
+        // forced block; between them black moved at even plies.
+        let all = rows_of(RankMoves::All);
+        assert_eq!(all.len(), 8);
+        let ranked = |rows: &PatternRows| -> Vec<usize> {
+            (0..rows.len())
+                .filter(|&r| rows.rank_block[r] != NO_RANK)
+                .collect()
+        };
+        assert_eq!(ranked(&all), vec![1, 2, 3, 4, 5, 6]);
+        let winner = rows_of(RankMoves::Winner);
+        assert_eq!(winner.len(), 8);
+        assert_eq!(ranked(&winner), vec![2, 4, 6]);
+        assert_eq!(winner.child_codes.len() * 2, all.child_codes.len());
     }
 
     #[test]
