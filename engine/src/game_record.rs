@@ -96,6 +96,20 @@ pub struct MoveRecord {
     pub root: Vec<RootStat>,
 }
 
+impl MoveRecord {
+    /// A move made without a search (an opening's, a random one, a replayed one), of `kind`
+    /// (`Given`, or `Solved` by an oracle).
+    pub fn unsearched(action: Action, player: Player, kind: MoveKind) -> MoveRecord {
+        MoveRecord {
+            action,
+            player,
+            kind,
+            iterations: 0,
+            root: Vec::new(),
+        }
+    }
+}
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct GameRecord {

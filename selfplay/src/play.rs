@@ -63,23 +63,11 @@ pub fn play_game<G: RegisteredGame>(
             oracle(&state)
         };
         let record = if let Some(action) = solved {
-            MoveRecord {
-                action,
-                player,
-                kind: MoveKind::Solved,
-                iterations: 0,
-                root: Vec::new(),
-            }
+            MoveRecord::unsearched(action, player, MoveKind::Solved)
         } else if (moves.len() as u32) < settings.random_opening_moves {
             state.legal_actions(&mut legal);
             let action = legal[variety.below(legal.len() as u32) as usize];
-            MoveRecord {
-                action,
-                player,
-                kind: MoveKind::Given,
-                iterations: 0,
-                root: Vec::new(),
-            }
+            MoveRecord::unsearched(action, player, MoveKind::Given)
         } else {
             let result = search.run(&state).expect("a live position with a budget");
             let (action, kind) = if searched < settings.sample_moves {

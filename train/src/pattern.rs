@@ -1131,7 +1131,7 @@ pub fn train_pattern(
             ""
         }
     ));
-    if config.init.is_some() && !valid.is_empty() {
+    if verbose && config.init.is_some() && !valid.is_empty() {
         // How the starting net fits these held-out games, the figure the epochs are to beat.
         let m = validate(&net.as_ref().expect("the net is there").valid())?;
         say(format!(
@@ -1582,13 +1582,11 @@ mod tests {
         let mut moves = Vec::new();
         for m in ["h8", "a1", "i8", "c1", "j8", "e1", "k8", "g1", "l8"] {
             let action = state.parse_action(m).unwrap();
-            moves.push(MoveRecord {
+            moves.push(MoveRecord::unsearched(
                 action,
-                player: state.to_move(),
-                kind: MoveKind::Given,
-                iterations: 0,
-                root: Vec::new(),
-            });
+                state.to_move(),
+                MoveKind::Given,
+            ));
             state.apply(action);
         }
         let game = GameRecord {

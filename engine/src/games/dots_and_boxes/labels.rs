@@ -73,13 +73,11 @@ impl Labeller {
         let mut state = *initial;
         let mut moves = Vec::with_capacity(state.geometry().num_edges);
         let mut given = |state: &mut DotsAndBoxes, action| {
-            moves.push(MoveRecord {
+            moves.push(MoveRecord::unsearched(
                 action,
-                player: state.to_move(),
-                kind: MoveKind::Given,
-                iterations: 0,
-                root: Vec::new(),
-            });
+                state.to_move(),
+                MoveKind::Given,
+            ));
             state.apply(action);
         };
         let leave_at = horizon.free + rng.below((horizon.from - horizon.free).saturating_add(1));
