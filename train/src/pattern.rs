@@ -1183,12 +1183,14 @@ pub fn train_pattern(
         }
         let train_seconds = t0.elapsed().as_secs_f64();
         let model = net.as_ref().expect("the net is there");
+        // Validated before the clock is read: an epoch's seconds include its validation.
+        let held_out = validate(&model.valid())?;
         let metrics = PatternEpoch {
             epoch,
             train_loss: loss_sum / train.len() as f64,
             seconds: t0.elapsed().as_secs_f64(),
             positions_per_second: train.len() as f64 / train_seconds,
-            ..validate(&model.valid())?
+            ..held_out
         };
         say(format!(
             "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {}{}{:>7.1}  {:>11.0}",
