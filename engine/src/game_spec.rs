@@ -109,6 +109,10 @@ pub struct KeyDecl {
     pub name: &'static str,
     pub default: &'static str,
     pub help: &'static str,
+    /// `Some(words)` when the value names a file the player reads (a net, a weights file),
+    /// unless it is one of `words` (`product`, `none`), which open no file of the user's.
+    /// `engine serve` takes only those words and the shipped models' names from a page.
+    pub names_file: Option<&'static [&'static str]>,
 }
 
 /// A kind of player a spec names (`KIND:key=value,...`), as `engine players` lists it and the
@@ -121,6 +125,9 @@ pub struct PlayerDecl {
     /// A named player (`best`, `paper`): the spec it stands for; keys given after the name are
     /// added to it (`best:time_ms=300`).
     pub alias_of: Option<&'static str>,
+    /// Whether it runs a program on this machine (`external`, `gomocup`): `engine serve`
+    /// refuses such a player from a page unless started with `--allow-external`.
+    pub runs_program: bool,
     /// Its own keys (beside the keys every search shares, for a search).
     pub keys: &'static [KeyDecl],
 }
@@ -152,6 +159,20 @@ pub const fn key(name: &'static str, default: &'static str, help: &'static str) 
         name,
         default,
         help,
+        names_file: None,
+    }
+}
+
+/// A [`KeyDecl`] whose value names a file the player reads, or is one of `words`.
+pub const fn file_key(
+    name: &'static str,
+    default: &'static str,
+    help: &'static str,
+    words: &'static [&'static str],
+) -> KeyDecl {
+    KeyDecl {
+        names_file: Some(words),
+        ..key(name, default, help)
     }
 }
 
@@ -266,12 +287,18 @@ impl GameSpec {
         params: &[S],
     ) -> Result<GameSpec, String> {
         let mut spec = GameSpec::named_in(games, name)?;
+        let mut seen: Vec<&str> = Vec::new();
         for param in params {
             let param = param.as_ref();
             let (key, value) = param
                 .split_once('=')
                 .ok_or_else(|| format!("parameter '{param}' is not key=value"))?;
-            spec.set(key.trim(), value)?;
+            let key = key.trim();
+            if seen.contains(&key) {
+                return Err(format!("game parameter {key} is given twice"));
+            }
+            seen.push(key);
+            spec.set(key, value)?;
         }
         spec.check()?;
         Ok(spec)
@@ -413,6 +440,17 @@ impl Serialize for GameSpec {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_parameter_given_twice_is_refused() {
+        use crate::registry::Lookup;
+        for err in [
+            GameSpec::parse("gomoku", &["size=15", "size=9"]).unwrap_err(),
+            GameSpec::from_text("gomoku:size=15,size=15").unwrap_err(),
+        ] {
+            assert_eq!(err, "game parameter size is given twice");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -249,7 +249,9 @@ fn a_search_stops_when_its_request_goes_away_or_on_move_now() {
     let mut stream = TcpStream::connect(server.addr).unwrap();
     write!(
         stream,
-        "POST /api/engine HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST /api/engine HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        server.addr,
         body.len()
     )
     .unwrap();
@@ -366,7 +368,7 @@ fn the_net_guided_player_shows_the_nets_figures() {
     server.ok(
         "/api/new",
         json!({"session": "nn", "game": "dots_and_boxes",
-               "players": ["nn:iterations=3000,solver_edges=0,safe_first=0,rollout=random", null]}),
+               "players": ["nn:iterations=3000,solver_edges=0,safe_first=0,rollout=random,model=dab-5x5", null]}),
     );
     let state = server.ok("/api/engine", json!({"session": "nn"}));
     let a = &state["analysis"];

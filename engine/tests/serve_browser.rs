@@ -675,7 +675,7 @@ fn every_game_in_a_real_browser() {
     let spec = d.exec("return document.getElementById('p2-spec').value", json!([]));
     assert_eq!(
         spec,
-        json!("nn:iterations=3000,model=models/dab-5x5/model.safetensors,threshold=0.9")
+        json!("nn:iterations=3000,model=dab-5x5,threshold=0.9")
     );
     choose(&d, "#p1-kind", "person");
     new_game(&d, |d| d.click("#new"));

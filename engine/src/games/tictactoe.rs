@@ -323,12 +323,14 @@ impl crate::games::RegisteredGame for TicTacToe {
             kind: "best",
             about: "the strongest here: plain MCTS, which plays tic-tac-toe perfectly with enough iterations",
             alias_of: Some("mcts"),
+            runs_program: false,
             keys: &[],
         },
         crate::game_spec::PlayerDecl {
             kind: "paper",
             about: "the Dots-and-Boxes paper's plain MCTS, on the game that proves the search",
             alias_of: Some("mcts"),
+            runs_program: false,
             keys: &[],
         },
     ];

@@ -9,25 +9,30 @@
 //!
 //! The API (every answer JSON; a refusal is a 4xx with `{"error": "..."}`) is in `docs/serve.md`.
 
+mod guard;
 mod table;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use axum::extract::{Query, State};
+use axum::extract::{Query, Request, State};
 use axum::http::{header, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use serde_json::{json, Value};
 
 use crate::registry::{GameSpec, Lookup, ParamKind, GAMES};
+use guard::{check_request, Hosts, PlayerPolicy, ShippedModels};
 use table::{
-    base64_decode, budget_of, new_table, read_dataset_record, read_record, NewGame, Refusal, Table,
+    base64_decode, budget_of, new_table, read_dataset_record, read_record, NewGame, Refusal,
+    SeatSpec, Table,
 };
 
 pub use table::MAX_THREADS;
@@ -46,8 +51,12 @@ const IDLE: Duration = Duration::from_secs(2 * 3600);
 pub struct ServeOptions {
     pub host: String,
     pub port: u16,
-    /// Whether the page may name `external:` players (programs run on this machine).
+    /// Whether the page may name players that run programs (`external`, `gomocup`).
     pub allow_external: bool,
+    /// Host names the server answers for beside the loopback names and the bound address.
+    pub allow_hosts: Vec<String>,
+    /// The models folder: a page may name the models in it, and no other file.
+    pub models: PathBuf,
 }
 
 /// The engine thinking for a tab.
@@ -67,7 +76,10 @@ struct Slot {
 
 struct App {
     sessions: Mutex<HashMap<String, Arc<Mutex<Slot>>>>,
-    allow_external: bool,
+    /// What a page's players may do.
+    policy: PlayerPolicy,
+    /// The names a request's `Host` may give.
+    hosts: Hosts,
 }
 
 /// A lock that survives a panic of another holder (the data stays usable: every change to a
@@ -285,8 +297,10 @@ fn games() -> Value {
     json!({"games": list, "max_threads": MAX_THREADS})
 }
 
-async fn api_games() -> Answer {
-    Answer(Ok(games()))
+async fn api_games(State(app): State<Arc<App>>) -> Answer {
+    let mut list = games();
+    list["models"] = json!(app.policy.models.names());
+    Answer(Ok(list))
 }
 
 #[derive(serde::Deserialize)]
@@ -355,7 +369,13 @@ fn new_game(app: &App, bytes: &Bytes) -> Result<Value, Refusal> {
         Some(Value::Array(a)) if a.len() == 2 => {
             let seat = |v: &Value| match v {
                 Value::Null => Ok(None),
-                Value::String(s) => Ok(Some(s.clone())),
+                Value::String(s) if matches!(s.trim(), "" | "human") => Ok(None),
+                Value::String(s) => app.policy.screen(s, spec.info()).map(|built| {
+                    Some(SeatSpec {
+                        shown: s.trim().to_string(),
+                        built,
+                    })
+                }),
                 other => Err(Refusal::bad(format!(
                     "a player is a spec string or null (a person), not {other}"
                 ))),
@@ -375,7 +395,6 @@ fn new_game(app: &App, bytes: &Bytes) -> Result<Value, Refusal> {
         spec,
         players,
         moves,
-        allow_external: app.allow_external,
     })?;
     app.insert(session.clone(), table);
     app.state(&session)
@@ -615,6 +634,15 @@ fn only(takes: &'static str, route: MethodRouter<Arc<App>>) -> MethodRouter<Arc<
     )
 }
 
+/// Refuses a request whose `Host`, `Origin` or type could come from another site's page
+/// (`guard::check_request`), before any handler reads it.
+async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    match check_request(&app.hosts, request.method(), request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(refusal) => Answer(Err(refusal)).into_response(),
+    }
+}
+
 /// The router, for a server or a test.
 fn router(app: Arc<App>) -> Router {
     Router::new()
@@ -638,6 +666,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/undo", only("POST", post(api_undo)))
         .route("/api/legal", only("POST", post(api_legal)))
         .fallback(missing)
+        .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
 }
 
@@ -669,7 +698,8 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
         if is_unspecified(&addr) {
             eprintln!(
                 "engine serve: warning: listening on all addresses ({addr}): anyone who can \
-                 reach this machine can use the page and its engine"
+                 reach this machine can use the page and its engine (by the names given with \
+                 --allow-host)"
             );
             println!(
                 "engine serve: open http://127.0.0.1:{}/ (Ctrl-C stops)",
@@ -678,9 +708,24 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
         } else {
             println!("engine serve: open http://{addr}/ (Ctrl-C stops)");
         }
+        if options.allow_external {
+            eprintln!(
+                "engine serve: warning: --allow-external: a page on this server may run any \
+                 program on this machine as you (external:, gomocup: players)"
+            );
+        }
+        let models = ShippedModels::scan(&options.models);
+        let bound = match addr {
+            SocketAddr::V4(a) => a.ip().to_string(),
+            SocketAddr::V6(a) => format!("[{}]", a.ip()),
+        };
         let app = Arc::new(App {
             sessions: Mutex::new(HashMap::new()),
-            allow_external: options.allow_external,
+            policy: PlayerPolicy {
+                allow_external: options.allow_external,
+                models,
+            },
+            hosts: Hosts::new(&bound, addr.port(), &options.allow_hosts),
         });
         axum::serve(listener, router(app))
             .await

@@ -51,12 +51,17 @@ impl Refusal {
 /// What a tab asks for when it starts a game.
 pub struct NewGame {
     pub spec: GameSpec,
-    /// Per side (P1, P2): a player spec, or `None` for a person at the page.
-    pub players: [Option<String>; 2],
+    /// Per side (P1, P2): a player, or `None` for a person at the page.
+    pub players: [Option<SeatSpec>; 2],
     /// A move list to replay from the start (a record loaded again).
     pub moves: Vec<String>,
-    /// Whether `external:` players (programs run on this machine) may be named.
-    pub allow_external: bool,
+}
+
+/// A player a page named, as it named it and as the server builds it (the page's checked
+/// spec, a shipped model's name read as its file: `guard::PlayerPolicy::screen`).
+pub struct SeatSpec {
+    pub shown: String,
+    pub built: String,
 }
 
 /// The time and iteration budget of a player spec, for the page's progress bar.
@@ -123,7 +128,10 @@ struct Turn {
 }
 
 struct Seat<G: RegisteredGame> {
+    /// The spec as the page named it.
     spec: String,
+    /// The spec the player was built from.
+    built: String,
     agent: Box<dyn Agent<G>>,
     started: bool,
 }
@@ -139,12 +147,9 @@ struct GameTable<G: RegisteredGame> {
     net: Option<(NetChoice, ValueNet)>,
 }
 
-fn build_seat<G: RegisteredGame>(
-    text: &str,
-    start: &G,
-    allow_external: bool,
-) -> Result<Seat<G>, Refusal> {
-    let spec = parse_spec(text).map_err(Refusal::bad)?;
+fn build_seat<G: RegisteredGame>(seat: &SeatSpec, start: &G) -> Result<Seat<G>, Refusal> {
+    let text = seat.shown.trim();
+    let spec = parse_spec(&seat.built).map_err(Refusal::bad)?;
     let threads = match &spec {
         AgentSpec::Mcts { config, .. } => config.threads,
         AgentSpec::Game { .. } => spec
@@ -158,15 +163,10 @@ fn build_seat<G: RegisteredGame>(
             "player '{text}': at most {MAX_THREADS} threads from the browser"
         )));
     }
-    if matches!(spec, AgentSpec::External(_)) && !allow_external {
-        return Err(Refusal::bad(format!(
-            "player '{text}': external programs are not run for the browser unless the server \
-             was started with --allow-external"
-        )));
-    }
     let agent = G::build_player(&spec, start).map_err(Refusal::bad)?;
     Ok(Seat {
-        spec: text.trim().to_string(),
+        spec: text.to_string(),
+        built: seat.built.trim().to_string(),
         agent,
         started: false,
     })
@@ -175,11 +175,8 @@ fn build_seat<G: RegisteredGame>(
 impl<G: RegisteredGame> GameTable<G> {
     fn new(start: G, new: NewGame) -> Result<GameTable<G>, Refusal> {
         let [p1, p2] = &new.players;
-        let seat = |text: &Option<String>| -> Result<Option<Seat<G>>, Refusal> {
-            match text.as_deref().map(str::trim) {
-                None | Some("") | Some("human") => Ok(None),
-                Some(text) => build_seat(text, &start, new.allow_external).map(Some),
-            }
+        let seat = |seat: &Option<SeatSpec>| -> Result<Option<Seat<G>>, Refusal> {
+            seat.as_ref().map(|s| build_seat(s, &start)).transpose()
         };
         let seats = [seat(p1)?, seat(p2)?];
         let mut table = GameTable {
@@ -365,15 +362,15 @@ impl<G: RegisteredGame> Table for GameTable<G> {
         let mover = self.state.to_move();
         let before = self.state.clone();
         let mut moves = self.moves();
-        let spec = match &self.seats[mover.index()] {
-            Some(seat) => seat.spec.clone(),
+        let (spec, built) = match &self.seats[mover.index()] {
+            Some(seat) => (seat.spec.clone(), seat.built.clone()),
             None => {
                 return Err(Refusal::conflict(format!(
                     "{mover} is played by a person at the page: play its move"
                 )))
             }
         };
-        let net = self.net_prediction(&spec, &before);
+        let net = self.net_prediction(&built, &before);
         let seat = self.seats[mover.index()]
             .as_mut()
             .expect("checked just above");

@@ -97,16 +97,33 @@ pub fn http_bytes(
     path: &str,
     body: Option<&str>,
 ) -> (u16, Vec<u8>) {
+    let host = addr.to_string();
+    let headers = [
+        ("Host", host.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    http_with(addr, method, path, &headers, body)
+}
+
+/// One HTTP/1.1 request with exactly these headers (beside `Connection` and
+/// `Content-Length`), as a browser or another site's page would send it.
+pub fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> (u16, Vec<u8>) {
     let mut stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
     stream
         .set_read_timeout(Some(Duration::from_secs(120)))
         .expect("timeout");
     let body = body.unwrap_or("");
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
     stream.write_all(head.as_bytes()).expect("write");
     stream.write_all(body.as_bytes()).expect("write");
     // Read the head, then exactly the body (some servers keep the connection open).

@@ -79,9 +79,18 @@ struct ServeArgs {
     /// The address to listen on; 0.0.0.0 or :: opens the page to other machines.
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
-    /// Let the page name external: players (programs run on this machine).
+    /// Let the page name players that run programs on this machine (external:, gomocup:);
+    /// prints a warning. Off: they are refused.
     #[arg(long)]
     allow_external: bool,
+    /// Also answer requests for this host name (a LAN name or address served on purpose,
+    /// with --host); repeat for more [default: only localhost, 127.0.0.1, [::1] and the
+    /// bound address].
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
+    /// The models folder: a page may name its models (model=dab-5x5) and no other file.
+    #[arg(long, default_value = "models")]
+    models: std::path::PathBuf,
 }
 
 #[derive(Args, Clone)]
@@ -98,7 +107,8 @@ pub struct BoardArgs {
     /// Columns of boxes (Dots and Boxes, 1 to 7; default 5): the parameter cols.
     #[arg(long)]
     pub cols: Option<usize>,
-    /// Board size (Amazons: 10, 8 or 6): the parameter size.
+    /// Board size (Amazons: 10, 8 or 6, default 10; Gomoku: 5 to 22, default 15): the
+    /// parameter size.
     #[arg(long)]
     pub size: Option<usize>,
 }
@@ -151,7 +161,8 @@ struct PlayerArgs {
     /// Seed of the search's random choices: adds seed=N to the player [player's default: 1].
     #[arg(long)]
     seed: Option<u64>,
-    /// A value net file (Dots and Boxes): adds model=PATH to the player.
+    /// A net file, or product or none (Dots and Boxes: a value net from `train run`; Gomoku: a
+    /// pattern net from `train pattern`): adds model=PATH to the player.
     #[arg(long)]
     model: Option<PathBuf>,
     /// Evaluation weights from `tune` (best-weights.json; Amazons, Gomoku, Surakarta): adds
@@ -311,7 +322,7 @@ struct BenchArgs {
     /// Columns of boxes (Dots and Boxes, 1 to 7), as --rows.
     #[arg(long)]
     cols: Option<usize>,
-    /// Board size for --game (Amazons: 10, 8 or 6).
+    /// Board size for --game (Amazons: 10, 8 or 6; Gomoku: 5 to 22).
     #[arg(long)]
     size: Option<usize>,
     /// Iterations of one search, per thread (default: the paper's 100,000 a move for Dots and
@@ -354,6 +365,8 @@ fn main() -> ExitCode {
             host: args.host,
             port: args.port,
             allow_external: args.allow_external,
+            allow_hosts: args.allow_hosts,
+            models: args.models,
         }),
         Command::Protocol => {
             engine::protocol::serve(&mut io::stdin().lock(), &mut io::stdout().lock())

@@ -13,7 +13,7 @@ use crate::agents::spec::ALPHABETA_KEYS;
 use crate::agents::spec::{AlphaBetaKeys, GreedyKeys};
 use crate::agents::{Agent, AgentSpec};
 use crate::game::{Game, Player};
-use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
+use crate::game_spec::{file_key, key, KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 use crate::games::{RegisteredGame, Searched, WeightsChoice};
 use crate::mcts::bench::{BenchOptions, BenchOutput, Figure};
 use crate::mcts::{Budget, Search, SearchConfig};
@@ -62,95 +62,47 @@ impl RegisteredGame for Amazons {
             kind: "best",
             about: "the strongest measured: mcts with its defaults (34-6 against alphabeta, 78-22 against the paper's whole-turn MCTS at 1 s)",
             alias_of: Some("mcts"),
+            runs_program: false,
             keys: &[],
         },
         PlayerDecl {
             kind: "paper",
             about: "the paper's MCTS + MG-PEO: Move Groups, Parallel Evaluation, random expansion, shallow rollouts, the paper's evaluation",
             alias_of: Some("mcts:turn=split,pe=1,expand=random,backup=sign,cp=1.414,eval=paper"),
+            runs_program: false,
             keys: &[],
         },
         PlayerDecl {
             kind: "alphabeta",
             about: "the rival: iterative-deepening alpha-beta over whole turns with the paper's evaluation",
             alias_of: None,
+            runs_program: false,
             keys: &ALPHABETA_KEYS,
         },
         PlayerDecl {
             kind: "greedy",
             about: "the best evaluation after one turn: fast, tune's fitness player",
             alias_of: None,
+            runs_program: false,
             keys: &[
-                KeyDecl {
-                    name: "seed",
-                    default: "1",
-                    help: "the seed of its ties",
-                },
-                KeyDecl {
-                    name: "weights",
-                    default: "",
-                    help: "a weights file of the evaluation, as tune writes it",
-                },
+                key("seed", "1", "the seed of its ties"),
+                file_key("weights", "", "a weights file of the evaluation, as tune writes it", &[]),
             ],
         },
     ];
 
     const MCTS_KEYS: &'static [KeyDecl] = &[
-        KeyDecl {
-            name: "turn",
-            default: "split",
-            help: "split: Move Groups (the queen move and the arrow as two plies); whole: one node a turn",
-        },
-        KeyDecl {
-            name: "depth",
-            default: "2",
-            help: "random whole turns before the evaluation",
-        },
-        KeyDecl {
-            name: "backup",
-            default: "expected",
-            help: "what a leaf backs up: sign (the paper's), sample or expected (the evaluation's win probability)",
-        },
-        KeyDecl {
-            name: "scale",
-            default: "2",
-            help: "the evaluation's scale in sample and expected",
-        },
-        KeyDecl {
-            name: "expand",
-            default: "eval",
-            help: "eval: every child evaluated at expansion; random: the paper's random order",
-        },
-        KeyDecl {
-            name: "reuse",
-            default: "1",
-            help: "1: the tree is kept from move to move",
-        },
-        KeyDecl {
-            name: "eval",
-            default: "corrected",
-            help: "the evaluation: corrected or paper",
-        },
-        KeyDecl {
-            name: "tempo",
-            default: "",
-            help: "the tempo weight, one or one a phase (a,b,c)",
-        },
-        KeyDecl {
-            name: "arrow",
-            default: "",
-            help: "the pending arrow's weight, one or one a phase",
-        },
-        KeyDecl {
-            name: "weights",
-            default: "",
-            help: "a weights file of the evaluation, as tune writes it",
-        },
-        KeyDecl {
-            name: "pe",
-            default: "0",
-            help: "1: Parallel Evaluation (the paper's PEO)",
-        },
+        key("turn", "split", "split: Move Groups (the queen move and the arrow as two plies); whole: one node a turn"),
+        key("depth", "2", "random whole turns before the evaluation"),
+        key("backup", "expected", "what a leaf backs up: sign (the paper's), sample or expected (the evaluation's win probability)"),
+        key("scale", "2", "the evaluation's scale in sample and expected"),
+        key("expand", "eval", "eval: every child evaluated at expansion; random: the paper's random order"),
+        key("reuse", "1", "1: the tree is kept from move to move"),
+        key("eval", "corrected", "the evaluation: corrected or paper"),
+        key("tempo", "", "the tempo weight, one or one a phase (a,b,c)"),
+        key("arrow", "", "the pending arrow's weight, one or one a phase"),
+        file_key("weights", "", "a weights file of the evaluation, as tune writes it", &[]),
+        key("pe", "0", "1: Parallel Evaluation (the paper's PEO)"),
     ];
 
     type Rollout = EvalRollout;

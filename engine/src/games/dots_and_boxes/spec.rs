@@ -41,7 +41,7 @@ use crate::agents::spec::{
     SEARCH_KEYS,
 };
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
-use crate::game_spec::{joined_keys, key, KeyDecl, PlayerDecl};
+use crate::game_spec::{file_key, joined_keys, key, KeyDecl, PlayerDecl};
 use crate::games::RegisteredGame;
 use crate::mcts::{RolloutPolicy, SearchConfig, Ucb};
 
@@ -108,10 +108,11 @@ pub const MCTS_KEYS: [KeyDecl; 10] = joined_keys(&ROOT, &SEARCH_OWN);
 
 /// The net's keys of `nn`.
 const NET: [KeyDecl; 17] = [
-    key(
+    file_key(
         "model",
         "product",
         "the value net: product (the product's net of the board's size, see models/README.md; none on a size without one), none (the same search without a net) or a file; with rollout=random the paper's models/dab-5x5",
+        &["product", "none"],
     ),
     key(
         "threshold",
@@ -154,7 +155,12 @@ const NET: [KeyDecl; 17] = [
         "the net's expectation mixed into each leaf's reward (chain rollouts); at 1 it is the reward and no play-out runs",
     ),
     key("ask", "leaf", "leaf: the net asked at leaves; turns: at every turn"),
-    key("late", "", "a late net (train run --encoding late) for the play-outs"),
+    file_key(
+        "late",
+        "",
+        "a late net (train run --encoding late) for the play-outs",
+        &[],
+    ),
     key("horizon", "36", "the late net serves from this many free edges"),
     key("late_use", "end", "end, pick, sure, prior or blend"),
     key(
@@ -162,7 +168,7 @@ const NET: [KeyDecl; 17] = [
         "1",
         "the late net's weight as a prior or blend (blend at 1: the whole reward, no play-out)",
     ),
-    key("policy", "", "a policy net (train policy) as a prior on tree children"),
+    file_key("policy", "", "a policy net (train policy) as a prior on tree children", &[]),
     key("policy_weight", "0.5", "the weight of the policy net's biases"),
     key(
         "policy_rollout",
@@ -226,12 +232,14 @@ pub const PLAYERS: [PlayerDecl; 6] = [
         kind: "best",
         about: "the strongest measured: nn, the product's engine (19-1 against the real QDab, issue 46; 92-8 against qdab)",
         alias_of: Some("nn"),
+        runs_program: false,
         keys: &[],
     },
     PlayerDecl {
         kind: "paper",
         about: "the paper's player: its plain MCTS; with net=1 its net-guided engine (random rollouts ended by models/dab-5x5 at 0.9, no knowledge); other keys are mcts's or nn's",
         alias_of: None,
+        runs_program: false,
         keys: &[key(
             "net",
             "0",
@@ -242,24 +250,28 @@ pub const PLAYERS: [PlayerDecl; 6] = [
         kind: "nn",
         about: "the product's engine: MCTS over canonical moves, chain rollouts, the exact endgame and proofs, and the product's net as a prior on the boards that have one (models/README.md; model=none: without it)",
         alias_of: None,
+        runs_program: false,
         keys: &NN_KEYS,
     },
     PlayerDecl {
         kind: "qdab",
         about: "a rival modelled on QDab: its own search over canonical moves and a root solve (beats rival 95-5)",
         alias_of: None,
+        runs_program: false,
         keys: &QDAB_KEYS,
     },
     PlayerDecl {
         kind: "rival",
         about: "the first QDab-style rival: MCTS over safe edges, the exact solver from 30 free edges",
         alias_of: None,
+        runs_program: false,
         keys: &RIVAL_KEYS,
     },
     PlayerDecl {
         kind: "greedy",
         about: "takes a box when it can, else a random safe edge: fast, for tests",
         alias_of: None,
+        runs_program: false,
         keys: &[key("seed", "1", "the seed of its choices")],
     },
 ];

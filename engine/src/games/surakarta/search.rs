@@ -26,7 +26,7 @@
 //! (0: no limit), `cutoff=draw|pieces`, `captures=P`, `quiescence=S` (0: rollouts; with it,
 //! `cp` left at its default becomes 0.3).
 
-use crate::game_spec::{key, KeyDecl};
+use crate::game_spec::{file_key, key, KeyDecl};
 use std::path::Path;
 
 use super::energy::EnergyWeights;
@@ -257,7 +257,7 @@ impl Surakarta {
         key("position", "", "the energy's position weight"),
         key("attack", "", "the energy's attack weight"),
         key("defence", "", "the energy's defence weight"),
-        key("weights", "", "a weights file of the energy, as tune writes it"),
+        file_key("weights", "", "a weights file of the energy, as tune writes it", &[]),
         key(
             "lead",
             "0",

@@ -732,7 +732,14 @@ $('load').addEventListener('change', async (ev) => {
 
 async function start() {
   try {
-    games = (await api('GET', '/api/games')).games;
+    const list = await api('GET', '/api/games');
+    games = list.games;
+    // The shipped models the server offers: the only files a page may name (docs/serve.md).
+    for (const name of list.models || []) {
+      const o = document.createElement('option');
+      o.value = name;
+      $('models').appendChild(o);
+    }
   } catch (e) {
     showError(e);
     return;
