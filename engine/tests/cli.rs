@@ -612,7 +612,18 @@ fn gomoku_pvs_keys_out_of_range_are_named() {
             "pvs:threads=300",
             "threads is 0 (one a core) to 256, not 300",
         ),
-        ("pvs:depth=500", "depth is at most 120, not 500"),
+        (
+            "pvs:depth=500",
+            "depth is a whole number from 1 to 120, got '500'",
+        ),
+        (
+            "pvs:time_ms=18446744073709551615",
+            "time_ms is a whole number from 1 to 86400000",
+        ),
+        (
+            "pvs:time_ms=0",
+            "time_ms is a whole number from 1 to 86400000, got '0'",
+        ),
         ("pvs:null_move=9", "null_move is within 0 to 6 plies, not 9"),
         ("pvs:lmr_scale=3", "lmr_scale is within 0 to 2, not 3"),
         ("pvs:vct=-1", "vct"),
@@ -711,7 +722,7 @@ fn outputs_players_and_numbers_are_checked_before_any_game() {
         ),
         (
             vec!["--p1", "mcts:time_ms=-1", "--p2", "random"],
-            "time_ms must not be negative",
+            "time_ms is a whole number from 1 to 86400000, got '-1'",
         ),
         (
             vec![

@@ -236,6 +236,46 @@ fn a_brain_that_cannot_start_is_an_error_before_any_game() {
     assert!(err.contains("unknown key 'turns'"), "{err}");
 }
 
+/// A brain silent at `ABOUT` is an error, and one silent at `START` loses the game, once
+/// `start_ms` has passed: the wait is the key's, not a fixed 30 s.
+#[test]
+fn a_silent_brain_is_given_up_after_start_ms() {
+    let dir = scratch("silent");
+    let mute = dir.join("mute.sh");
+    std::fs::write(&mute, "#!/bin/sh\nexec sleep 60\n").unwrap();
+    let started = Instant::now();
+    let err = player(&format!("gomocup:cmd=sh {},start_ms=400", mute.display()))
+        .err()
+        .unwrap();
+    assert!(err.contains("ABOUT"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "waited {:?}",
+        started.elapsed()
+    );
+    // Answers ABOUT, then never START.
+    let no_start = dir.join("no-start.sh");
+    std::fs::write(
+        &no_start,
+        "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n    ABOUT*) echo 'name=\"mute\"' ;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    let mut brain = player(&format!(
+        "gomocup:cmd=sh {},start_ms=400",
+        no_start.display()
+    ))
+    .unwrap();
+    let started = Instant::now();
+    let err = brain.new_game(&board(), &[]).unwrap_err();
+    assert!(err.reason.contains("START"), "{}", err.reason);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    for bad in ["start_ms=0", "start_ms=-1", "turn_ms=18446744073709551615"] {
+        let err = player(&format!("gomocup:cmd=x,{bad}")).err().unwrap();
+        assert!(err.contains("is a whole number from"), "{bad}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn openings_off_the_board_or_already_won_are_refused_naming_the_line() {
     let dir = scratch("bad-openings");

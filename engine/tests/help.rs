@@ -31,6 +31,33 @@ fn pbrain_engine_prints_its_usage_and_describes_its_flags() {
     );
 }
 
+/// `play` and `analyse` read `--size` and `--model` for Gomoku too, and their help says so.
+#[test]
+fn board_and_model_flags_name_every_game_that_reads_them() {
+    for command in ["play", "analyse"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_engine"))
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let flag = |name: &str| {
+            let at = text
+                .find(&format!("--{name} <"))
+                .unwrap_or_else(|| panic!("{command}: no --{name}"));
+            // The flag's line and its description, up to the next flag's line.
+            let mut lines = text[at..].lines();
+            let first = lines.next().unwrap_or("").to_string();
+            lines
+                .take_while(|l| !l.trim_start().starts_with('-'))
+                .fold(first, |all, l| all + " " + l.trim())
+        };
+        for name in ["size", "model"] {
+            let help = flag(name);
+            assert!(help.contains("Gomoku"), "{command} --{name}: {help}");
+        }
+    }
+}
+
 /// The checker itself: a flag with a description (beside it or under it) passes, one with
 /// nothing or only `[default: ...]` is found; possible values are not flags.
 #[test]

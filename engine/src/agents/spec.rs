@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::{Agent, ExternalAgent, ExternalConfig, MctsAgent, RandomAgent};
 use crate::cli::search_threads;
 use crate::game::Game;
-use crate::game_spec::{key, GameSpec, KeyDecl, PlayerDecl};
+use crate::game_spec::{file_key, key, GameSpec, KeyDecl, PlayerDecl};
 use crate::mcts::{Budget, CounterMode, SearchConfig};
 
 /// A parsed player spec.
@@ -83,6 +83,7 @@ pub const RANDOM: PlayerDecl = PlayerDecl {
     kind: "random",
     about: "uniformly random legal moves: a floor, and fast for tests",
     alias_of: None,
+    runs_program: false,
     keys: &[key("seed", "1", "the seed of its choices")],
 };
 
@@ -91,6 +92,7 @@ pub const MCTS: PlayerDecl = PlayerDecl {
     kind: "mcts",
     about: "MCTS with the game's own search (plain MCTS unless its keys say)",
     alias_of: None,
+    runs_program: false,
     keys: &SEARCH_KEYS,
 };
 
@@ -99,6 +101,7 @@ pub const EXTERNAL: PlayerDecl = PlayerDecl {
     kind: "external",
     about: "a program speaking the text protocol (docs/PROTOCOL.md); an illegal move, a crash or a time-out loses",
     alias_of: None,
+    runs_program: true,
     keys: &[
         key(
             "cmd",
@@ -262,6 +265,28 @@ pub fn number<T: KeyNumber>(key: &str, value: &str) -> Result<T, String> {
     })
 }
 
+/// The longest time a move may be given, in milliseconds (a day): a larger `time_ms` is a
+/// mistake, and one near `u64`'s range would search without end.
+pub const MAX_TIME_MS: u64 = 86_400_000;
+
+/// Reads a whole number a key holds that must lie in `min..=max`; any value outside it (a
+/// negative, a fraction, zero where the range starts at 1, a number too large) gets the one
+/// message that gives the range: `time_ms is a whole number from 1 to 86400000, got '-5'`.
+pub fn whole_in<T>(key: &str, value: &str, min: T, max: T) -> Result<T, String>
+where
+    T: KeyNumber + PartialOrd + std::fmt::Display + Copy,
+{
+    number::<T>(key, value)
+        .ok()
+        .filter(|v| *v >= min && *v <= max)
+        .ok_or_else(|| format!("{key} is a whole number from {min} to {max}, got '{value}'"))
+}
+
+/// Reads a move's time in milliseconds: 1 to [`MAX_TIME_MS`].
+pub fn time_ms(key: &str, value: &str) -> Result<u64, String> {
+    whole_in(key, value, 1, MAX_TIME_MS)
+}
+
 /// Reads a `0`/`1` switch a key holds.
 pub fn switch(key: &str, value: &str) -> Result<bool, String> {
     match value {
@@ -312,7 +337,7 @@ pub fn read_search_keys(
         match key.as_str() {
             "iterations" => iterations = Some(number(key, value).map_err(err)?),
             "time_ms" => {
-                time_ms = Some(number::<u64>(key, value).map_err(err)?);
+                time_ms = Some(self::time_ms(key, value).map_err(err)?);
                 if !keys.iter().any(|(k, _)| k == "iterations") {
                     iterations = None;
                 }
@@ -370,10 +395,11 @@ pub const ALPHABETA_KEYS: [KeyDecl; 4] = [
     key("time_ms", "1000", "milliseconds a move"),
     key("depth", "64", "the deepest iteration"),
     key("seed", "1", "the seed of its ties"),
-    key(
+    file_key(
         "weights",
         "",
         "a weights file of the evaluation, as tune writes it",
+        &[],
     ),
 ];
 
@@ -400,15 +426,12 @@ impl AlphaBetaKeys {
         };
         for (key, value) in keys {
             match key.as_str() {
-                "time_ms" => out.time_ms = number(key, value).map_err(err)?,
-                "depth" => out.max_depth = number(key, value).map_err(err)?,
+                "time_ms" => out.time_ms = time_ms(key, value).map_err(err)?,
+                "depth" => out.max_depth = whole_in(key, value, 1, 128).map_err(err)?,
                 "weights" => out.weights = Some(PathBuf::from(value)),
                 "seed" => out.seed = number(key, value).map_err(err)?,
                 _ => return Err(unknown_key(text, key)),
             }
-        }
-        if out.time_ms == 0 || out.max_depth == 0 {
-            return Err(err("time_ms and depth must be positive".into()));
         }
         Ok(out)
     }
@@ -483,7 +506,7 @@ pub fn parse_spec(text: &str) -> Result<AgentSpec, String> {
                 match key.as_str() {
                     "cmd" => config.command = value,
                     "name" => config.name = Some(value),
-                    "time_ms" => config.time_ms = Some(number(&key, &value).map_err(err)?),
+                    "time_ms" => config.time_ms = Some(time_ms(&key, &value).map_err(err)?),
                     "timeout_ms" => timeout = Some(number::<u64>(&key, &value).map_err(err)?),
                     _ => {
                         let name = key.trim_start_matches("opt.").to_string();
@@ -528,6 +551,40 @@ pub fn expand_alias(spec: &AgentSpec, players: &[PlayerDecl]) -> Result<Option<A
     };
     let keys: Vec<String> = keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
     parse_spec(&with_keys(target, &keys)).map(Some)
+}
+
+/// The declaration of the kind `kind` among the kinds every game has and `players` (a game's
+/// own), if one declares it.
+pub fn declaration<'a>(kind: &str, players: &'a [PlayerDecl]) -> Option<&'a PlayerDecl> {
+    EVERY_GAME.iter().chain(players).find(|p| p.kind == kind)
+}
+
+/// Whether the player `spec` names runs a program on this machine: the one place that decides
+/// it, from the kind's declaration ([`PlayerDecl::runs_program`]; an alias, from the kind it
+/// stands for). A kind that no declaration names counts as one that does. `engine serve`
+/// refuses such a player from a page unless started with `--allow-external`.
+pub fn runs_program(spec: &AgentSpec, players: &[PlayerDecl]) -> bool {
+    fn kind_runs(kind: &str, players: &[PlayerDecl], depth: usize) -> bool {
+        let Some(decl) = declaration(kind, players) else {
+            return true;
+        };
+        match decl.alias_of {
+            _ if decl.runs_program => true,
+            // An alias names another kind, never itself; a chain this long is a mistake.
+            Some(_) if depth > 4 => true,
+            Some(target) => {
+                let target = target.split(':').next().unwrap_or(target).trim();
+                kind_runs(target, players, depth + 1)
+            }
+            None => false,
+        }
+    }
+    match spec {
+        AgentSpec::External(_) => EXTERNAL.runs_program,
+        AgentSpec::Random { .. } => RANDOM.runs_program,
+        AgentSpec::Mcts { .. } => MCTS.runs_program,
+        AgentSpec::Game { kind, .. } => kind_runs(kind, players, 0),
+    }
 }
 
 /// The spec `base` (a kind, with or without keys) with `keys` (each `key=value`) after its own;
@@ -747,5 +804,62 @@ mod tests {
         assert!(AlphaBetaKeys::read("a", &[("time_ms".into(), "0".into())]).is_err());
         let e = GreedyKeys::read("greedy:weights=w", &[("weights".into(), "w".into())], false);
         assert!(e.unwrap_err().contains("unknown key 'weights'"));
+    }
+    /// A time, a depth or a beam out of its range gets one message with the range, whatever
+    /// the value: negative, zero, a fraction, or too large (a time near u64's range would
+    /// search without end).
+    #[test]
+    fn a_ranged_key_says_its_range_once() {
+        for value in ["-5", "0", "1.5", "86400001", "18446744073709551615", "x"] {
+            let e = time_ms("time_ms", value).unwrap_err();
+            assert_eq!(
+                e,
+                format!("time_ms is a whole number from 1 to 86400000, got '{value}'")
+            );
+        }
+        assert_eq!(time_ms("time_ms", "86400000"), Ok(MAX_TIME_MS));
+        assert_eq!(whole_in::<u32>("depth", "7", 1, 120), Ok(7));
+        let e = parse_spec("mcts:time_ms=18446744073709551615").unwrap_err();
+        assert!(e.contains("from 1 to 86400000"), "{e}");
+        let e = parse_spec("mcts:time_ms=0").unwrap_err();
+        assert!(e.contains("time_ms is a whole number from 1"), "{e}");
+        let e = AlphaBetaKeys::read("a", &[("depth".into(), "0".into())]).unwrap_err();
+        assert!(
+            e.contains("depth is a whole number from 1 to 128, got '0'"),
+            "{e}"
+        );
+    }
+
+    /// Which kinds run a program: `external`, and a game's kind that declares it, directly or
+    /// through an alias; a kind nothing declares counts as one that does.
+    #[test]
+    fn runs_program_follows_the_declarations_and_aliases() {
+        const RUNS: PlayerDecl = PlayerDecl {
+            kind: "brain",
+            about: "",
+            alias_of: None,
+            runs_program: true,
+            keys: &[],
+        };
+        const ALIAS: PlayerDecl = PlayerDecl {
+            kind: "best",
+            about: "",
+            alias_of: Some("brain:x=1"),
+            runs_program: false,
+            keys: &[],
+        };
+        let players = [RUNS, ALIAS];
+        let runs = |text: &str| runs_program(&parse_spec(text).unwrap(), &players);
+        assert!(runs("external:cmd=sh"));
+        assert!(runs("brain:cmd=x"));
+        assert!(runs("best"));
+        assert!(runs("nothing_declared"));
+        assert!(!runs("mcts:iterations=5"));
+        assert!(!runs("random"));
+        let quiet = [PlayerDecl {
+            alias_of: Some("mcts:cp=1"),
+            ..ALIAS
+        }];
+        assert!(!runs_program(&parse_spec("best").unwrap(), &quiet));
     }
 }

@@ -315,7 +315,10 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
         } else {
             "-".into()
         };
-        let name: String = format!("{label} {}", p.spec).chars().take(40).collect();
+        let name: String = format!("{label} {}", shown_name(p))
+            .chars()
+            .take(40)
+            .collect();
         // A player that counts no search (an outside program) has no figure, not a zero.
         let iterations = if p.searched_moves > 0 {
             format!("{:.0}", p.iterations as f64 / p.searched_moves as f64)
@@ -346,10 +349,10 @@ pub fn report_table(report: &MatchReport, seconds: f64) -> String {
             );
         }
     }
-    // A spec the table cut is named in full below it, so that two players that differ only
-    // late in their specs (a weights file) stay apart.
+    // A spec the table cut or named otherwise is given in full below it, so that two players
+    // that differ only late in their specs (a weights file) stay apart.
     for (label, p) in ["A", "B"].iter().zip(&report.players) {
-        if p.spec.chars().count() > 38 {
+        if shown_name(p) != p.spec || p.spec.chars().count() > 38 {
             let _ = writeln!(out, "  {label} = {}", p.spec);
         }
     }
@@ -429,7 +432,7 @@ struct Records {
 
 impl Records {
     fn create(dir: &std::path::Path, config: &MatchConfig) -> Result<Records, String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        crate::cli::create_out_dir("--records", dir)?;
         let file = dir.join("games.rec");
         if config.replace_records {
             for old in [file.clone(), dir.join(crate::record::MANIFEST_FILE)] {
@@ -509,5 +512,16 @@ impl Records {
         self.writer.sync().map_err(|e| e.to_string())?;
         self.manifest.complete = complete;
         self.manifest.write(&self.dir).map_err(|e| e.to_string())
+    }
+}
+
+/// The name a report's tables give a player: the name it gave itself where that is not its
+/// spec's kind alone (a Gomocup brain's `ABOUT` name, a `name=` key), else its spec.
+fn shown_name(p: &PlayerStats) -> &str {
+    let kind = p.spec.split(':').next().unwrap_or("");
+    if p.name.is_empty() || p.name == kind || p.spec.starts_with(&p.name) {
+        &p.spec
+    } else {
+        &p.name
     }
 }

@@ -36,6 +36,9 @@ pub struct BrainConfig {
     pub memory_mb: u64,
     /// How far past its turn or its game's time a move may arrive and still count, ms.
     pub tolerance_ms: u64,
+    /// How long the brain may take to start and answer `ABOUT`, and to answer `START` before
+    /// each game (a brain may build large tables then), ms.
+    pub start_ms: u64,
     /// Further `INFO KEY VALUE` lines sent at the start of each game.
     pub info: Vec<(String, String)>,
 }
@@ -46,11 +49,8 @@ const SETTLE: Duration = Duration::from_millis(30);
 /// The `MESSAGE` lines a move's note keeps (the last ones before the move).
 const NOTE_LINES: usize = 3;
 
-/// How long a brain may take to start and answer `ABOUT` or `START` (large tables are built).
-const START_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// The keys of `gomocup`.
-pub const GOMOCUP_KEYS: [KeyDecl; 8] = [
+pub const GOMOCUP_KEYS: [KeyDecl; 9] = [
     key(
         "cmd",
         "",
@@ -78,13 +78,18 @@ pub const GOMOCUP_KEYS: [KeyDecl; 8] = [
         "0",
         "how late past the turn's or the game's limit a move still counts, ms",
     ),
+    key(
+        "start_ms",
+        "30000",
+        "how long the brain may take to start and answer ABOUT, and to answer START before each game (a silent brain: ABOUT is an error, START a lost game), ms",
+    ),
     key("info.KEY", "", "INFO KEY VALUE at the start of each game"),
 ];
 
 impl BrainConfig {
     /// The keys of a `gomocup` spec (`text` names it in errors).
     pub fn read(text: &str, keys: &[(String, String)]) -> Result<BrainConfig, String> {
-        use crate::agents::spec::{number, unknown_key};
+        use crate::agents::spec::{number, unknown_key, whole_in, MAX_TIME_MS};
         let err = |e: String| format!("player '{text}': {e}");
         let mut config = BrainConfig {
             command: String::new(),
@@ -94,17 +99,20 @@ impl BrainConfig {
             threads: 1,
             memory_mb: 350,
             tolerance_ms: 0,
+            start_ms: 30_000,
             info: Vec::new(),
         };
+        let ms = |key: &str, value: &str, min: u64| whole_in(key, value, min, MAX_TIME_MS);
         for (key, value) in keys {
             match key.as_str() {
                 "cmd" => config.command = value.clone(),
                 "name" => config.name = Some(value.clone()),
-                "turn_ms" => config.turn_ms = number(key, value).map_err(err)?,
-                "match_ms" => config.match_ms = number(key, value).map_err(err)?,
+                "turn_ms" => config.turn_ms = ms(key, value, 0).map_err(err)?,
+                "match_ms" => config.match_ms = ms(key, value, 0).map_err(err)?,
+                "start_ms" => config.start_ms = ms(key, value, 1).map_err(err)?,
                 "threads" => config.threads = number(key, value).map_err(err)?,
                 "memory_mb" => config.memory_mb = number(key, value).map_err(err)?,
-                "tolerance_ms" => config.tolerance_ms = number(key, value).map_err(err)?,
+                "tolerance_ms" => config.tolerance_ms = ms(key, value, 0).map_err(err)?,
                 _ => match key.strip_prefix("info.") {
                     Some(name) if !name.is_empty() && !name.contains(char::is_whitespace) => {
                         config.info.push((name.to_string(), value.clone()))
@@ -250,7 +258,7 @@ impl GomocupAgent {
         }
         self.process = Some(ChildProcess::start_raw(&self.config.command)?);
         self.send(&["ABOUT".into()])?;
-        let deadline = Instant::now() + START_TIMEOUT;
+        let deadline = Instant::now() + Duration::from_millis(self.config.start_ms);
         // A brain without ABOUT answers UNKNOWN or ERROR: it plays on, named by its command.
         self.about_name = self.read_until("ABOUT", deadline, &mut Vec::new(), &|l| {
             let upper = l.to_ascii_uppercase();
@@ -384,7 +392,7 @@ impl Agent<Gomoku> for GomocupAgent {
         self.settle();
         let size = start.size();
         self.send(&[format!("START {size}")])?;
-        let deadline = Instant::now() + START_TIMEOUT;
+        let deadline = Instant::now() + Duration::from_millis(self.config.start_ms);
         self.read_until("START", deadline, &mut Vec::new(), &|l| {
             l.eq_ignore_ascii_case("OK").then_some(())
         })?;

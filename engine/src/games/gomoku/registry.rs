@@ -7,10 +7,12 @@ use super::rival::AlphaBeta;
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::GomokuPatterns;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
-use crate::agents::spec::{number, only_keys, switch, unknown_key, AlphaBetaKeys, ALPHABETA_KEYS};
+use crate::agents::spec::{
+    number, only_keys, switch, time_ms, unknown_key, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
+};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
-use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
+use crate::game_spec::{file_key, key, KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 use crate::games::{RegisteredGame, Searched, WeightsChoice};
 use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::{SearchConfig, Ucb};
@@ -20,172 +22,39 @@ use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
 const PVS_KEYS: [KeyDecl; 33] = [
-    KeyDecl {
-        name: "time_ms",
-        default: "1000",
-        help: "milliseconds a move",
-    },
-    KeyDecl {
-        name: "depth",
-        default: "60",
-        help: "the deepest iteration",
-    },
-    KeyDecl {
-        name: "threads",
-        default: "1",
-        help: "search threads (lazy SMP: one shared table; 0: one a core; at most 256)",
-    },
-    KeyDecl {
-        name: "beam",
-        default: "20",
-        help: "quiet moves searched at a node, the best by ordering (threats always)",
-    },
-    KeyDecl {
-        name: "weights",
-        default: "",
-        help: "a weights file of the evaluation (tune's set 'eval')",
-    },
-    KeyDecl {
-        name: "seed",
-        default: "1",
-        help: "read as every player's is; the search makes no random choice, so it changes nothing",
-    },
-    KeyDecl {
-        name: "vcf",
-        default: "200000",
-        help: "node limit of the root's VCF search, ours and (as if we passed) the opponent's (0: none)",
-    },
-    KeyDecl {
-        name: "vct",
-        default: "100000",
-        help: "node limit of the root's VCT search (0: none); the root's threat searches stop at a third of the move's time whatever their limits",
-    },
-    KeyDecl {
-        name: "leaf_vcf",
-        default: "0",
-        help: "node limit of a VCF search at the leaves (0: none)",
-    },
-    KeyDecl {
-        name: "defend_vct",
-        default: "0",
-        help: "at the root, keep to the moves that break the opponent's VCT (as well as its VCF)",
-    },
-    KeyDecl {
-        name: "verify",
-        default: "0",
-        help: "node limit of a check that the opponent has no VCF or VCT after the move chosen (else the next moves are checked; 0: none)",
-    },
-    KeyDecl {
-        name: "lmr",
-        default: "deep",
-        help: "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th), log (ln depth * ln move index / 2, at most depth - 2) or deep (every move but the first, threats too: ln depth * ln move count / 2, a ply less on the principal variation)",
-    },
-    KeyDecl {
-        name: "lmr_scale",
-        default: "0.5",
-        help: "the factor of the log and deep reductions: ln(depth) ln(move) times it, in plies (0 to 2)",
-    },
-    KeyDecl {
-        name: "null_move",
-        default: "0",
-        help: "null-move pruning: a quiet node off the principal variation, 3+ plies from the horizon, its static score at or above beta, passes and is cut when a search this many plies shallower still fails high (0: none; 1 to 6)",
-    },
-    KeyDecl {
-        name: "quick_vcf",
-        default: "50",
-        help: "node budget of a quick VCF at the horizon (fours along the last four's lines, 8 deep) where the static score is below beta (0: none)",
-    },
-    KeyDecl {
-        name: "futility",
-        default: "0",
-        help: "reverse futility pruning: a quiet node off the principal variation, under 7 plies from the horizon, whose static score is this much a ply above beta is cut (0: none)",
-    },
-    KeyDecl {
-        name: "razor",
-        default: "0",
-        help: "razoring: a node off the principal variation, under 5 plies from the horizon and no live three of the opponent's to answer, whose static score is this much a ply below alpha is scored by the horizon's evaluation and quick VCF (0: none)",
-    },
-    KeyDecl {
-        name: "narrow",
-        default: "0",
-        help: "1: below the root's children, a node searches 15 sqrt(depth) - 12 moves (3, 9, 14, ...), at most beam, fours always",
-    },
-    KeyDecl {
-        name: "tactical",
-        default: "0",
-        help: "1: below the root's children, a node with a live three on the board (either side's) searches at most 5 sqrt(depth) - 2 moves (3, 5, 7, then 8), fours included (PentaZen's count)",
-    },
-    KeyDecl {
-        name: "table_wins",
-        default: "0",
-        help: "1: a win stored in the table at any depth ends a node off the principal variation (PentaZen's win cut)",
-    },
-    KeyDecl {
-        name: "smooth",
-        default: "0",
-        help: "1: a leaf's score is the mean of its own static score and its parent's (from the leaf's side), which evens out whose move it is (PentaZen's and Rapfi's smoothing)",
-    },
-    KeyDecl {
-        name: "vct_local",
-        default: "0",
-        help: "1: the root's own VCF and VCT searches (not defend_vct's or verify's checks) take the attacker's threes after its first threat only within 3 points of the last two moves (fours everywhere): a narrower search that finds some wins sooner and misses others",
-    },
-    KeyDecl {
-        name: "proof_numbers",
-        default: "0",
-        help: "1: the root's VCF and VCT searches, the checks of defend_vct and verify and tree_vct's searches search by proof numbers (best-first: it settles many positions without a win in far fewer nodes, and is dearer a node) instead of iterative deepening; their threes are all searched (vct_local is ignored)",
-    },
-    KeyDecl {
-        name: "tree_vct",
-        default: "0",
-        help: "plies below the root (1 to this, at most 8) at whose nodes the side to move's VCT is looked for, a win when found: a quiet move then a VCT, ours or the opponent's, is seen a move ahead (0: none)",
-    },
-    KeyDecl {
-        name: "tree_vct_nodes",
-        default: "2000",
-        help: "node limit of each of tree_vct's searches",
-    },
-    KeyDecl {
-        name: "hash_mb",
-        default: "16",
-        help: "the transposition table's size in MiB (a power of two entries of 16 bytes, rounded down)",
-    },
-    KeyDecl {
-        name: "local",
-        default: "0",
-        help: "1: a quiet move's order score counts half more than 4 points from both of the last two moves, a quarter that far from the last four (PentaZen's move order)",
-    },
-    KeyDecl {
-        name: "quiesce",
-        default: "0",
-        help: "1: at the horizon, an opponent's live three is answered by search (up to 4 plies on), not weighed",
-    },
-    KeyDecl {
-        name: "model",
-        default: "none",
-        help: "a pattern net (train's model.safetensors; it plays its own rule, a freestyle net the standard rule too, on any board) as the evaluation in place of the weighed shapes; product: the shipped net where it plays (freestyle and standard, 15x15 and bigger), else the weighed shapes (best's); none: the weighed shapes",
-    },
-    KeyDecl {
-        name: "policy",
-        default: "1",
-        help: "with a model that has a policy: order the quiet moves by it (0: by the weighed shapes)",
-    },
-    KeyDecl {
-        name: "spend",
-        default: "0",
-        help: "under a manager's clock (pbrain-engine): 1 searches on until the move's share of the clock is spent, the last iteration cut there; 0 starts no iteration past 60% of it, letting one run on to twice it",
-    },
-    KeyDecl {
-        name: "order",
-        default: "shapes",
-        help: "the quiet moves' order: shapes (weighed shapes) or fitted (a linear score fitted to best's own self-play moves, with the distance to the last two moves)",
-    },
-    KeyDecl {
-        name: "doubles",
-        default: "0",
-        help:
-            "the evaluation looks for double threats (the mover's: a win; the opponent's: a cost)",
-    },
+    key("time_ms", "1000", "milliseconds a move"),
+    key("depth", "60", "the deepest iteration"),
+    key("threads", "1", "search threads (lazy SMP: one shared table; 0: one a core; at most 256)"),
+    key("beam", "20", "quiet moves searched at a node, the best by ordering (threats always)"),
+    file_key("weights", "", "a weights file of the evaluation (tune's set 'eval')", &[]),
+    key("seed", "1", "read as every player's is; the search makes no random choice, so it changes nothing"),
+    key("vcf", "200000", "node limit of the root's VCF search, ours and (as if we passed) the opponent's (0: none)"),
+    key("vct", "100000", "node limit of the root's VCT search (0: none); the root's threat searches stop at a third of the move's time whatever their limits"),
+    key("leaf_vcf", "0", "node limit of a VCF search at the leaves (0: none)"),
+    key("defend_vct", "0", "at the root, keep to the moves that break the opponent's VCT (as well as its VCF)"),
+    key("verify", "0", "node limit of a check that the opponent has no VCF or VCT after the move chosen (else the next moves are checked; 0: none)"),
+    key("lmr", "deep", "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th), log (ln depth * ln move index / 2, at most depth - 2) or deep (every move but the first, threats too: ln depth * ln move count / 2, a ply less on the principal variation)"),
+    key("lmr_scale", "0.5", "the factor of the log and deep reductions: ln(depth) ln(move) times it, in plies (0 to 2)"),
+    key("null_move", "0", "null-move pruning: a quiet node off the principal variation, 3+ plies from the horizon, its static score at or above beta, passes and is cut when a search this many plies shallower still fails high (0: none; 1 to 6)"),
+    key("quick_vcf", "50", "node budget of a quick VCF at the horizon (fours along the last four's lines, 8 deep) where the static score is below beta (0: none)"),
+    key("futility", "0", "reverse futility pruning: a quiet node off the principal variation, under 7 plies from the horizon, whose static score is this much a ply above beta is cut (0: none)"),
+    key("razor", "0", "razoring: a node off the principal variation, under 5 plies from the horizon and no live three of the opponent's to answer, whose static score is this much a ply below alpha is scored by the horizon's evaluation and quick VCF (0: none)"),
+    key("narrow", "0", "1: below the root's children, a node searches 15 sqrt(depth) - 12 moves (3, 9, 14, ...), at most beam, fours always"),
+    key("tactical", "0", "1: below the root's children, a node with a live three on the board (either side's) searches at most 5 sqrt(depth) - 2 moves (3, 5, 7, then 8), fours included (PentaZen's count)"),
+    key("table_wins", "0", "1: a win stored in the table at any depth ends a node off the principal variation (PentaZen's win cut)"),
+    key("smooth", "0", "1: a leaf's score is the mean of its own static score and its parent's (from the leaf's side), which evens out whose move it is (PentaZen's and Rapfi's smoothing)"),
+    key("vct_local", "0", "1: the root's own VCF and VCT searches (not defend_vct's or verify's checks) take the attacker's threes after its first threat only within 3 points of the last two moves (fours everywhere): a narrower search that finds some wins sooner and misses others"),
+    key("proof_numbers", "0", "1: the root's VCF and VCT searches, the checks of defend_vct and verify and tree_vct's searches search by proof numbers (best-first: it settles many positions without a win in far fewer nodes, and is dearer a node) instead of iterative deepening; their threes are all searched (vct_local is ignored)"),
+    key("tree_vct", "0", "plies below the root (1 to this, at most 8) at whose nodes the side to move's VCT is looked for, a win when found: a quiet move then a VCT, ours or the opponent's, is seen a move ahead (0: none)"),
+    key("tree_vct_nodes", "2000", "node limit of each of tree_vct's searches"),
+    key("hash_mb", "16", "the transposition table's size in MiB (a power of two entries of 16 bytes, rounded down)"),
+    key("local", "0", "1: a quiet move's order score counts half more than 4 points from both of the last two moves, a quarter that far from the last four (PentaZen's move order)"),
+    key("quiesce", "0", "1: at the horizon, an opponent's live three is answered by search (up to 4 plies on), not weighed"),
+    file_key("model", "none", "a pattern net (train's model.safetensors; it plays its own rule, a freestyle net the standard rule too, on any board) as the evaluation in place of the weighed shapes; product: the shipped net where it plays (freestyle and standard, 15x15 and bigger), else the weighed shapes (best's); none: the weighed shapes", &["product", "none"]),
+    key("policy", "1", "with a model that has a policy: order the quiet moves by it (0: by the weighed shapes)"),
+    key("spend", "0", "under a manager's clock (pbrain-engine): 1 searches on until the move's share of the clock is spent, the last iteration cut there; 0 starts no iteration past 60% of it, letting one run on to twice it"),
+    key("order", "shapes", "the quiet moves' order: shapes (weighed shapes) or fitted (a linear score fitted to best's own self-play moves, with the distance to the last two moves)"),
+    key("doubles", "0", "the evaluation looks for double threats (the mover's: a win; the opponent's: a cost)"),
 ];
 
 /// A `pvs` player from its keys.
@@ -212,10 +81,10 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
     let mut config = PvsConfig::new(Duration::from_millis(1000));
     for (key, value) in keys {
         match key.as_str() {
-            "time_ms" => config.time = Duration::from_millis(number(key, value).map_err(err)?),
-            "depth" => config.max_depth = number(key, value).map_err(err)?,
+            "time_ms" => config.time = Duration::from_millis(time_ms(key, value).map_err(err)?),
+            "depth" => config.max_depth = whole_in(key, value, 1, 120).map_err(err)?,
             "threads" => config.threads = number(key, value).map_err(err)?,
-            "beam" => config.beam = number(key, value).map_err(err)?,
+            "beam" => config.beam = whole_in(key, value, 1, 1000).map_err(err)?,
             "leaf_vcf" => config.leaf_vcf_nodes = number(key, value).map_err(err)?,
             "vcf" => config.vcf_nodes = number(key, value).map_err(err)?,
             "vct" => config.vct_nodes = number(key, value).map_err(err)?,
@@ -296,15 +165,6 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             _ => return Err(unknown_key(text, key)),
         }
     }
-    if config.time.is_zero() || config.max_depth == 0 || config.beam == 0 {
-        return Err(err("time_ms, depth and beam must be positive".into()));
-    }
-    if config.max_depth > 120 {
-        return Err(err(format!(
-            "depth is at most 120, not {}",
-            config.max_depth
-        )));
-    }
     config.threads = crate::cli::search_threads(config.threads).map_err(err)?;
     Ok(config)
 }
@@ -343,80 +203,86 @@ impl RegisteredGame for Gomoku {
             kind: "best",
             about: "the strongest measured: pvs, the principal variation search with threat-space proofs, with the shipped pattern net under freestyle and standard on 15x15 and bigger boards (model=product; model=none: the fitted evaluation; docs/gomoku-results.md)",
             alias_of: Some("pvs:model=product"),
+            runs_program: false,
             keys: &[],
         },
         PlayerDecl {
             kind: "paper",
             about: "the paper's MCTS (its Table 1 first row): points near stones, forced replies, pruning at the root",
             alias_of: Some("mcts:heuristic=paper"),
+            runs_program: false,
             keys: &[],
         },
         PlayerDecl {
             kind: "pvs",
             about: "principal variation search with threat-space proofs (VCF, VCT) over incrementally kept shapes",
             alias_of: None,
+            runs_program: false,
             keys: &PVS_KEYS,
         },
         PlayerDecl {
             kind: "alphabeta",
             about: "the rival: alpha-beta with a pattern evaluation and VCF",
             alias_of: None,
+            runs_program: false,
             keys: &ALPHABETA_KEYS,
         },
         PlayerDecl {
             kind: "gomocup",
             about: "any Gomocup brain (pbrain protocol), its clock kept as a tournament manager keeps it; a crash, a bad answer, an illegal move or a move past its time loses",
             alias_of: None,
+            runs_program: true,
             keys: &GOMOCUP_KEYS,
         },
     ];
 
     const MCTS_KEYS: &'static [KeyDecl] = &[
-        KeyDecl {
-            name: "heuristic",
-            default: "off",
-            help: "a preset: off (plain), root, all, paper (the paper's) or engine (ours)",
-        },
-        KeyDecl {
-            name: "near",
-            default: "0",
-            help: "candidates within 1 or 2 of a stone (0: every point)",
-        },
-        KeyDecl {
-            name: "forced",
-            default: "0",
-            help: "1: a five to make or block is played at once",
-        },
-        KeyDecl {
-            name: "top",
-            default: "10",
-            help: "pruning keeps this many moves by pattern score",
-        },
-        KeyDecl {
-            name: "stop",
-            default: "five",
-            help: "rollouts stop at a five, a live three or a threat",
-        },
-        KeyDecl {
-            name: "leaf",
-            default: "rollout",
-            help: "rollout, or eval: leaves scored by the pattern evaluation",
-        },
-        KeyDecl {
-            name: "bias",
-            default: "0",
-            help: "the weight of the pattern score as a bias on children",
-        },
-        KeyDecl {
-            name: "vcf",
-            default: "0",
-            help: "1: a victory by continuous fours is searched first",
-        },
-        KeyDecl {
-            name: "weights",
-            default: "",
-            help: "a weights file of the pattern scores, as tune writes it",
-        },
+        key(
+            "heuristic",
+            "off",
+            "a preset: off (plain), root, all, paper (the paper's) or engine (ours)",
+        ),
+        key(
+            "near",
+            "0",
+            "candidates within 1 or 2 of a stone (0: every point)",
+        ),
+        key(
+            "forced",
+            "0",
+            "1: a five to make or block is played at once",
+        ),
+        key(
+            "top",
+            "10",
+            "pruning keeps this many moves by pattern score",
+        ),
+        key(
+            "stop",
+            "five",
+            "rollouts stop at a five, a live three or a threat",
+        ),
+        key(
+            "leaf",
+            "rollout",
+            "rollout, or eval: leaves scored by the pattern evaluation",
+        ),
+        key(
+            "bias",
+            "0",
+            "the weight of the pattern score as a bias on children",
+        ),
+        key(
+            "vcf",
+            "0",
+            "1: a victory by continuous fours is searched first",
+        ),
+        file_key(
+            "weights",
+            "",
+            "a weights file of the pattern scores, as tune writes it",
+            &[],
+        ),
     ];
 
     /// The engine's knowledge ([`GomokuKnowledge::ENGINE`]).

@@ -8,10 +8,12 @@ use super::rival::AlphaBeta;
 use super::search::{Heuristics, SurakartaRollout};
 use super::tuning::SurakartaEnergy;
 use super::{Repetition, Rules, Surakarta, MAX_LIMIT};
-use crate::agents::spec::{number, switch, unknown_key, AlphaBetaKeys, ALPHABETA_KEYS};
+use crate::agents::spec::{
+    number, switch, time_ms, unknown_key, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
+};
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
-use crate::game_spec::{KeyDecl, ParamDecl, ParamKind, PlayerDecl};
+use crate::game_spec::{file_key, key, KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 use crate::games::{
     set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
     WEIGHTS_OPTION,
@@ -22,61 +24,17 @@ use crate::tuning::Tunable;
 
 /// The keys of `pvs` ([`Pvs`]).
 const PVS_KEYS: [KeyDecl; 11] = [
-    KeyDecl {
-        name: "time_ms",
-        default: "1000",
-        help: "milliseconds a move",
-    },
-    KeyDecl {
-        name: "depth",
-        default: "64",
-        help: "the deepest iteration",
-    },
-    KeyDecl {
-        name: "threads",
-        default: "1",
-        help: "search threads (lazy SMP: one shared table; 0: one a core)",
-    },
-    KeyDecl {
-        name: "weights",
-        default: "",
-        help: "a weights file of the evaluation (tune's set 'eval'; default the hand-set weights)",
-    },
-    KeyDecl {
-        name: "seed",
-        default: "1",
-        help: "the order of equal root moves",
-    },
-    KeyDecl {
-        name: "lmr",
-        default: "1",
-        help: "late move reductions of quiet moves",
-    },
-    KeyDecl {
-        name: "null_move",
-        default: "0",
-        help: "null-move pruning where the side to move has nothing attacked",
-    },
-    KeyDecl {
-        name: "aspiration",
-        default: "1",
-        help: "aspiration windows at the root from depth 4",
-    },
-    KeyDecl {
-        name: "extend",
-        default: "0",
-        help: "a ply more at the horizon for a side with an undefended piece attacked",
-    },
-    KeyDecl {
-        name: "contempt",
-        default: "20",
-        help: "what a draw costs the searcher's side (100 a piece): above 0 it avoids repetitions when level",
-    },
-    KeyDecl {
-        name: "keep_table",
-        default: "1",
-        help: "keep the transposition table from one move to the next",
-    },
+    key("time_ms", "1000", "milliseconds a move"),
+    key("depth", "64", "the deepest iteration"),
+    key("threads", "1", "search threads (lazy SMP: one shared table; 0: one a core)"),
+    file_key("weights", "", "a weights file of the evaluation (tune's set 'eval'; default the hand-set weights)", &[]),
+    key("seed", "1", "the order of equal root moves"),
+    key("lmr", "1", "late move reductions of quiet moves"),
+    key("null_move", "0", "null-move pruning where the side to move has nothing attacked"),
+    key("aspiration", "1", "aspiration windows at the root from depth 4"),
+    key("extend", "0", "a ply more at the horizon for a side with an undefended piece attacked"),
+    key("contempt", "20", "what a draw costs the searcher's side (100 a piece): above 0 it avoids repetitions when level"),
+    key("keep_table", "1", "keep the transposition table from one move to the next"),
 ];
 
 /// A `pvs` player from its keys.
@@ -85,8 +43,8 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
     let mut config = PvsConfig::new(Duration::from_millis(1000));
     for (key, value) in keys {
         match key.as_str() {
-            "time_ms" => config.time = Duration::from_millis(number(key, value).map_err(err)?),
-            "depth" => config.max_depth = number(key, value).map_err(err)?,
+            "time_ms" => config.time = Duration::from_millis(time_ms(key, value).map_err(err)?),
+            "depth" => config.max_depth = whole_in(key, value, 1, 100).map_err(err)?,
             "threads" => config.threads = number(key, value).map_err(err)?,
             "seed" => config.seed = number(key, value).map_err(err)?,
             "lmr" => config.lmr = switch(key, value).map_err(err)?,
@@ -100,13 +58,6 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             }
             _ => return Err(unknown_key(text, key)),
         }
-    }
-    if config.time.is_zero() || config.max_depth == 0 || config.max_depth > 100 {
-        return Err(err(format!(
-            "time_ms must be positive and depth within 1-100 (got {} ms, depth {})",
-            config.time.as_millis(),
-            config.max_depth
-        )));
     }
     if config.contempt.abs() > 1000 {
         return Err(err(format!(
@@ -166,24 +117,28 @@ impl RegisteredGame for Surakarta {
             kind: "best",
             about: "the strongest measured: pvs, the principal variation search (it beats the alpha-beta rival, which beats every MCTS player; docs/surakarta-results.md)",
             alias_of: Some("pvs"),
+            runs_program: false,
             keys: &[],
         },
         PlayerDecl {
             kind: "paper",
             about: "the paper's heuristic MCTS: the energy added to UCT, rollouts ended by a lead of 3 or after 50 steps",
             alias_of: Some("mcts:heuristic=paper"),
+            runs_program: false,
             keys: &[],
         },
         PlayerDecl {
             kind: "pvs",
             about: "principal variation search: a weighted evaluation (tune's set 'eval'), killers, history, aspiration, late move reductions, a table kept between moves, lazy SMP",
             alias_of: None,
+            runs_program: false,
             keys: &PVS_KEYS,
         },
         PlayerDecl {
             kind: "alphabeta",
             about: "the rival: iterative-deepening alpha-beta with material and mobility (takes no weights)",
             alias_of: None,
+            runs_program: false,
             keys: &ALPHABETA_KEYS,
         },
     ];
