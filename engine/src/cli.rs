@@ -105,6 +105,35 @@ pub fn check_output_file(path: &std::path::Path, force: bool) -> Result<(), Stri
     Ok(())
 }
 
+/// Checks, before any work, that an output folder given as `flag` (`--out`, `--records`) can
+/// be one: neither it nor a folder above it is a file (which the system would report only as
+/// "File exists" or "Not a directory"). Creates nothing.
+pub fn check_out_dir(flag: &str, path: &std::path::Path) -> Result<(), String> {
+    // The nearest of the path and its parents that exists must be a folder.
+    let existing = path
+        .ancestors()
+        .find(|p| !p.as_os_str().is_empty() && p.exists());
+    match existing {
+        Some(found) if !found.is_dir() && found == path => {
+            Err(format!("{flag} {} is a file, not a folder", path.display()))
+        }
+        Some(found) if !found.is_dir() => Err(format!(
+            "{flag} {}: {} is a file, not a folder",
+            path.display(),
+            found.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Creates an output folder given as `flag` (`--out`, `--records`) and its parents, as every
+/// command of the workspace does: a file in its place is named as such ([`check_out_dir`]).
+pub fn create_out_dir(flag: &str, path: &std::path::Path) -> Result<(), String> {
+    check_out_dir(flag, path)?;
+    std::fs::create_dir_all(path)
+        .map_err(|e| format!("{flag} {}: cannot create it: {e}", path.display()))
+}
+
 /// The machine's cores (1 when it cannot tell).
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -275,4 +304,41 @@ pub fn undocumented_flags_of(program: &std::path::Path) -> Result<Vec<String>, S
         );
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_folder_that_is_a_file_is_named_as_such() {
+        let dir = std::env::temp_dir().join(format!("cli-out-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("taken");
+        std::fs::write(&file, "x").unwrap();
+        let err = create_out_dir("--out", &file).unwrap_err();
+        assert_eq!(
+            err,
+            format!("--out {} is a file, not a folder", file.display())
+        );
+        let below = file.join("shard-0000-of-0002");
+        let err = create_out_dir("--records", &below).unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "--records {}: {} is a file, not a folder",
+                below.display(),
+                file.display()
+            )
+        );
+        // A new folder and its parents are made; an existing folder is taken as it is.
+        let nested = dir.join("a/b");
+        create_out_dir("--out", &nested).unwrap();
+        assert!(nested.is_dir());
+        create_out_dir("--out", &nested).unwrap();
+        check_out_dir("--out", &dir.join("not/yet")).unwrap();
+        assert!(!dir.join("not").exists(), "a check creates nothing");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,5 +1,6 @@
 //! Reading command lines: bounded in length whatever arrives, any bytes accepted, and GTP's
-//! preprocessing (control characters dropped, tabs to spaces, `#` comments cut).
+//! preprocessing (control characters dropped, tabs to spaces, `#` comments cut); and reading
+//! the text files users write ([`read_text_file`]).
 
 use std::io::{self, BufRead};
 
@@ -64,6 +65,20 @@ fn read_line_with(input: &mut impl BufRead, clean: fn(&str) -> String) -> io::Re
         return Ok(Some(Line::TooLong(length)));
     }
     Ok(Some(Line::Text(clean(&String::from_utf8_lossy(&bytes)))))
+}
+
+/// The byte-order mark some editors (Windows Notepad) write at the start of a UTF-8 file.
+pub const BYTE_ORDER_MARK: char = '\u{feff}';
+
+/// Reads a text file of the user's (positions and openings, configs, weights) as every reader
+/// of one does: whole, without a leading byte-order mark, which would otherwise cling unseen to
+/// the first word (as `str::lines` drops the `\r` of CRLF line ends).
+pub fn read_text_file(path: &std::path::Path) -> io::Result<String> {
+    let mut text = std::fs::read_to_string(path)?;
+    if text.starts_with(BYTE_ORDER_MARK) {
+        text.replace_range(..BYTE_ORDER_MARK.len_utf8(), "");
+    }
+    Ok(text)
 }
 
 /// `line` without a final `\r`, its other control characters but tab written `\xNN`.
@@ -131,6 +146,23 @@ mod tests {
             vec![Line::Text("\u{fffd}\u{fffd}x".into())]
         );
         assert!(lines(b"").is_empty());
+    }
+
+    #[test]
+    fn a_text_file_is_read_without_its_byte_order_mark() {
+        let path = std::env::temp_dir().join(format!("line-reader-bom-{}.txt", std::process::id()));
+        for (written, read) in [
+            ("\u{feff}h8 i7\r\nj9\n", "h8 i7\r\nj9\n"),
+            ("h8\n", "h8\n"),
+            ("\u{feff}", ""),
+            // Only a leading mark is the file's; one inside is text.
+            ("a\u{feff}b", "a\u{feff}b"),
+        ] {
+            std::fs::write(&path, written).unwrap();
+            assert_eq!(read_text_file(&path).unwrap(), read, "{written:?}");
+        }
+        std::fs::remove_file(&path).unwrap();
+        assert!(read_text_file(&path).is_err());
     }
 
     #[test]

@@ -138,7 +138,7 @@ impl WeightsFile {
 
     /// Reads a weights file of any game and set; errors name the file.
     pub fn read(path: &Path) -> Result<WeightsFile, String> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::line_reader::read_text_file(path)
             .map_err(|e| format!("cannot read weights file {}: {e}", path.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("weights file {}: {e}", path.display()))
     }

@@ -69,6 +69,29 @@ pub fn run(g: &GomokuRun) -> Result<(), String> {
             return Err(format!("{flag} must be positive"));
         }
     }
+    crate::check_pairs(
+        "--games",
+        g.games as u64,
+        "Gomoku's self-play games are played in pairs from each random opening, the seats swapped",
+    )?;
+    crate::check_pairs(
+        "--match-games",
+        g.match_games as u64,
+        "the matches play each start position twice, the seats swapped",
+    )?;
+    // Generation 1's net is kept by its loss on the held-out games (a tenth of them, each by
+    // a hash of its number and the seed, as `train pattern` splits them): with none of its
+    // games held out and no --data, its training would be refused after the self-play.
+    let share = PatternConfig::default().validation_share;
+    if g.data.is_empty()
+        && !(0..g.games as u64).any(|i| train::data::is_validation(i, g.seed, share))
+    {
+        return Err(format!(
+            "--games {} with --seed {} holds out no game for validation (train pattern holds out a share of {share} of the games, each by a hash of its number and the seed): play more games, or add --data",
+            g.games, g.seed
+        ));
+    }
+    train::data::check_distinct_dirs(&g.data).map_err(|e| format!("--data: {e}"))?;
     // A model path goes into a player spec, where a comma would end it.
     if g.out.display().to_string().contains(',') || g.start_model.contains(',') {
         return Err(format!(

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, Parser};
 
 mod generations;
 mod gomoku;
@@ -71,7 +72,7 @@ struct Args {
     #[arg(long, default_value_t = 5)]
     cols: usize,
     /// Self-play games [default: 4000; Gomoku: 400 a generation, two from each random
-    /// opening with the seats swapped].
+    /// opening with the seats swapped, so an even count].
     #[arg(long)]
     games: Option<u64>,
     /// Dots and Boxes: MCTS iterations a self-play move.
@@ -80,7 +81,8 @@ struct Args {
     /// Training epochs at most (early stopping may end sooner).
     #[arg(long, default_value_t = 30)]
     epochs: usize,
-    /// Games of each match.
+    /// Games of each match (an even count: a match from start positions plays each twice,
+    /// the seats swapped).
     #[arg(long, default_value_t = 100)]
     match_games: usize,
     /// Dots and Boxes: iterations a move of the net-guided engine and of plain MCTS in the
@@ -128,7 +130,70 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    engine::cli::finish("pipeline", run(engine::cli::parse_args()))
+    let args: Args = engine::cli::parse_args();
+    let game = args.game;
+    let result = given_flags()
+        .and_then(|given| check_flags_apply(game, &given))
+        .and_then(|()| run(args));
+    engine::cli::finish("pipeline", result)
+}
+
+/// The flags only Gomoku's run reads (clap's ids: the long names with `_` for `-`).
+const GOMOKU_ONLY: [&str; 6] = ["size", "rule", "start_model", "data", "time_ms", "features"];
+
+/// The flags only Dots and Boxes' run reads.
+const DOTS_AND_BOXES_ONLY: [&str; 8] = [
+    "rows",
+    "cols",
+    "iterations",
+    "match_iterations",
+    "generation_games",
+    "generation_iterations",
+    "generation_targets",
+    "generation_min_visits",
+];
+
+/// The command line's matches again (`parse_args` has already refused a bad one), to tell a
+/// flag given from one left at its default.
+fn given_flags() -> Result<ArgMatches, String> {
+    Args::command()
+        .try_get_matches_from(std::env::args_os())
+        .map_err(|e| e.to_string())
+}
+
+/// Refuses a flag given on the command line that the chosen game's run does not read
+/// (`--game gomoku --rows 3`), naming the flag and the game, where it would be ignored.
+fn check_flags_apply(game: PipelineGame, given: &ArgMatches) -> Result<(), String> {
+    let (other, game_name, other_name) = match game {
+        PipelineGame::Gomoku => (&DOTS_AND_BOXES_ONLY[..], "gomoku", "Dots and Boxes"),
+        PipelineGame::DotsAndBoxes => (&GOMOKU_ONLY[..], "dots_and_boxes", "Gomoku"),
+    };
+    for id in other {
+        if given.value_source(id) == Some(ValueSource::CommandLine) {
+            return Err(format!(
+                "--{} does not apply to --game {game_name}: only the {other_name} run reads it",
+                id.replace('_', "-")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an odd `count` of games for `flag` where they are played in pairs (each start
+/// position twice, the seats swapped: an odd count would be rounded up), naming the even
+/// counts either side of it. `why` says where the pairs are.
+fn check_pairs(flag: &str, count: u64, why: &str) -> Result<(), String> {
+    if count % 2 == 0 {
+        return Ok(());
+    }
+    let nearest = if count == 1 {
+        "2".to_string()
+    } else {
+        format!("{} or {}", count - 1, count + 1)
+    };
+    Err(format!(
+        "{flag} {count}: {why}, so the count must be even; give {nearest}"
+    ))
 }
 
 /// The games the pipeline runs.
@@ -140,6 +205,9 @@ enum PipelineGame {
 }
 
 fn run(args: Args) -> Result<(), String> {
+    if let Some(out) = &args.out {
+        engine::cli::check_out_dir("--out", out)?;
+    }
     if args.game == PipelineGame::Gomoku {
         return gomoku::run(&gomoku::GomokuRun {
             out: args
@@ -190,6 +258,11 @@ fn run(args: Args) -> Result<(), String> {
             return Err(format!("{flag} must be positive"));
         }
     }
+    check_pairs(
+        "--match-games",
+        args.match_games as u64,
+        "match 1 plays each start position twice, the seats swapped",
+    )?;
     let (positions, positions_name) = match &args.positions {
         Some(path) => (read_positions(path, &board)?, path.display().to_string()),
         None if (args.rows, args.cols) == (5, 5) => {

@@ -180,6 +180,16 @@ fn arguments_and_files_are_checked_before_any_work() {
             vec!["--games", "-3"],
             "--games takes no negative value, got '-3'",
         ),
+        // Match 1 plays each position twice: an odd count would be rounded up unasked.
+        (
+            vec!["--match-games", "3"],
+            "--match-games 3: match 1 plays each start position twice, the seats swapped, so the count must be even; give 2 or 4",
+        ),
+        // A Gomoku flag is not silently ignored by the Dots and Boxes run.
+        (
+            vec!["--size", "9"],
+            "--size does not apply to --game dots_and_boxes: only the Gomoku run reads it",
+        ),
     ] {
         let out = root.join("out");
         let run = Command::new(env!("CARGO_BIN_EXE_pipeline"))
@@ -220,7 +230,10 @@ fn gomoku_generations_run_and_are_kept() {
             .arg(&out)
             .args(["--games", "8", "--time-ms", "10", "--epochs", "2"])
             .args(["--match-games", "4", "--match-time-ms", "10"])
-            .args(["--parallel-games", "2", "--generations", generations]);
+            .args(["--parallel-games", "2", "--generations", generations])
+            // Seed 24 holds out games 2 and 3 of generation 1, one opening's pair: one of
+            // them is no repeat of a training game, so the net has positions to validate on.
+            .args(["--seed", "24"]);
         command
     };
     let run = args("2").output().unwrap();
@@ -296,13 +309,39 @@ fn gomoku_arguments_are_checked_before_any_work() {
     let missing = root.join("missing.safetensors");
     let missing = missing.to_str().unwrap();
     let no_data = root.join("no-data");
+    let no_data = no_data.to_str().unwrap();
     for (args, says) in [
         (vec!["--generations", "0"], "--generations must be positive"),
         (vec!["--time-ms", "0"], "--time-ms must be positive"),
         (vec!["--rule", "go"], "--rule: "),
         (vec!["--start-model", missing], "--start-model "),
-        (vec!["--data", no_data.to_str().unwrap()], "--data "),
+        (vec!["--data", no_data], "--data "),
         (vec!["--size", "30"], "a Gomoku board is"),
+        // Games are played in seat-swapped pairs: 3 would play 4 where the report says 3.
+        (
+            vec!["--games", "3"],
+            "--games 3: Gomoku's self-play games are played in pairs from each random opening, the seats swapped, so the count must be even; give 2 or 4",
+        ),
+        (vec!["--games", "1"], "--games 1: "),
+        (vec!["--match-games", "5"], "give 4 or 6"),
+        // Seed 1's split holds out neither game 0 nor game 1: the net could not be validated.
+        (
+            vec!["--games", "2"],
+            "--games 2 with --seed 1 holds out no game for validation",
+        ),
+        (
+            vec!["--data", no_data, "--data", no_data],
+            "is given twice as a dataset",
+        ),
+        // A Dots and Boxes flag is not silently ignored by the Gomoku run.
+        (
+            vec!["--rows", "3"],
+            "--rows does not apply to --game gomoku: only the Dots and Boxes run reads it",
+        ),
+        (
+            vec!["--generation-games", "10"],
+            "--generation-games does not apply to --game gomoku",
+        ),
     ] {
         let out = root.join("out");
         let run = Command::new(env!("CARGO_BIN_EXE_pipeline"))

@@ -106,7 +106,7 @@ impl RunConfig {
     /// Reads a TOML file; an unknown key or a value of the wrong type is an error naming the
     /// file, the key and the line.
     pub fn from_file(path: &Path) -> Result<RunConfig, String> {
-        let text = std::fs::read_to_string(path)
+        let text = engine::line_reader::read_text_file(path)
             .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         RunConfig::from_toml(&text).map_err(|e| format!("config {}: {e}", path.display()))
     }
@@ -120,6 +120,14 @@ impl RunConfig {
         let mut params = self.params.clone();
         let named = GameSpec::named(&self.game)?;
         if named.get("rows").is_some() {
+            // Pushed below: given here too, they would be given twice.
+            let board =
+                |p: &&String| matches!(p.split('=').next().map(str::trim), Some("rows" | "cols"));
+            if let Some(p) = params.iter().find(board) {
+                return Err(format!(
+                    "game parameter '{p}': rows and cols have keys of their own (--rows, --cols)"
+                ));
+            }
             params.push(format!("rows={}", self.rows));
             params.push(format!("cols={}", self.cols));
         }
@@ -247,6 +255,75 @@ impl RunConfig {
     }
 }
 
+/// What a dataset's manifest keeps of the run that wrote it: [`RunConfig::identity`] but the
+/// game. A key absent is the built-in search's default (a run with a player has none of them).
+#[derive(Deserialize)]
+struct Identity {
+    player: Option<String>,
+    iterations: Option<u64>,
+    cp: Option<f64>,
+    counter: Option<Counter>,
+    search_threads: Option<usize>,
+    seed: u64,
+    sample_moves: Option<u32>,
+    random_opening_moves: u32,
+    root_stats: bool,
+    solver_edges: Option<u32>,
+}
+
+impl RunConfig {
+    /// The settings of the run that wrote a dataset, read back from its manifest's `config`
+    /// (the run's [`identity`](Self::identity)), playing `games` in the whole run: what
+    /// `--resume` without a config file continues. The keys an identity leaves out (`out`,
+    /// `parallel_games`, `shards`, `sync_every`) are this config's.
+    pub fn resumed_from(
+        &self,
+        identity: &serde_json::Value,
+        games: u64,
+    ) -> Result<RunConfig, String> {
+        fn unreadable<E: std::fmt::Display>(e: E) -> String {
+            format!(
+                "the dataset's settings cannot be read back from its manifest ({e}); give them \
+                 as flags or a --config"
+            )
+        }
+        let spec = GameSpec::from_json(&identity["game"]).map_err(unreadable)?;
+        let kept: Identity = serde_json::from_value(identity.clone()).map_err(unreadable)?;
+        let default = RunConfig::default();
+        let mut config = RunConfig {
+            game: spec.name().to_string(),
+            params: Vec::new(),
+            games,
+            iterations: kept.iterations.unwrap_or(default.iterations),
+            cp: kept.cp.unwrap_or(default.cp),
+            counter: kept.counter.unwrap_or(default.counter),
+            search_threads: kept.search_threads.unwrap_or(default.search_threads),
+            seed: kept.seed,
+            sample_moves: kept.sample_moves.unwrap_or(default.sample_moves),
+            random_opening_moves: kept.random_opening_moves,
+            solver_edges: kept.solver_edges.unwrap_or(0),
+            root_stats: kept.root_stats,
+            player: kept.player,
+            ..self.clone()
+        };
+        if let (Some(rows), Some(cols)) = (spec.get("rows"), spec.get("cols")) {
+            config.rows = rows as usize;
+            config.cols = cols as usize;
+        }
+        // The other parameters as `key=value`, those at their default left out as a run's
+        // flags would leave them.
+        config.params = spec
+            .info()
+            .params
+            .iter()
+            .zip(spec.values())
+            .filter(|(p, v)| !matches!(p.name, "rows" | "cols") && **v != p.default)
+            .map(|(p, v)| format!("{}={}", p.name, p.show(*v)))
+            .collect();
+        Ok(config)
+    }
+}
+
 /// The keys on which two identities differ, as "key: a vs b" lines.
 pub fn identity_differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
     let empty = serde_json::Map::new();
@@ -305,6 +382,7 @@ mod tests {
             ("game = \"chess\"", "chess"),
             ("rows = 9", "9"),
             ("search_threads = 0", "search_threads"),
+            ("params = [\"rows=3\"]", "--rows"),
         ];
         for (text, key) in cases {
             let err = RunConfig::from_toml(text).unwrap().validate().unwrap_err();
@@ -329,6 +407,44 @@ mod tests {
         };
         let diff = identity_differences(&a.identity(), &c.identity());
         assert_eq!(diff, vec!["iterations: 100000 vs 5".to_string()]);
+    }
+
+    #[test]
+    fn a_resume_reads_every_setting_back_from_the_identity() {
+        let runs = [
+            "game = \"gomoku\"\nparams = [\"size=9\", \"rule=renju\"]\ngames = 7\n\
+             iterations = 300\ncp = 0.7\ncounter = \"single\"\nseed = 9\nsample_moves = 4\n\
+             random_opening_moves = 2\nroot_stats = false\nsearch_threads = 2\n",
+            "rows = 3\ncols = 4\ngames = 5\nsolver_edges = 12\nseed = 3\n",
+            "game = \"tictactoe\"\nplayer = \"mcts:iterations=200\"\ngames = 4\nseed = 8\n",
+        ];
+        // Where the run writes and how fast are this invocation's, not the dataset's.
+        let here = RunConfig {
+            out: "elsewhere".into(),
+            parallel_games: 3,
+            sync_every: 2,
+            ..RunConfig::default()
+        };
+        for text in runs {
+            let run = RunConfig::from_toml(text).unwrap();
+            run.validate().unwrap();
+            let back = here.resumed_from(&run.identity(), run.games).unwrap();
+            assert_eq!(
+                back,
+                RunConfig {
+                    out: here.out.clone(),
+                    parallel_games: 3,
+                    sync_every: 2,
+                    ..run.clone()
+                },
+                "{text}"
+            );
+            assert_eq!(back.identity(), run.identity(), "{text}");
+        }
+        let err = here
+            .resumed_from(&serde_json::json!({"game": {"game": "chess"}}), 1)
+            .unwrap_err();
+        assert!(err.contains("chess"), "{err}");
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub const NPY_FILES: [&str; 3] = ["features.npy", "labels.npy", "game_index.npy"
 /// Writes the dataset in `dir` as NumPy arrays into `out`. Arrays already there are refused
 /// unless `force` (the rule of every output), before anything is read or written.
 pub fn export_npy(dir: &Path, out: &Path, force: bool) -> Result<ExportSummary, String> {
+    engine::cli::check_out_dir("--out", out)?;
     if let Some(there) = NPY_FILES.iter().map(|f| out.join(f)).find(|p| p.exists()) {
         if !force {
             return Err(format!(
@@ -88,7 +89,7 @@ fn write_arrays<G: Game>(
         count += item.map_err(|e| e.to_string())?.moves.len() as u64;
     }
     let warnings = games.torn_tails().to_vec();
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    engine::cli::create_out_dir("--out", out)?;
     let width = initial.feature_len();
     let paths = NPY_FILES.map(|f| out.join(f));
     let mut features = create(&paths[0])?;

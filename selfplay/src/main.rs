@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use engine::record::{Manifest, MANIFEST_FILE};
 use selfplay::config::{Counter, RunConfig};
-use selfplay::run::{Progress, RunOptions};
+use selfplay::run::{dataset_dir, Progress, RunOptions};
 use selfplay::shard::{resolve_shard, ShardSource};
 
 #[derive(Parser)]
@@ -38,7 +39,9 @@ struct RunArgs {
     /// 5x5 Dots and Boxes, 1,000 games, 100,000 iterations a move, all cores.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Continue the dataset in the output folder (or start it if there is none).
+    /// Continue the dataset in the output folder (or start it if there is none). Without
+    /// --config the run's settings are the dataset's own, read from its manifest, so that
+    /// `--resume --out DIR` alone continues it; a flag that differs from them is refused.
     #[arg(long)]
     resume: bool,
     /// Play only shard i of n (games with index % n == i). Read from Slurm or Kubernetes
@@ -170,6 +173,62 @@ fn run(args: RunArgs) -> Result<(), String> {
         Some(path) => RunConfig::from_file(path)?,
         None => RunConfig::default(),
     };
+    apply_flags(&mut config, &args);
+    let (shard, source) = resolve_shard(args.shard.as_deref(), config.shards, |name| {
+        std::env::var(name).ok()
+    })?;
+    // A resume without a config file continues the dataset's own settings, from its manifest,
+    // with the flags given on top (`-p size=9` of a Gomoku dataset needs no --game): one that
+    // differs from the dataset's is refused by the run with the differences, as ever.
+    if args.resume && args.config.is_none() {
+        let dir = dataset_dir(&config.out, shard);
+        if dir.join(MANIFEST_FILE).is_file() {
+            let manifest = Manifest::read(&dir).map_err(|e| e.to_string())?;
+            // This shard's planned games are exactly those of a run of planned x count games.
+            let games = manifest.games_planned * u64::from(shard.count);
+            config = config
+                .resumed_from(&manifest.config, games)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            apply_flags(&mut config, &args);
+        }
+    }
+    config.validate().map_err(|e| match &args.config {
+        Some(path) => format!("config {}: {e}", path.display()),
+        None => e,
+    })?;
+    let progress = if args.quiet {
+        Progress::Quiet
+    } else {
+        Progress::Auto {
+            log_every: Duration::from_secs(args.log_every.max(1)),
+        }
+    };
+    if !args.quiet && source != ShardSource::Single {
+        eprintln!(
+            "selfplay: shard {}/{} (from {})",
+            shard.index,
+            shard.count,
+            match source {
+                ShardSource::Flag => "--shard",
+                ShardSource::Slurm => "the Slurm array variables",
+                ShardSource::Kubernetes => "JOB_COMPLETION_INDEX",
+                ShardSource::Single => "",
+            }
+        );
+    }
+    let summary = selfplay::run::run(&RunOptions {
+        config,
+        shard,
+        resume: args.resume,
+        progress,
+    })?;
+    println!("{}", summary.line());
+    Ok(())
+}
+
+/// Sets the keys of `config` whose flags were given (a flag overrides a config file's key and
+/// a resumed dataset's setting).
+fn apply_flags(config: &mut RunConfig, args: &RunArgs) {
     engine::override_from_flags!(
         config,
         args;
@@ -201,41 +260,6 @@ fn run(args: RunArgs) -> Result<(), String> {
     if args.player.is_some() {
         config.player = args.player.clone();
     }
-    config.validate().map_err(|e| match &args.config {
-        Some(path) => format!("config {}: {e}", path.display()),
-        None => e,
-    })?;
-    let (shard, source) = resolve_shard(args.shard.as_deref(), config.shards, |name| {
-        std::env::var(name).ok()
-    })?;
-    let progress = if args.quiet {
-        Progress::Quiet
-    } else {
-        Progress::Auto {
-            log_every: Duration::from_secs(args.log_every.max(1)),
-        }
-    };
-    if !args.quiet && source != ShardSource::Single {
-        eprintln!(
-            "selfplay: shard {}/{} (from {})",
-            shard.index,
-            shard.count,
-            match source {
-                ShardSource::Flag => "--shard",
-                ShardSource::Slurm => "the Slurm array variables",
-                ShardSource::Kubernetes => "JOB_COMPLETION_INDEX",
-                ShardSource::Single => "",
-            }
-        );
-    }
-    let summary = selfplay::run::run(&RunOptions {
-        config,
-        shard,
-        resume: args.resume,
-        progress,
-    })?;
-    println!("{}", summary.line());
-    Ok(())
 }
 
 fn merge(args: MergeArgs) -> Result<(), String> {

@@ -62,7 +62,7 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeSummary, String> {
         ));
     }
     let created = !out.exists();
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    engine::cli::create_out_dir("--out", out)?;
     // The records go to a temporary name, renamed once every source is read: a merge that
     // fails leaves nothing behind, and its retry is not refused as a dataset already there.
     let partial = out.join(format!("{RECORD_FILE}.partial"));

@@ -28,7 +28,8 @@ pub const RECORD_FILE: &str = "games.rec";
 /// The end-of-run summary, beside the manifest.
 pub const SUMMARY_FILE: &str = "summary.json";
 
-/// How often the manifest is rewritten and records forced to disk, at the latest.
+/// How often records and the manifest are forced to disk, at the latest (the manifest is
+/// rewritten after every game).
 const SYNC_INTERVAL: Duration = Duration::from_secs(10);
 
 /// How progress is shown.
@@ -268,6 +269,7 @@ fn run_game<G: RegisteredGame>(
         None => None,
     };
     let dir = dataset_dir(&config.out, shard);
+    engine::cli::create_out_dir("--out", &config.out)?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let identity = config.identity();
     let games_planned = shard_len(shard, config.games);
@@ -399,15 +401,23 @@ fn run_game<G: RegisteredGame>(
             positions_total += game.moves.len() as u64;
             iterations_this_run += game.moves.iter().map(|m| m.iterations as u64).sum::<u64>();
             searched_this_run += game.moves.iter().filter(|m| m.iterations > 0).count() as u64;
-            if writer.unsynced() >= config.sync_every as usize
-                || last_sync.elapsed() >= SYNC_INTERVAL
-            {
-                set_counts(&mut manifest, done.len() as u64, positions_total);
-                if let Err(e) = writer.sync().and_then(|_| manifest.write(&dir)) {
-                    failure = Some(format!("writing the dataset {} failed: {e}", dir.display()));
-                    stop.store(true, Ordering::Relaxed);
-                    break;
-                }
+            // The manifest follows every game, so that a run stopped by Ctrl-C or a kill
+            // leaves a manifest that counts the games its records hold; forcing both to disk
+            // (against a power cut) waits for `sync_every` games or SYNC_INTERVAL.
+            set_counts(&mut manifest, done.len() as u64, positions_total);
+            let durable = writer.unsynced() >= config.sync_every as usize
+                || last_sync.elapsed() >= SYNC_INTERVAL;
+            let written = if durable {
+                writer.sync().and_then(|_| manifest.write(&dir))
+            } else {
+                manifest.write_unsynced(&dir)
+            };
+            if let Err(e) = written {
+                failure = Some(format!("writing the dataset {} failed: {e}", dir.display()));
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            if durable {
                 last_sync = Instant::now();
             }
             reporter.game_done(positions_this_run, games_this_run, start.elapsed());

@@ -118,11 +118,25 @@ fn killed_run_resumes_without_losing_or_repeating_a_game() {
     bytes.extend_from_slice(&[7u8; 100]);
     std::fs::write(killed.join(RECORD_FILE), &bytes).unwrap();
 
-    let out = Command::new(BIN)
-        .args(args(&killed))
-        .arg("--resume")
-        .output()
-        .unwrap();
+    // A resume reads the run's settings from the dataset's manifest: `--resume --out DIR` alone
+    // continues it. A flag given that differs from the dataset is refused with the difference,
+    // before anything is touched (the torn record stays for the resume to drop).
+    let resume = |flags: &[&str]| {
+        Command::new(BIN)
+            .args(["run", "--resume", "--quiet"])
+            .arg(format!("--out={}", killed.display()))
+            .args(flags)
+            .output()
+            .unwrap()
+    };
+    let out = resume(&["--rows=3", "--seed=6"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("seed: 5 vs 6") && !err.contains("\"rows\""),
+        "{err}"
+    );
+    let out = resume(&[]);
     assert!(
         out.status.success(),
         "{}",
@@ -147,6 +161,97 @@ fn killed_run_resumes_without_losing_or_repeating_a_game() {
     let manifest = Manifest::read(&killed).unwrap();
     assert!(manifest.complete);
     assert_eq!(manifest.games, games);
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+/// A run stopped between syncs (Ctrl-C, a kill) leaves a manifest that counts the games its
+/// records hold, not those of the last sync.
+#[test]
+fn an_interrupted_run_leaves_a_manifest_that_counts_its_games() {
+    let root = temp_dir("interrupted");
+    let dir = root.join("d");
+    // The default sync_every (16 games) and interval (10 s): no sync before the kill.
+    let mut child = Command::new(BIN)
+        .args([
+            "run",
+            "--game=dots_and_boxes",
+            "--rows=3",
+            "--cols=3",
+            "--games=48",
+            "--iterations=20000",
+            "--threads=2",
+            "--seed=5",
+            "--quiet",
+        ])
+        .arg(format!("--out={}", dir.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let records =
+        || engine::record::scan(&dir.join(RECORD_FILE)).map_or(0, |r| r.indices.len() as u64);
+    let started = Instant::now();
+    while records() < 3 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the run wrote nothing"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was killed"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    let held = records();
+    assert!(held < 48, "the kill came after the run finished");
+    let manifest = Manifest::read(&dir).unwrap();
+    // A kill can fall between a game's record and the manifest that counts it: one behind.
+    assert!(
+        manifest.games == held || manifest.games + 1 == held,
+        "the manifest counts {} games, the records hold {held}",
+        manifest.games
+    );
+    assert_eq!(manifest.files[0].games, manifest.games);
+    assert!(!manifest.complete);
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+/// An output folder that is a file is named as such by every command that writes one.
+#[test]
+fn a_file_given_as_the_output_folder_is_named_as_such() {
+    let root = temp_dir("out-file");
+    let file = root.join("taken");
+    std::fs::write(&file, "not a folder").unwrap();
+    let says = format!("--out {} is a file, not a folder", file.display());
+    let err = run_quiet(small_config(&file, 2, 300), ONE, false).unwrap_err();
+    assert_eq!(err, says);
+    let err = run_quiet(
+        small_config(&file, 2, 300),
+        Shard { index: 1, count: 2 },
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(err, says);
+    let dataset = root.join("d");
+    run_quiet(small_config(&dataset, 2, 300), ONE, false).unwrap();
+    let err = selfplay::merge::merge(std::slice::from_ref(&dataset), &file).unwrap_err();
+    assert_eq!(err, says);
+    let err = selfplay::export::export_npy(&dataset, &file, false).unwrap_err();
+    assert_eq!(err, says);
+    let out = Command::new(BIN)
+        .args(["run", "--games=1", "--iterations=50", "--quiet"])
+        .arg(format!("--out={}", file.display()))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&says),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
     std::fs::remove_dir_all(root).unwrap();
 }
 

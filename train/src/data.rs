@@ -28,6 +28,34 @@ pub fn is_validation(index: u64, seed: u64, share: f64) -> bool {
     ((h >> 11) as f64 / (1u64 << 53) as f64) < share
 }
 
+/// Refuses a dataset folder named twice (`--data D --data D`, or `D` and `./D`: compared as
+/// canonical paths where they exist): its games would be read twice and split two ways, some of
+/// them on both sides of the training/validation split.
+pub fn check_distinct_dirs(dirs: &[PathBuf]) -> Result<(), String> {
+    let canonical: Vec<PathBuf> = dirs
+        .iter()
+        .map(|dir| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()))
+        .collect();
+    for (k, dir) in dirs.iter().enumerate() {
+        if let Some(j) = canonical[..k].iter().position(|c| *c == canonical[k]) {
+            let first = &dirs[j];
+            return Err(if first == dir {
+                format!(
+                    "{} is given twice as a dataset: name each folder once (its games would be read twice, some on both sides of the validation split)",
+                    dir.display()
+                )
+            } else {
+                format!(
+                    "{} and {} are the same dataset folder: name each folder once (its games would be read twice, some on both sides of the validation split)",
+                    first.display(),
+                    dir.display()
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The game's initial position, as the encoder replays it.
 #[derive(Clone, Copy)]
 enum Board {
@@ -424,6 +452,7 @@ impl DataIndex {
     /// each later dataset's games are split with a seed derived from `seed` and its place, as
     /// two datasets number their games alike).
     pub fn build(dirs: &[PathBuf], validation_share: f64, seed: u64) -> Result<DataIndex, String> {
+        check_distinct_dirs(dirs)?;
         let datasets: Vec<Dataset> = dirs
             .iter()
             .map(|dir| Dataset::open(dir).map_err(|e| e.to_string()))

@@ -223,9 +223,15 @@ impl PatternConfig {
                 self.learning_rate
             ));
         }
-        if !(0.0..1.0).contains(&self.validation_share) {
+        if self.validation_share == 0.0 {
+            return Err(
+                "--validation-share 0 holds out no game: the net kept is the epoch with the best held-out loss (give a share above 0, say the default 0.1)"
+                    .into(),
+            );
+        }
+        if !(self.validation_share > 0.0 && self.validation_share < 1.0) {
             return Err(format!(
-                "validation_share is in [0, 1), got {}",
+                "validation_share is in (0, 1), got {}",
                 self.validation_share
             ));
         }
@@ -948,6 +954,14 @@ pub fn train_pattern(
             index.spec
         ));
     }
+    if index.valid.is_empty() {
+        return Err(format!(
+            "--validation-share {} holds out no game of the {} in {}: the net kept is the epoch with the best held-out loss (raise the share, or train on more games)",
+            config.validation_share,
+            index.train.len(),
+            index.dirs_text()
+        ));
+    }
     let start: Gomoku = index.spec.start()?;
     let model_path = config.out.join(MODEL_FILE);
     if model_path.exists() && !config.force {
@@ -980,6 +994,13 @@ pub fn train_pattern(
     if train.is_empty() {
         return Err(format!("{}: no position to train on", index.dirs_text()));
     }
+    if valid.is_empty() {
+        return Err(format!(
+            "{}: the {} held-out games give no position to validate on (each repeats a training game or has none to learn): the net kept is the epoch with the best held-out loss (raise --validation-share, or train on more games)",
+            index.dirs_text(),
+            index.valid.len()
+        ));
+    }
     let eval_scale = fit_eval_scale(&train);
     let baseline_loss = cross_entropy(&eval_chances(&valid, eval_scale), &valid.targets);
     let mean = train.targets.iter().map(|&t| f64::from(t)).sum::<f64>() / train.len() as f64;
@@ -997,8 +1018,7 @@ pub fn train_pattern(
     say(format!(
         "validation loss of the fitted evaluation: {baseline_loss:.5} (sigmoid(eval / {eval_scale:.1}), the scale fitted to the training rows); of a constant guess: {constant_loss:.5}"
     ));
-    std::fs::create_dir_all(&config.out)
-        .map_err(|e| format!("cannot create {}: {e}", config.out.display()))?;
+    engine::cli::create_out_dir("--out", &config.out)?;
     let device_name = match config.backend {
         Backend::Cpu => format!("cpu ({:?})", config.cpu_backend).to_lowercase(),
         Backend::Gpu => "gpu (wgpu)".into(),
@@ -1222,18 +1242,14 @@ pub fn train_pattern(
         // The held-out objective the net is trained on: a ranking's or a policy's loss counts
         // at its weight, so an epoch that ranks better is not dropped for a dearer value loss.
         let watched = |m: &PatternEpoch| {
-            if valid.is_empty() {
-                m.train_loss
-            } else {
-                let mut objective = m.valid_loss;
-                if config.rank_weight > 0.0 {
-                    objective += config.rank_weight * m.valid_rank_loss;
-                }
-                if with_policy {
-                    objective += config.policy_weight * m.valid_policy_loss;
-                }
-                objective
+            let mut objective = m.valid_loss;
+            if config.rank_weight > 0.0 {
+                objective += config.rank_weight * m.valid_rank_loss;
             }
+            if with_policy {
+                objective += config.policy_weight * m.valid_policy_loss;
+            }
+            objective
         };
         history.push(metrics.clone());
         if best.as_ref().is_none_or(|b| watched(&metrics) < watched(b)) {
@@ -1274,6 +1290,16 @@ pub fn train_pattern(
             epochs_run: history.len(),
             device: device_name.clone(),
         };
+        // The card is rewritten after every epoch: the one a run stopped between epochs
+        // (Ctrl-C) leaves says so.
+        let stop_early = config.patience > 0 && bad_epochs >= config.patience;
+        let state = if epoch == config.epochs {
+            RunState::Finished
+        } else if stop_early {
+            RunState::StoppedEarly
+        } else {
+            RunState::Interrupted
+        };
         write_card(
             &config.out.join(CARD_FILE),
             config,
@@ -1283,8 +1309,9 @@ pub fn train_pattern(
             &train,
             &valid,
             command,
+            state,
         )?;
-        if config.patience > 0 && bad_epochs >= config.patience {
+        if stop_early {
             say(format!(
                 "early stop: no better held-out objective for {} epochs",
                 config.patience
@@ -1325,7 +1352,35 @@ fn write_metrics(path: &Path, history: &[PatternEpoch]) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// `MODEL.md`: what the net is, what it was trained on and how, and each epoch.
+/// How far a run had got when its card was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// Written after an epoch with more to come: what the card says if the run stops there
+    /// (Ctrl-C), as the next epoch rewrites it.
+    Interrupted,
+    /// Early stopping ended the run.
+    StoppedEarly,
+    /// Every epoch asked for ran.
+    Finished,
+}
+
+impl RunState {
+    /// The card's words for a run of `epochs` epochs at most that has run `run` of them.
+    pub fn describe(self, run: usize, epochs: usize, patience: usize) -> String {
+        match self {
+            RunState::Interrupted => format!(
+                "interrupted after {run} of {epochs} (unless still running: this card is rewritten after each epoch); a stopped run cannot be resumed: train again, or start a new run from this net with --init"
+            ),
+            RunState::StoppedEarly => format!(
+                "stopped early after {run} of {epochs}: no better held-out objective for {patience} epochs"
+            ),
+            RunState::Finished => format!("all {epochs} run"),
+        }
+    }
+}
+
+/// `MODEL.md`: what the net is, what it was trained on and how, how far the run got, and
+/// each epoch.
 #[allow(clippy::too_many_arguments)]
 fn write_card(
     path: &Path,
@@ -1336,6 +1391,7 @@ fn write_card(
     train: &PatternRows,
     valid: &PatternRows,
     command: &str,
+    state: RunState,
 ) -> Result<(), String> {
     let b = &summary.best;
     let mut text = format!(
@@ -1350,7 +1406,8 @@ fn write_card(
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
          | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
          | Training | Adam, learning rate {lr}{decay}, batch {bs}, seed {seed}{init}, on {device} |\n\
-         | Kept epoch | {be} of {er}, the best by {objective}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
+         | Kept epoch | {be} of the {er} run, the best by {objective}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
+         | Epochs | {run_state} |\n\
          | Command | `{command}` |\n\n\
          | Epoch | Train loss | Valid loss | Valid accuracy | Policy loss | Policy first | Rank loss | Rank first | Seconds | Positions/s |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -1401,6 +1458,7 @@ fn write_card(
             }
         },
         er = summary.epochs_run,
+        run_state = state.describe(summary.epochs_run, config.epochs, config.patience),
         vl = b.valid_loss,
         bl = summary.baseline_loss,
         cl = summary.constant_loss,
@@ -1639,5 +1697,79 @@ mod tests {
         assert!(rates.windows(2).all(|w| w[1] < w[0]), "{rates:?}");
         assert!((LrDecay::Cosine.rate(0.002, 1, 1) - 0.002).abs() < 1e-12);
         assert_eq!(LrDecay::None.rate(0.002, 7, 10), 0.002);
+    }
+
+    /// The card a run leaves when stopped between epochs (Ctrl-C after epoch 2 of 6) says it
+    /// was interrupted there and cannot be resumed, not that epoch 2 of 2 was kept; a run that
+    /// stopped early or ran every epoch says so.
+    #[test]
+    fn the_card_of_a_stopped_run_says_it_was_interrupted() {
+        use super::{write_card, PatternEpoch, PatternSummary, RunState};
+        use crate::data::DataIndex;
+        use engine::games::RegisteredGame;
+        use std::path::PathBuf;
+        let index = DataIndex {
+            dirs: vec![PathBuf::from("data/gomoku")],
+            spec: Gomoku::new(9, Rule::Freestyle).unwrap().spec(),
+            files: Vec::new(),
+            train: Vec::new(),
+            valid: Vec::new(),
+            warnings: Vec::new(),
+            manifest_configs: Vec::new(),
+        };
+        let epoch = |epoch| PatternEpoch {
+            epoch,
+            train_loss: 0.5,
+            valid_loss: 0.6,
+            valid_accuracy: 0.7,
+            valid_policy_loss: 0.0,
+            valid_policy_top1: 0.0,
+            valid_rank_loss: 0.0,
+            valid_rank_top1: 0.0,
+            seconds: 1.0,
+            positions_per_second: 100.0,
+        };
+        let history = vec![epoch(1), epoch(2)];
+        let summary = PatternSummary {
+            model: PathBuf::from("net/model.safetensors"),
+            train_positions: 10,
+            valid_positions: 2,
+            baseline_loss: 0.6,
+            constant_loss: 0.69,
+            best: epoch(2),
+            epochs_run: 2,
+            device: "cpu (flex)".to_string(),
+        };
+        let config = PatternConfig {
+            epochs: 6,
+            ..PatternConfig::default()
+        };
+        let rows = PatternRows::default();
+        let path = std::env::temp_dir().join(format!("pattern-card-{}.md", std::process::id()));
+        let card = |state: RunState| {
+            write_card(
+                &path, &config, &index, &summary, &history, &rows, &rows, "test", state,
+            )
+            .unwrap();
+            std::fs::read_to_string(&path).unwrap()
+        };
+        let interrupted = card(RunState::Interrupted);
+        assert!(
+            interrupted.contains("| Epochs | interrupted after 2 of 6 ")
+                && interrupted.contains("cannot be resumed"),
+            "{interrupted}"
+        );
+        assert!(
+            interrupted.contains("| Kept epoch | 2 of the 2 run, the best")
+                && !interrupted.contains("| Kept epoch | 2 of 2,"),
+            "{interrupted}"
+        );
+        let early = card(RunState::StoppedEarly);
+        assert!(
+            early.contains("| Epochs | stopped early after 2 of 6: no better held-out objective for 4 epochs |"),
+            "{early}"
+        );
+        assert!(card(RunState::Finished).contains("| Epochs | all 6 run |"));
+        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -322,8 +322,7 @@ pub fn train_policy(
         index.train.len() + index.valid.len(),
         start.elapsed().as_secs_f64()
     ));
-    std::fs::create_dir_all(&config.out)
-        .map_err(|e| format!("cannot create {}: {e}", config.out.display()))?;
+    engine::cli::create_out_dir("--out", &config.out)?;
     let device = Device::flex().autodiff();
     let plain = device.clone().without_autodiff();
     let (inputs, outputs) = (train.inputs, train.outputs);

@@ -348,6 +348,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     // The device first: a GPU that is not there is refused before the folder is made.
     let device = device_for(config)?;
     let out = &output_folder(&config.out)?;
+    engine::cli::create_out_dir("--out", out)?;
     guard_model(out, options)?;
     say(format!("writing to {}", out.display()));
     let checkpoints = out.join(CHECKPOINTS);

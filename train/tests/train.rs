@@ -181,6 +181,16 @@ fn trains_on_several_datasets_of_one_game() {
         err.contains(&small.display().to_string()) && err.contains("2x2"),
         "{err}"
     );
+    // The same folder twice (here as another spelling of it) is refused by name before
+    // anything is written: its games would fall on both sides of the split.
+    let mut twice = options(&a, &root.join("twice"), 1, false);
+    twice.config.extra_data = vec![b.join("..").join("a")];
+    let err = train(&twice).unwrap_err();
+    assert!(
+        err.contains(&format!("{} and ", a.display())) && err.contains("the same dataset folder"),
+        "{err}"
+    );
+    assert!(!root.join("twice").exists());
     std::fs::remove_dir_all(root).unwrap();
 }
 
@@ -1144,6 +1154,51 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
     let err = train_pattern(&other, false, "test").unwrap_err();
     assert!(err.contains("pattern nets are for gomoku"), "{err}");
     assert!(!dir.join("dab-net").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `train pattern` refuses a run that holds out no game (`--validation-share 0`, or a share
+/// that gives none of the games), whose net would be kept by a NaN validation loss, and a
+/// dataset folder named twice, whose held-out games would be dropped as repeats; nothing is
+/// written.
+#[test]
+fn a_pattern_run_without_held_out_games_or_with_a_folder_twice_is_refused() {
+    use train::pattern::{train_pattern, PatternConfig};
+    let dir = temp_dir("pattern-held-out");
+    let data = dir.join("data");
+    // Games 0 and 1 fall on the training side of seed 1's split at a share of 0.1.
+    gomoku_dataset(&data, 2, 5);
+    let config = PatternConfig {
+        data: vec![data.clone()],
+        out: dir.join("net"),
+        epochs: 1,
+        ..PatternConfig::default()
+    };
+    let none = PatternConfig {
+        validation_share: 0.0,
+        ..config.clone()
+    };
+    let err = train_pattern(&none, false, "test").unwrap_err();
+    assert!(
+        err.contains("--validation-share 0 holds out no game"),
+        "{err}"
+    );
+    let err = train_pattern(&config, false, "test").unwrap_err();
+    assert!(
+        err.contains("--validation-share 0.1 holds out no game of the 2 in "),
+        "{err}"
+    );
+    let twice = PatternConfig {
+        data: vec![data.clone(), data.clone()],
+        validation_share: 0.5,
+        ..config.clone()
+    };
+    let err = train_pattern(&twice, false, "test").unwrap_err();
+    assert!(
+        err.contains(&format!("{} is given twice as a dataset", data.display())),
+        "{err}"
+    );
+    assert!(!dir.join("net").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -139,7 +139,7 @@ impl TuneConfig {
     /// Reads a TOML file; an unknown key or a value of the wrong type is an error naming the
     /// file, the key and the line.
     pub fn from_file(path: &Path) -> Result<TuneConfig, String> {
-        let text = std::fs::read_to_string(path)
+        let text = engine::line_reader::read_text_file(path)
             .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         TuneConfig::from_toml(&text).map_err(|e| format!("config {}: {e}", path.display()))
     }

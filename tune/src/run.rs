@@ -111,6 +111,7 @@ pub fn run(options: &RunOptions) -> Result<Summary, String> {
     let start = tunable.start();
     let coding = Coding::of(config);
     let out = &config.out;
+    engine::cli::create_out_dir("--out", out)?;
     std::fs::create_dir_all(out.join("migrants"))
         .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let shard = options.shard;

@@ -19,7 +19,8 @@ pub struct StartPosition {
 /// the game's notation (or ids), `# winner=1|2|draw` after them when known. Every move is
 /// checked, and errors name the file, the line and the move.
 pub fn read_positions<G: Game>(path: &Path, board: &G) -> Result<Vec<StartPosition>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        crate::line_reader::read_text_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let at = || format!("{}:{}", path.display(), n + 1);
@@ -68,4 +69,26 @@ pub fn read_positions<G: Game>(path: &Path, board: &G) -> Result<Vec<StartPositi
         return Err(format!("{}: no positions in the file", path.display()));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::gomoku::{Gomoku, Rule};
+
+    #[test]
+    fn a_byte_order_mark_and_crlf_ends_are_not_part_of_the_moves() {
+        let path = std::env::temp_dir().join(format!("positions-bom-{}.txt", std::process::id()));
+        // Notepad's file: a mark before the first move, CRLF line ends; in the game's notation
+        // and in Gomocup's opening format.
+        std::fs::write(&path, "\u{feff}h8 i7\r\n0,0, 1,1\r\n").unwrap();
+        let board = Gomoku::new(15, Rule::Freestyle).unwrap();
+        let read = read_positions(&path, &board);
+        std::fs::write(&path, "\u{feff}0,0, 1,1\r\n").unwrap();
+        let gomocup = read_positions(&path, &board);
+        std::fs::remove_file(&path).unwrap();
+        let lengths: Vec<usize> = read.unwrap().iter().map(|p| p.moves.len()).collect();
+        assert_eq!(lengths, [2, 2]);
+        assert_eq!(gomocup.unwrap()[0].moves.len(), 2);
+    }
 }

@@ -48,8 +48,9 @@ pub struct Manifest {
     pub shard: Option<ShardInfo>,
     /// Games the run was asked for (in this shard).
     pub games_planned: u64,
-    /// Games and positions in the files when the manifest was last written (a killed run's
-    /// files may hold more; the files are the truth, the manifest is rewritten on resume).
+    /// Games and positions in the files when the manifest was last written (`selfplay run`
+    /// writes it after every game, so a killed run's files hold at most the one game appended
+    /// as it was killed more; the files are the truth, the manifest is rewritten on resume).
     pub games: u64,
     pub positions: u64,
     pub complete: bool,
@@ -85,14 +86,32 @@ impl Manifest {
         Ok(manifest)
     }
 
-    /// Writes `DIR/manifest.json` atomically (a temporary file renamed over the old one).
+    /// Writes `DIR/manifest.json` atomically (a temporary file renamed over the old one), forced
+    /// to disk.
     pub fn write(&self, dir: &Path) -> Result<(), RecordError> {
+        self.write_to(dir, true)
+    }
+
+    /// Writes `DIR/manifest.json` atomically as [`write`](Self::write) does, without forcing it
+    /// to disk: a killed process loses nothing of it (the system keeps what was written), a
+    /// power cut may. Cheap enough to follow every game a run appends.
+    pub fn write_unsynced(&self, dir: &Path) -> Result<(), RecordError> {
+        self.write_to(dir, false)
+    }
+
+    fn write_to(&self, dir: &Path, sync: bool) -> Result<(), RecordError> {
         let path = dir.join(MANIFEST_FILE);
         let tmp = dir.join(format!("{MANIFEST_FILE}.tmp"));
         let mut text = serde_json::to_string_pretty(self).expect("a manifest serialises");
         text.push('\n');
         std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::File::open(&tmp)?.sync_all())
+            .and_then(|_| {
+                if sync {
+                    std::fs::File::open(&tmp)?.sync_all()
+                } else {
+                    Ok(())
+                }
+            })
             .and_then(|_| std::fs::rename(&tmp, &path))
             .map_err(|e| RecordError::io(&path, e))
     }

@@ -229,7 +229,7 @@ impl Output {
             out.manifest.write(dir).map_err(|e| e.to_string())?;
             return Ok((out, done));
         }
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        engine::cli::create_out_dir("--out", dir)?;
         let writer = RecordWriter::create(&file, &spec).map_err(|e| e.to_string())?;
         let manifest = Manifest {
             format: Manifest::FORMAT.into(),
