@@ -27,13 +27,6 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// The stored score, read at `ply`, where it is a win at least (a lower bound or exact,
-    /// beyond [`DECIDED`]) whatever depth it was searched to.
-    pub fn win(&self, ply: usize) -> Option<i32> {
-        let score = from_table(self.score, ply);
-        (self.bound != Bound::Upper && score > DECIDED).then_some(score)
-    }
-
     /// The stored score where it decides a search of `depth` in the window (`alpha`, `beta`),
     /// read at `ply` from the root.
     pub fn cutoff(&self, depth: i32, alpha: i32, beta: i32, ply: usize) -> Option<i32> {

@@ -301,6 +301,16 @@ pub fn unknown_key(text: &str, key: &str) -> String {
     format!("player '{text}': unknown key '{key}'")
 }
 
+/// The error for a key the player's kind does not read, listing the keys it takes (a retired
+/// key reads as any unknown one).
+pub fn unknown_key_in(text: &str, key: &str, known: &[KeyDecl]) -> String {
+    let names: Vec<&str> = known.iter().map(|k| k.name).collect();
+    format!(
+        "player '{text}': unknown key '{key}' (it takes {})",
+        names.join(", ")
+    )
+}
+
 /// Refuses any of `keys` that is not one of `known`.
 pub fn only_keys(text: &str, keys: &[(String, String)], known: &[KeyDecl]) -> Result<(), String> {
     match keys

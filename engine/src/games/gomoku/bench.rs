@@ -221,28 +221,19 @@ fn make_unmake_rate(board: &mut ShapeBoard, points: &[usize], sync: bool) -> f64
     pairs as f64 / started.elapsed().as_secs_f64()
 }
 
-/// VCF and VCT over the threat suite ([`threat_suite`]) at the root limits of `pvs`, the VCT
-/// also by proof numbers ([`ThreatSearch::prove`]): nodes a second, the share solved, and the
-/// mean time a position.
+/// VCF and VCT over the threat suite ([`threat_suite`]) at the root limits of `pvs`: nodes a
+/// second, the share solved, and the mean time a position.
 fn suite_figures() -> Result<Vec<Figure>, String> {
     let suite = threat_suite()?;
     let config = PvsConfig::new(Duration::from_secs(1));
     let mut out = Vec::new();
     // (the search's name, the positions', ...)
-    for (search_name, name, kind, limit, proof_numbers) in [
-        ("VCF", "VCF", ThreatKind::Vcf, config.vcf_nodes, false),
-        ("VCT", "VCT", ThreatKind::Vct, config.vct_nodes, false),
-        (
-            "VCT proof-number",
-            "VCT",
-            ThreatKind::Vct,
-            config.vct_nodes,
-            true,
-        ),
+    for (search_name, name, kind, limit) in [
+        ("VCF", "VCF", ThreatKind::Vcf, config.vcf_nodes),
+        ("VCT", "VCT", ThreatKind::Vct, config.vct_nodes),
     ] {
         let (mut total, mut solved, mut nodes, mut seconds) = (0u32, 0u32, 0u64, 0f64);
         let mut search = ThreatSearch::new();
-        search.set_proof_numbers(proof_numbers);
         for s in suite.iter().filter(|s| s.kind == kind) {
             let mut b = ShapeBoard::new(&s.position);
             search.clear();

@@ -20,7 +20,6 @@ mod bench;
 mod game;
 pub mod gomocup;
 pub mod manager;
-pub mod move_order;
 pub mod net;
 pub mod openings;
 pub mod patterns;

@@ -8,7 +8,7 @@ use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::GomokuPatterns;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
 use crate::agents::spec::{
-    number, only_keys, switch, time_ms, unknown_key, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
+    number, only_keys, switch, time_ms, unknown_key_in, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
 };
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 33] = [
+const PVS_KEYS: [KeyDecl; 14] = [
     key("time_ms", "1000", "milliseconds a move"),
     key("depth", "60", "the deepest iteration"),
     key("threads", "1", "search threads (lazy SMP: one shared table; 0: one a core; at most 256)"),
@@ -30,31 +30,12 @@ const PVS_KEYS: [KeyDecl; 33] = [
     key("seed", "1", "read as every player's is; the search makes no random choice, so it changes nothing"),
     key("vcf", "200000", "node limit of the root's VCF search, ours and (as if we passed) the opponent's (0: none)"),
     key("vct", "100000", "node limit of the root's VCT search (0: none); the root's threat searches stop at a third of the move's time whatever their limits"),
-    key("leaf_vcf", "0", "node limit of a VCF search at the leaves (0: none)"),
-    key("defend_vct", "0", "at the root, keep to the moves that break the opponent's VCT (as well as its VCF)"),
-    key("verify", "0", "node limit of a check that the opponent has no VCF or VCT after the move chosen (else the next moves are checked; 0: none)"),
     key("lmr", "deep", "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th), log (ln depth * ln move index / 2, at most depth - 2) or deep (every move but the first, threats too: ln depth * ln move count / 2, a ply less on the principal variation)"),
     key("lmr_scale", "0.5", "the factor of the log and deep reductions: ln(depth) ln(move) times it, in plies (0 to 2)"),
-    key("null_move", "0", "null-move pruning: a quiet node off the principal variation, 3+ plies from the horizon, its static score at or above beta, passes and is cut when a search this many plies shallower still fails high (0: none; 1 to 6)"),
     key("quick_vcf", "50", "node budget of a quick VCF at the horizon (fours along the last four's lines, 8 deep) where the static score is below beta (0: none)"),
-    key("futility", "0", "reverse futility pruning: a quiet node off the principal variation, under 7 plies from the horizon, whose static score is this much a ply above beta is cut (0: none)"),
-    key("razor", "0", "razoring: a node off the principal variation, under 5 plies from the horizon and no live three of the opponent's to answer, whose static score is this much a ply below alpha is scored by the horizon's evaluation and quick VCF (0: none)"),
-    key("narrow", "0", "1: below the root's children, a node searches 15 sqrt(depth) - 12 moves (3, 9, 14, ...), at most beam, fours always"),
-    key("tactical", "0", "1: below the root's children, a node with a live three on the board (either side's) searches at most 5 sqrt(depth) - 2 moves (3, 5, 7, then 8), fours included (PentaZen's count)"),
-    key("table_wins", "0", "1: a win stored in the table at any depth ends a node off the principal variation (PentaZen's win cut)"),
-    key("smooth", "0", "1: a leaf's score is the mean of its own static score and its parent's (from the leaf's side), which evens out whose move it is (PentaZen's and Rapfi's smoothing)"),
-    key("vct_local", "0", "1: the root's own VCF and VCT searches (not defend_vct's or verify's checks) take the attacker's threes after its first threat only within 3 points of the last two moves (fours everywhere): a narrower search that finds some wins sooner and misses others"),
-    key("proof_numbers", "0", "1: the root's VCF and VCT searches, the checks of defend_vct and verify and tree_vct's searches search by proof numbers (best-first: it settles many positions without a win in far fewer nodes, and is dearer a node) instead of iterative deepening; their threes are all searched (vct_local is ignored)"),
-    key("tree_vct", "0", "plies below the root (1 to this, at most 8) at whose nodes the side to move's VCT is looked for, a win when found: a quiet move then a VCT, ours or the opponent's, is seen a move ahead (0: none)"),
-    key("tree_vct_nodes", "2000", "node limit of each of tree_vct's searches"),
     key("hash_mb", "16", "the transposition table's size in MiB (a power of two entries of 16 bytes, rounded down)"),
-    key("local", "0", "1: a quiet move's order score counts half more than 4 points from both of the last two moves, a quarter that far from the last four (PentaZen's move order)"),
-    key("quiesce", "0", "1: at the horizon, an opponent's live three is answered by search (up to 4 plies on), not weighed"),
     file_key("model", "none", "a pattern net (train's model.safetensors; it plays its own rule, a freestyle net the standard rule too, on any board) as the evaluation in place of the weighed shapes; product: the shipped net where it plays (freestyle and standard, 15x15 and bigger), else the weighed shapes (best's); none: the weighed shapes", &["product", "none"]),
     key("policy", "1", "with a model that has a policy: order the quiet moves by it (0: by the weighed shapes)"),
-    key("spend", "0", "under a manager's clock (pbrain-engine): 1 searches on until the move's share of the clock is spent, the last iteration cut there; 0 starts no iteration past 60% of it, letting one run on to twice it"),
-    key("order", "shapes", "the quiet moves' order: shapes (weighed shapes) or fitted (a linear score fitted to best's own self-play moves, with the distance to the last two moves)"),
-    key("doubles", "0", "the evaluation looks for double threats (the mover's: a win; the opponent's: a cost)"),
 ];
 
 /// A `pvs` player from its keys.
@@ -85,38 +66,12 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "depth" => config.max_depth = whole_in(key, value, 1, 120).map_err(err)?,
             "threads" => config.threads = number(key, value).map_err(err)?,
             "beam" => config.beam = whole_in(key, value, 1, 1000).map_err(err)?,
-            "leaf_vcf" => config.leaf_vcf_nodes = number(key, value).map_err(err)?,
             "vcf" => config.vcf_nodes = number(key, value).map_err(err)?,
             "vct" => config.vct_nodes = number(key, value).map_err(err)?,
             "seed" => {
                 number::<u64>(key, value).map_err(err)?;
             }
-            "defend_vct" => config.defend_vct = switch(key, value).map_err(err)?,
-            "quiesce" => config.quiesce = switch(key, value).map_err(err)?,
-            "doubles" => config.double_threats = switch(key, value).map_err(err)?,
-            "order" => {
-                config.fitted_order = match value.as_str() {
-                    "shapes" => false,
-                    "fitted" => true,
-                    _ => return Err(err(format!("order is shapes or fitted, not '{value}'"))),
-                }
-            }
             "policy" => config.net_policy = switch(key, value).map_err(err)?,
-            "narrow" => config.narrow = switch(key, value).map_err(err)?,
-            "tactical" => config.tactical = switch(key, value).map_err(err)?,
-            "table_wins" => config.table_wins = switch(key, value).map_err(err)?,
-            "local" => config.local = switch(key, value).map_err(err)?,
-            "smooth" => config.smooth = switch(key, value).map_err(err)?,
-            "vct_local" => config.vct_local = switch(key, value).map_err(err)?,
-            "proof_numbers" => config.proof_numbers = switch(key, value).map_err(err)?,
-            "tree_vct" => {
-                let plies: usize = number(key, value).map_err(err)?;
-                if plies > 8 {
-                    return Err(err(format!("tree_vct is within 0 to 8 plies, not {value}")));
-                }
-                config.tree_vct_plies = plies;
-            }
-            "tree_vct_nodes" => config.tree_vct_nodes = number(key, value).map_err(err)?,
             "hash_mb" => {
                 let mb: usize = number(key, value).map_err(err)?;
                 if !(1..=4096).contains(&mb) {
@@ -124,19 +79,7 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
                 }
                 config.hash_mb = mb;
             }
-            "spend" => config.spend = switch(key, value).map_err(err)?,
-            "futility" => config.futility = number(key, value).map_err(err)?,
-            "razor" => config.razor = i32::from(number::<u16>(key, value).map_err(err)?),
             "quick_vcf" => config.quick_vcf = number(key, value).map_err(err)?,
-            "null_move" => {
-                let r: i32 = number(key, value).map_err(err)?;
-                if !(0..=6).contains(&r) {
-                    return Err(err(format!(
-                        "null_move is within 0 to 6 plies, not {value}"
-                    )));
-                }
-                config.null_reduction = r;
-            }
             "lmr_scale" => {
                 let scale: f32 = number(key, value).map_err(err)?;
                 if !(0.0..=2.0).contains(&scale) {
@@ -152,7 +95,6 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
                     _ => return Err(err(format!("lmr is step, log or deep, not '{value}'"))),
                 }
             }
-            "verify" => config.verify_nodes = number(key, value).map_err(err)?,
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
             }
@@ -162,7 +104,7 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
                 let net = super::net::PatternNet::load(Path::new(value)).map_err(err)?;
                 (config.model, config.product_net) = (Some(std::sync::Arc::new(net)), false);
             }
-            _ => return Err(unknown_key(text, key)),
+            _ => return Err(unknown_key_in(text, key, &PVS_KEYS)),
         }
     }
     config.threads = crate::cli::search_threads(config.threads).map_err(err)?;

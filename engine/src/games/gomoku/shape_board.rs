@@ -323,26 +323,6 @@ impl ShapeBoard {
         self.net.as_ref()
     }
 
-    /// The last four moves, the latest first, where known (a position set from a list of
-    /// stones knows none of them; a board knows the two before it was built and every move
-    /// made on it).
-    pub fn recent_moves(&self) -> [Option<usize>; 4] {
-        let known = |m: u16| (m != super::NO_MOVE).then_some(usize::from(m));
-        let [m1, m2] = self.pos.last_moves();
-        // Each move made keeps the two latest before it.
-        let m3 = self.made.last().and_then(|&(_, before)| known(before[1]));
-        let m4 = (self.made.len() >= 2)
-            .then(|| self.made[self.made.len() - 2].1[1])
-            .and_then(known);
-        [m1, m2, m3, m4]
-    }
-
-    /// The king distance between two points.
-    pub fn distance(&self, p: usize, q: usize) -> i32 {
-        let ((pc, pr), (qc, qr)) = (self.col_row(p), self.col_row(q));
-        (pc - qc).abs().max((pr - qr).abs())
-    }
-
     /// The eight points around `p` on its line in direction `d`, two bits each (empty, black,
     /// white, off the board), from four points back to four points on: the pattern net's
     /// window ([`LineCode`]).
@@ -726,41 +706,6 @@ mod tests {
     use super::*;
     use crate::games::gomoku::patterns::point_shapes;
     use crate::rng::Rng;
-
-    /// The last four moves: the two the position knows, then those made on the board, and
-    /// back again as they are unmade; distances are king distances.
-    #[test]
-    fn the_recent_moves_follow_makes_and_unmakes() {
-        let g = Gomoku::new(15, Rule::Freestyle).unwrap();
-        let at = |m: &str| usize::from(g.parse_legal_action(m).unwrap());
-        let mut pos = g;
-        for m in ["h8", "h9"] {
-            pos.apply(at(m) as u16);
-        }
-        let mut board = ShapeBoard::new(&pos);
-        assert_eq!(
-            board.recent_moves(),
-            [Some(at("h9")), Some(at("h8")), None, None]
-        );
-        board.make(at("j10"));
-        board.make(at("c3"));
-        assert_eq!(
-            board.recent_moves(),
-            [
-                Some(at("c3")),
-                Some(at("j10")),
-                Some(at("h9")),
-                Some(at("h8"))
-            ]
-        );
-        board.unmake();
-        assert_eq!(
-            board.recent_moves(),
-            [Some(at("j10")), Some(at("h9")), Some(at("h8")), None]
-        );
-        assert_eq!(board.distance(at("h8"), at("j10")), 2);
-        assert_eq!(board.distance(at("c3"), at("j10")), 7);
-    }
 
     /// The board's shapes, counts and hash equal a fresh board's built from the position.
     fn assert_fresh(board: &ShapeBoard) {

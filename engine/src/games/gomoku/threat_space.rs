@@ -23,8 +23,6 @@ use super::shape_board::ShapeBoard;
 use super::{Gomoku, Rule};
 use crate::game::Player;
 
-mod proof_number;
-
 /// What the attacker may threaten with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThreatKind {
@@ -57,18 +55,7 @@ pub struct ThreatSearch {
     scratch: Vec<usize>,
     /// The threats of the last win found (the iteration that found it).
     depth: u32,
-    /// Whether the attacker's threes after its first threat are only those near the last two
-    /// moves ([`LOCAL_THREES`]); fours stay everywhere.
-    local_threes: bool,
-    /// Whether [`ThreatSearch::find`] searches by proof numbers ([`ThreatSearch::prove`]).
-    proof_numbers: bool,
-    /// The proof-number search's tree ([`ThreatSearch::prove`]), kept for its memory.
-    tree: Vec<proof_number::Node>,
 }
-
-/// How far (king distance) from the last two moves a three of the attacker's after its first
-/// threat may be with [`ThreatSearch::set_local_threes`].
-const LOCAL_THREES: i32 = 3;
 
 impl ThreatSearch {
     pub fn new() -> ThreatSearch {
@@ -81,27 +68,10 @@ impl ThreatSearch {
             stack: Vec::with_capacity(4096),
             scratch: Vec::with_capacity(512),
             depth: 0,
-            local_threes: false,
-            proof_numbers: false,
-            tree: Vec::new(),
         }
     }
 
-    /// Whether the attacker's threes after its first threat are only those within
-    /// [`LOCAL_THREES`] of the last two moves (its own last and the defender's): the search
-    /// branches far less and may miss wins, never finding a wrong one (the defender's answers
-    /// are all searched).
-    pub fn set_local_threes(&mut self, on: bool) {
-        self.local_threes = on;
-    }
-
-    /// Whether [`ThreatSearch::find`] runs the proof-number search ([`ThreatSearch::prove`],
-    /// always whole) in place of iterative deepening.
-    pub fn set_proof_numbers(&mut self, on: bool) {
-        self.proof_numbers = on;
-    }
-
-    /// Nodes visited by the last search (expansions, for the proof-number search).
+    /// Nodes visited by the last search.
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
@@ -121,22 +91,6 @@ impl ThreatSearch {
         self.table.fill(Entry::default());
     }
 
-    /// [`ThreatSearch::find`] with every three of the attacker's searched, whatever
-    /// [`ThreatSearch::set_local_threes`] says: for checks whose "none found" decides.
-    pub fn find_whole(
-        &mut self,
-        board: &mut ShapeBoard,
-        kind: ThreatKind,
-        max_depth: u32,
-        limit: u64,
-        deadline: Option<Instant>,
-    ) -> Option<usize> {
-        let local = std::mem::replace(&mut self.local_threes, false);
-        let found = self.find(board, kind, max_depth, limit, deadline);
-        self.local_threes = local;
-        found
-    }
-
     /// The first move of a forced win of the side to move by `kind`'s threats, at most
     /// `max_depth` of them, within `limit` nodes (and before `deadline`); the board is left as
     /// it was.
@@ -148,16 +102,13 @@ impl ThreatSearch {
         limit: u64,
         deadline: Option<Instant>,
     ) -> Option<usize> {
-        if self.proof_numbers {
-            return self.prove(board, kind, max_depth, limit, deadline);
-        }
         if let Some(five) = self.start(board, limit, deadline) {
             return Some(five);
         }
         let me = board.to_move();
         let blocking = board.has_five_point(me.opponent());
         for depth in 1..=max_depth {
-            let found = self.first_winning_move(board, depth, kind, blocking, true);
+            let found = self.first_winning_move(board, depth, kind, blocking);
             if found.is_some() {
                 self.depth = depth;
             }
@@ -198,14 +149,13 @@ impl ThreatSearch {
         depth: u32,
         kind: ThreatKind,
         blocking: bool,
-        root: bool,
     ) -> Option<usize> {
         let me = board.to_move();
         let start = self.stack.len();
         if blocking {
             self.push_block(board, me);
         } else if depth > 0 {
-            self.push_threats(board, kind, root);
+            self.push_threats(board, kind);
         }
         let mut found = None;
         for i in start..self.stack.len() {
@@ -244,7 +194,7 @@ impl ThreatSearch {
         }
         let blocking = board.has_five_point(me.opponent());
         let win = self
-            .first_winning_move(board, depth, kind, blocking, false)
+            .first_winning_move(board, depth, kind, blocking)
             .is_some();
         if !self.aborted {
             self.remember(key, win, depth);
@@ -254,9 +204,7 @@ impl ThreatSearch {
 
     /// The table's key of the position (the attacker to move) for `kind`'s threats.
     fn table_key(&self, board: &ShapeBoard, kind: ThreatKind) -> u64 {
-        // A local search's "no win" is not the whole search's: each has its own entries.
-        let local = u64::from(self.local_threes).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        board.hash() ^ (kind as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ local
+        board.hash() ^ (kind as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
     /// What the table knows of `key` within `depth` threats: a win (at any depth), no win,
@@ -366,22 +314,13 @@ impl ThreatSearch {
     }
 
     /// The attacker's threats, the strongest first (double threats, fours, threes).
-    fn push_threats(&mut self, board: &ShapeBoard, kind: ThreatKind, root: bool) {
+    fn push_threats(&mut self, board: &ShapeBoard, kind: ThreatKind) {
         let me = board.to_move();
         board.candidates(&mut self.scratch);
         let start = self.stack.len();
-        let recent = board.recent_moves();
-        let anywhere = !self.local_threes || root || recent[..2].iter().any(Option::is_none);
-        let near = |p: usize| {
-            anywhere
-                || recent[..2]
-                    .iter()
-                    .flatten()
-                    .any(|&q| board.distance(p, q) <= LOCAL_THREES)
-        };
         for &p in &self.scratch {
             let t = board.threat(me, p);
-            let threat = t.fours > 0 || (kind == ThreatKind::Vct && t.live_threes > 0 && near(p));
+            let threat = t.fours > 0 || (kind == ThreatKind::Vct && t.live_threes > 0);
             if threat && board.playable(me, p) {
                 self.stack.push(p);
             }
@@ -489,30 +428,23 @@ mod tests {
         rows.join("/")
     }
 
-    /// The first move of the win found by iterative deepening, after the proof-number search
-    /// found the same.
+    /// The first move of the win found.
     fn solve(ranks: &[(usize, &str)], to_move: Player, kind: ThreatKind) -> Option<String> {
         let g = Gomoku::from_board(15, Rule::Freestyle, &board(ranks), to_move).unwrap();
-        let [deepening, proof_numbers] = [false, true].map(|pn| {
-            let mut b = ShapeBoard::new(&g);
-            let hash = b.hash();
-            let mut search = ThreatSearch::new();
-            search.set_proof_numbers(pn);
-            let found = search.find(&mut b, kind, 20, 1_000_000, None);
-            assert_eq!(b.hash(), hash, "the board is left as it was");
-            assert!(!search.aborted());
-            found.map(|p| g.point_name(p))
-        });
-        assert_eq!(deepening, proof_numbers);
-        deepening
+        let mut b = ShapeBoard::new(&g);
+        let hash = b.hash();
+        let mut search = ThreatSearch::new();
+        let found = search.find(&mut b, kind, 20, 1_000_000, None);
+        assert_eq!(b.hash(), hash, "the board is left as it was");
+        assert!(!search.aborted());
+        found.map(|p| g.point_name(p))
     }
 
-    /// Both searches agree on whether the side to move has a VCF or a VCT in positions of
-    /// random games on a 9x9 board, wherever both ran to the end (neither stopped by its
-    /// limit: 350 of the 400 searches, 67 of them wins); and the proof-number search starts
-    /// its wins with a threat or the block of a five point.
+    /// In positions of random games on a 9x9 board, every win found starts with a threat or
+    /// the block of a five point, and leaves the board as it was; most searches end within
+    /// their limit, and some find wins.
     #[test]
-    fn proof_numbers_and_iterative_deepening_agree_on_random_positions() {
+    fn wins_in_random_positions_start_with_a_threat_or_a_block() {
         let mut rng = crate::rng::Rng::new(75);
         let mut moves = Vec::new();
         let (mut wins, mut positions, mut settled) = (0, 0, 0);
@@ -529,26 +461,16 @@ mod tests {
             positions += 1;
             let me = g.to_move();
             for kind in [ThreatKind::Vcf, ThreatKind::Vct] {
-                let [deepening, proof_numbers] = [false, true].map(|pn| {
-                    let mut b = ShapeBoard::new(&g);
-                    let mut search = ThreatSearch::new();
-                    search.set_proof_numbers(pn);
-                    let found = search.find(&mut b, kind, 30, 50_000, None);
-                    (found, search.aborted())
-                });
-                let (deepening, proof_numbers) = match (deepening, proof_numbers) {
-                    ((d, false), (p, false)) => (d, p),
-                    _ => continue,
-                };
+                let mut b = ShapeBoard::new(&g);
+                let hash = b.hash();
+                let mut search = ThreatSearch::new();
+                let found = search.find(&mut b, kind, 30, 50_000, None);
+                assert_eq!(b.hash(), hash);
+                if search.aborted() {
+                    continue;
+                }
                 settled += 1;
-                assert_eq!(
-                    deepening.is_some(),
-                    proof_numbers.is_some(),
-                    "{kind:?} in {}",
-                    g.board_string()
-                );
-                if let Some(p) = proof_numbers {
-                    let b = ShapeBoard::new(&g);
+                if let Some(p) = found {
                     let t = b.threat(me, p);
                     let threat = t.five || t.fours > 0 || t.live_threes > 0;
                     assert!(
@@ -615,76 +537,6 @@ mod tests {
         assert_eq!(vcfs.len(), 100, "the suite's VCF positions");
         let vcts = suite.iter().filter(|s| s.kind == ThreatKind::Vct).count();
         assert_eq!(vcts, 100, "the suite's VCT positions");
-    }
-
-    /// With the threes after the first threat kept near the last two moves, the search finds
-    /// at least nine tenths as many of the suite's VCTs as the whole search with the same node
-    /// limit (78 against 73 of the 100 at 100,000 nodes, in 3,252,081 nodes against
-    /// 3,531,024), each starting with a threat or the block of a five point.
-    #[test]
-    fn local_threes_find_most_of_the_suites_vcts() {
-        let suite = threat_suite().unwrap();
-        // (wins found, nodes)
-        let (mut full, mut local) = ((0, 0), (0, 0));
-        for s in suite.iter().filter(|s| s.kind == ThreatKind::Vct) {
-            let me = s.position.to_move();
-            for (on, tally) in [(false, &mut full), (true, &mut local)] {
-                let mut b = ShapeBoard::new(&s.position);
-                let mut search = ThreatSearch::new();
-                search.set_local_threes(on);
-                let found = search.find(&mut b, ThreatKind::Vct, 30, 100_000, None);
-                tally.1 += search.nodes();
-                if let Some(p) = found {
-                    // A threat, or the block of the opponent's five point.
-                    let t = b.threat(me, p);
-                    let block = b.threat(me.opponent(), p).five;
-                    assert!(t.fours > 0 || t.live_threes > 0 || block, "{}", s.line);
-                    tally.0 += 1;
-                }
-                assert_eq!(b.hash(), ShapeBoard::new(&s.position).hash());
-            }
-        }
-        assert!(local.0 * 10 >= full.0 * 9, "local {local:?}, full {full:?}");
-    }
-
-    /// The proof-number search finds every VCF of the suite, and never settles one of the
-    /// suite's VCTs as lost: it finds the win or runs out of nodes. Within 10,000 nodes it
-    /// finds nine tenths as many at least as iterative deepening does (154 wins against 156,
-    /// all 100 VCFs in both).
-    #[test]
-    fn proof_numbers_find_the_suites_wins_and_settle_none_as_lost() {
-        let suite = threat_suite().unwrap();
-        let (mut deepening, mut proof_numbers) = (0, 0);
-        for s in &suite {
-            let me = s.position.to_move();
-            let limit = match s.kind {
-                ThreatKind::Vcf => 200_000,
-                ThreatKind::Vct => 10_000,
-            };
-            let mut b = ShapeBoard::new(&s.position);
-            let mut search = ThreatSearch::new();
-            search.set_proof_numbers(true);
-            match search.find(&mut b, s.kind, 30, limit, None) {
-                Some(p) => {
-                    let t = b.threat(me, p);
-                    let block = b.threat(me.opponent(), p).five;
-                    let threat =
-                        t.five || t.fours > 0 || (s.kind == ThreatKind::Vct && t.live_threes > 0);
-                    assert!(threat || block, "{}", s.line);
-                    proof_numbers += 1;
-                }
-                None => {
-                    assert!(s.kind == ThreatKind::Vct && search.aborted(), "{}", s.line);
-                }
-            }
-            assert_eq!(b.hash(), ShapeBoard::new(&s.position).hash());
-            let found = ThreatSearch::new().find(&mut b, s.kind, 30, limit, None);
-            deepening += usize::from(found.is_some());
-        }
-        assert!(
-            proof_numbers * 10 >= deepening * 9,
-            "{proof_numbers} against {deepening}"
-        );
     }
 
     #[test]
