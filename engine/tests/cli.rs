@@ -89,6 +89,59 @@ fn models_that_do_not_fit_are_refused_before_any_search() {
     assert!(!ok && err.contains("3x3"), "{err}");
 }
 
+/// `bench --model` without --game measures the net's game on the net's board: a Gomoku pattern
+/// net selects Gomoku 15x15 freestyle and `pvs` with the net (it stopped at the value-net
+/// loader before), a 6x6 Dots-and-Boxes net 6x6.
+#[test]
+fn bench_takes_the_game_and_the_board_from_the_model() {
+    let bench = |model: &str| {
+        let (ok, out, err) = engine(&[
+            "bench",
+            "--model",
+            model,
+            "--iterations",
+            "100",
+            "--repeats",
+            "1",
+            "--threads",
+            "1",
+            "--json",
+        ]);
+        assert!(ok, "{model}: {err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let json = bench("models/gomoku-15-freestyle/model.safetensors");
+    assert_eq!(json["game"]["game"], "gomoku", "{}", json["game"]);
+    assert_eq!(json["game"]["size"], 15, "{}", json["game"]);
+    assert_eq!(json["game"]["rule"], "freestyle", "{}", json["game"]);
+    let names: Vec<&str> = json["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"pvs, middle game, 1 thread with the pattern net"),
+        "{names:?}"
+    );
+    let json = bench("models/dab-6x6/model.safetensors");
+    assert_eq!(
+        (json["game"]["rows"].clone(), json["game"]["cols"].clone()),
+        (6.into(), 6.into())
+    );
+    // A board flag still names the board, and the net is checked against it.
+    let (ok, _, err) = engine(&[
+        "bench",
+        "--model",
+        "models/dab-6x6/model.safetensors",
+        "--rows",
+        "5",
+        "--cols",
+        "5",
+    ]);
+    assert!(!ok && err.contains("6x6") && err.contains("5x5"), "{err}");
+}
+
 #[test]
 fn a_match_reports_statistics_json_and_records() {
     let dir = std::env::temp_dir().join(format!("engine-cli-match-{}", std::process::id()));
@@ -624,10 +677,14 @@ fn gomoku_pvs_keys_out_of_range_are_named() {
             "pvs:time_ms=0",
             "time_ms is a whole number from 1 to 86400000, got '0'",
         ),
-        ("pvs:null_move=9", "null_move is within 0 to 6 plies, not 9"),
+        // A retired key reads as any unknown key, with the keys the player takes.
+        (
+            "pvs:null_move=2",
+            "unknown key 'null_move' (it takes time_ms, depth, threads, beam",
+        ),
         ("pvs:lmr_scale=3", "lmr_scale is within 0 to 2, not 3"),
         ("pvs:vct=-1", "vct"),
-        ("pvs:razor=-5", "razor"),
+        ("pvs:order=fitted", "unknown key 'order' (it takes time_ms"),
     ] {
         let (ok, _, err) = engine(&["match", "--game", "gomoku", "--p1", spec, "--p2", "random"]);
         assert!(!ok && err.contains(says), "{spec}: {err}");

@@ -324,6 +324,23 @@ impl RunConfig {
     }
 }
 
+/// The CPUs of a Slurm task (`SLURM_CPUS_PER_TASK`, set by `--cpus-per-task`; `env` looks a
+/// variable up), at most [`engine::cli::MAX_THREADS`]: what "one game a core" counts inside a
+/// task, since a cluster that does not bind CPUs shows each task the whole node. None outside
+/// Slurm; a value that is not a positive number is refused.
+pub fn slurm_cpus(env: impl Fn(&str) -> Option<String>) -> Result<Option<usize>, String> {
+    let Some(text) = env("SLURM_CPUS_PER_TASK") else {
+        return Ok(None);
+    };
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(Some(n.min(engine::cli::MAX_THREADS))),
+        _ => Err(format!(
+            "environment variable SLURM_CPUS_PER_TASK='{text}' is not a positive number; \
+             pass --parallel-games N"
+        )),
+    }
+}
+
 /// The keys on which two identities differ, as "key: a vs b" lines.
 pub fn identity_differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
     let empty = serde_json::Map::new();
@@ -347,6 +364,26 @@ pub fn identity_differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slurm_cpus_count_a_task_s_cores() {
+        let env = |value: Option<&'static str>| {
+            move |name: &str| (name == "SLURM_CPUS_PER_TASK").then_some(value?.to_string())
+        };
+        assert_eq!(slurm_cpus(env(None)), Ok(None));
+        assert_eq!(slurm_cpus(env(Some("8"))), Ok(Some(8)));
+        assert_eq!(
+            slurm_cpus(env(Some("1000"))),
+            Ok(Some(engine::cli::MAX_THREADS))
+        );
+        for bad in ["0", "x", ""] {
+            let err = slurm_cpus(env(Some(bad))).unwrap_err();
+            assert!(
+                err.contains("SLURM_CPUS_PER_TASK") && err.contains("--parallel-games"),
+                "{err}"
+            );
+        }
+    }
 
     #[test]
     fn shipped_configs_parse_and_validate() {

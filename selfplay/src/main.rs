@@ -75,8 +75,8 @@ struct RunArgs {
     /// double: each node read from its mover's view; single: the paper's first version [default: double].
     #[arg(long, value_enum)]
     counter: Option<Counter>,
-    /// Games played at once (0: one a core, at most 256) [default: 0]. `--threads` is its old
-    /// spelling.
+    /// Games played at once (0: one a core, at most 256; in a Slurm task one a CPU of
+    /// SLURM_CPUS_PER_TASK) [default: 0]. `--threads` is its old spelling.
     #[arg(long, alias = "threads", value_parser = engine::cli::parse_threads)]
     parallel_games: Option<usize>,
     /// Threads inside each game's search (root parallel), 1 to 256 [default: 1].
@@ -177,6 +177,18 @@ fn run(args: RunArgs) -> Result<(), String> {
     let (shard, source) = resolve_shard(args.shard.as_deref(), config.shards, |name| {
         std::env::var(name).ok()
     })?;
+    // A shard count other than that of the shard folders already in --out is refused before
+    // anything is read or written: with the Slurm variables, the usual cause is a task rerun
+    // as an array of its own.
+    selfplay::shard::check_shard_folders(&config.out, shard).map_err(|e| match source {
+        ShardSource::Slurm => format!(
+            "{e}.\nThe shard came from the Slurm array variables (SLURM_ARRAY_TASK_COUNT={}): \
+             `sbatch --array=ID job.sbatch` submits a new array of its own, not task ID of \
+             the first array",
+            shard.count
+        ),
+        _ => e,
+    })?;
     // A resume without a config file continues the dataset's own settings, from its manifest,
     // with the flags given on top (`-p size=9` of a Gomoku dataset needs no --game): one that
     // differs from the dataset's is refused by the run with the differences, as ever.
@@ -191,6 +203,16 @@ fn run(args: RunArgs) -> Result<(), String> {
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
             apply_flags(&mut config, &args);
         }
+    }
+    // Inside a Slurm task, one game a core counts the task's CPUs: a cluster that does not bind
+    // CPUs shows a task the whole node, and each of its cores would run several games.
+    let slurm_cpus = if config.parallel_games == 0 {
+        selfplay::config::slurm_cpus(|name| std::env::var(name).ok())?
+    } else {
+        None
+    };
+    if let Some(cpus) = slurm_cpus {
+        config.parallel_games = (cpus / config.search_threads.max(1)).max(1);
     }
     config.validate().map_err(|e| match &args.config {
         Some(path) => format!("config {}: {e}", path.display()),
@@ -214,6 +236,12 @@ fn run(args: RunArgs) -> Result<(), String> {
                 ShardSource::Kubernetes => "JOB_COMPLETION_INDEX",
                 ShardSource::Single => "",
             }
+        );
+    }
+    if let (Some(cpus), false) = (slurm_cpus, args.quiet) {
+        eprintln!(
+            "selfplay: {} games at once (SLURM_CPUS_PER_TASK={cpus}; --parallel-games overrides)",
+            config.parallel_games
         );
     }
     let summary = selfplay::run::run(&RunOptions {

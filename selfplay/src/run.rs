@@ -150,6 +150,7 @@ pub fn seeds_note(seed: u64) -> String {
 /// Runs (or resumes) the games of one shard.
 pub fn run(options: &RunOptions) -> Result<RunSummary, String> {
     options.config.validate()?;
+    crate::shard::check_shard_folders(&options.config.out, options.shard)?;
     struct Run<'a>(&'a RunOptions);
     impl GameVisitor for Run<'_> {
         type Output = Result<RunSummary, String>;

@@ -81,6 +81,65 @@ pub fn resolve_shard(
     Ok((Shard { index: 0, count: 1 }, ShardSource::Single))
 }
 
+/// The shard a folder named `shard-IIII-of-NNNN` (as a sharded run names its folder) holds.
+pub fn parse_shard_folder(name: &str) -> Option<Shard> {
+    let (i, n) = name.strip_prefix("shard-")?.split_once("-of-")?;
+    let shard = Shard {
+        index: i.parse().ok()?,
+        count: n.parse().ok()?,
+    };
+    (shard.index < shard.count).then_some(shard)
+}
+
+/// Refuses to run `shard` into `out` when `out` holds the shard folders of a run split in
+/// another count: an unsharded run there (an array of one task, `sbatch --array=1`, sets
+/// SLURM_ARRAY_TASK_COUNT=1) would play every game of the run again beside them. The error
+/// names the folders found and the ways that rerun one shard.
+pub fn check_shard_folders(out: &std::path::Path, shard: Shard) -> Result<(), String> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    let mut found: Vec<(String, Shard)> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name().to_str()?.to_string();
+            let s = parse_shard_folder(&name)?;
+            e.path().is_dir().then_some((name, s))
+        })
+        .collect();
+    if found.is_empty() || found.iter().any(|(_, s)| s.count == shard.count) {
+        return Ok(());
+    }
+    found.sort_by_key(|(_, s)| (s.count, s.index));
+    let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+    let listed = if names.len() > 6 {
+        format!(
+            "{}, ... {} ({} folders)",
+            names[..3].join(", "),
+            names[names.len() - 1],
+            names.len()
+        )
+    } else {
+        names.join(", ")
+    };
+    let n = found[found.len() - 1].1.count;
+    let this = if shard.count == 1 {
+        "this run is unsharded and would play every game of the run again beside them".to_string()
+    } else {
+        format!(
+            "this run is shard {}/{} and would play its games again beside them",
+            shard.index, shard.count
+        )
+    };
+    Err(format!(
+        "{} holds the shards of a run split in {n}: {listed}; {this}. To rerun one shard, \
+         pass --shard i/{n} (i from 0 to {}) with --resume, or requeue the Slurm task \
+         (scontrol requeue JOBID_TASKID), which keeps its array's count",
+        out.display(),
+        n - 1
+    ))
+}
+
 /// The game indices of `shard` among `games` games, ascending.
 pub fn shard_games(shard: Shard, games: u64) -> impl Iterator<Item = u64> {
     (shard.index as u64..games).step_by(shard.count as usize)
@@ -186,6 +245,45 @@ mod tests {
         assert!(resolve_shard(None, None, &bad)
             .unwrap_err()
             .contains("SLURM_ARRAY_TASK_ID"));
+    }
+
+    #[test]
+    fn shard_folders_are_read_back_and_a_run_of_another_count_beside_them_is_refused() {
+        assert_eq!(
+            parse_shard_folder("shard-0003-of-0016"),
+            Some(Shard {
+                index: 3,
+                count: 16
+            })
+        );
+        for name in ["shard-0016-of-0016", "shard-x-of-2", "merged", "shard-0001"] {
+            assert_eq!(parse_shard_folder(name), None, "{name}");
+        }
+        let out =
+            std::env::temp_dir().join(format!("selfplay-shard-folders-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        // No folder, an empty one: any shard goes.
+        assert!(check_shard_folders(&out, Shard { index: 0, count: 1 }).is_ok());
+        for i in 0..8 {
+            std::fs::create_dir_all(out.join(format!("shard-{i:04}-of-0008"))).unwrap();
+        }
+        assert!(check_shard_folders(&out, Shard { index: 3, count: 8 }).is_ok());
+        let err = check_shard_folders(&out, Shard { index: 0, count: 1 }).unwrap_err();
+        assert!(
+            err.contains("shard-0000-of-0008")
+                && err.contains("shard-0007-of-0008")
+                && err.contains("8 folders")
+                && err.contains("unsharded")
+                && err.contains("--shard i/8")
+                && err.contains("scontrol requeue"),
+            "{err}"
+        );
+        let err = check_shard_folders(&out, Shard { index: 1, count: 4 }).unwrap_err();
+        assert!(
+            err.contains("shard 1/4") && err.contains("--shard i/8"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&out).unwrap();
     }
 
     #[test]

@@ -497,6 +497,116 @@ fn command_line_errors_name_what_is_wrong() {
     std::fs::remove_dir_all(root).unwrap();
 }
 
+/// Rerunning one task of a Slurm array as `sbatch --array=1 job.sbatch` makes an array of one
+/// task (SLURM_ARRAY_TASK_COUNT=1): the run would be unsharded, inside the folder of the
+/// shards. It is refused before anything is written, naming the shards and the ways that work;
+/// `--shard i/n` then reruns the shard.
+#[test]
+fn a_slurm_task_rerun_as_an_array_of_one_is_refused() {
+    let root = temp_dir("slurm-rerun");
+    let out = root.join("run");
+    let selfplay = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "run",
+            "--rows=2",
+            "--cols=2",
+            "--games=4",
+            "--iterations=50",
+            "--quiet",
+        ])
+        .arg(format!("--out={}", out.display()))
+        .args(extra);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    // The array --array=0-1: two tasks.
+    for id in ["0", "1"] {
+        let o = selfplay(
+            &[],
+            &[("SLURM_ARRAY_TASK_ID", id), ("SLURM_ARRAY_TASK_COUNT", "2")],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // Task 1 again as `sbatch --array=1`: an array of one, from 1.
+    let o = selfplay(
+        &["--resume"],
+        &[
+            ("SLURM_ARRAY_TASK_ID", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "1"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "1"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    for needle in [
+        "shard-0000-of-0002",
+        "shard-0001-of-0002",
+        "unsharded",
+        "--shard i/2",
+        "scontrol requeue",
+        "SLURM_ARRAY_TASK_COUNT=1",
+    ] {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
+    assert!(!out.join(RECORD_FILE).exists() && !out.join("manifest.json").exists());
+    // The same by flag is refused too; --shard 1/2 reruns the task's own shard.
+    let o = selfplay(&["--shard=0/1"], &[]);
+    assert!(!o.status.success());
+    let o = selfplay(&["--shard=1/2", "--resume"], &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+/// Inside a Slurm task, one game a core counts SLURM_CPUS_PER_TASK, not the node's cores;
+/// --parallel-games still wins.
+#[test]
+fn a_slurm_task_plays_one_game_a_cpu_it_was_given() {
+    let root = temp_dir("slurm-cpus");
+    let parallel = |out: &Path, extra: &[&str], cpus: &str| -> (u64, String) {
+        let o = Command::new(BIN)
+            .args([
+                "run",
+                "--rows=2",
+                "--cols=2",
+                "--games=8",
+                "--iterations=50",
+            ])
+            .arg(format!("--out={}", out.display()))
+            .args(extra)
+            .env("SLURM_CPUS_PER_TASK", cpus)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{err}");
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join(selfplay::run::SUMMARY_FILE)).unwrap(),
+        )
+        .unwrap();
+        (summary["parallel_games"].as_u64().unwrap(), err)
+    };
+    // Three on this two-core machine: the task's figure, not the machine's.
+    let (n, err) = parallel(&root.join("a"), &[], "3");
+    assert_eq!(n, 3);
+    assert!(
+        err.contains("3 games at once (SLURM_CPUS_PER_TASK=3"),
+        "{err}"
+    );
+    assert_eq!(parallel(&root.join("b"), &["--search-threads=2"], "6").0, 3);
+    assert_eq!(parallel(&root.join("c"), &["--parallel-games=2"], "5").0, 2);
+    let o = Command::new(BIN)
+        .args(["run", "--rows=2", "--cols=2", "--games=2", "--quiet"])
+        .arg(format!("--out={}", root.join("d").display()))
+        .env("SLURM_CPUS_PER_TASK", "many")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("SLURM_CPUS_PER_TASK='many'"));
+    std::fs::remove_dir_all(root).unwrap();
+}
+
 /// `player`: a named player plays both sides, its root statistics kept with each searched move,
 /// and game k is the same game however the run is split (reseeded from the game's seed).
 #[test]

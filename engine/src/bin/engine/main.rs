@@ -292,9 +292,9 @@ struct AnalyseArgs {
 /// The value net the benchmark measures (the paper's Algorithm 5).
 #[derive(Args, Clone)]
 struct BenchNetArgs {
-    /// A value net (model.safetensors from `train`): also measure the net (evaluation cost,
-    /// net-guided search; on 5x5 from the 40-edge position). Dots and Boxes, a net of the
-    /// board benchmarked.
+    /// A net to measure too: a value net (model.safetensors from `train`: evaluation cost,
+    /// net-guided search; on 5x5 from the 40-edge position) or a Gomoku pattern net (`pvs`
+    /// with it). Without --game, the game and, without a board flag, the board are the net's.
     #[arg(long)]
     model: Option<PathBuf>,
     /// With --model: a rollout stops once the net's largest output (P1 wins, P2 wins, draw)
@@ -684,15 +684,60 @@ fn perft(args: PerftArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The game `engine bench` measures when none is named: the paper's.
+const BENCH_GAME: &str = "dots_and_boxes";
+
+/// The game and board a model file was made for, read from its metadata by its format: a value
+/// net names its game and board, a Gomoku pattern net its rule and size. None for a file that
+/// cannot be read or is of another format: the game's own benchmark then says what is wrong.
+fn model_game(path: &std::path::Path) -> Result<Option<GameSpec>, String> {
+    use engine::games::gomoku::net::{PatternNet, NET_FORMAT as PATTERN_NET};
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(None);
+    };
+    let Some(format) = engine::nn::parse_safetensors(&bytes)
+        .ok()
+        .and_then(|(meta, _)| meta.get("format").cloned())
+    else {
+        return Ok(None);
+    };
+    match format.as_str() {
+        engine::nn::MODEL_FORMAT => engine::nn::ValueNet::load(path, engine::registry::GAMES)
+            .map(|net| Some(net.meta.game))
+            .map_err(|e| e.to_string()),
+        PATTERN_NET => {
+            let net = PatternNet::load(path)?;
+            let params = [
+                format!("size={}", net.size),
+                format!("rule={}", net.rule.name()),
+            ];
+            GameSpec::parse(engine::games::Gomoku::NAME, &params).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
 fn run_bench(args: BenchArgs) -> Result<(), String> {
     if args.iterations == Some(0) || args.repeats == 0 {
         return Err("--iterations and --repeats must be positive".into());
     }
     // Without --game or a board: 5x5 Dots and Boxes, the paper's benchmark, printed as its
-    // report.
-    let default_game = args.game.is_none() && args.rows.is_none() && args.cols.is_none();
+    // report. Without --game, a --model's metadata names the game, and without a board flag
+    // its board too.
     let params = with_board_flags(&args.params, args.rows, args.cols, args.size);
-    let spec = GameSpec::parse(args.game.as_deref().unwrap_or("dots_and_boxes"), &params)?;
+    let from_model = match (&args.game, &args.net.model) {
+        (None, Some(path)) => model_game(path)?,
+        _ => None,
+    };
+    let spec = match from_model {
+        Some(spec) if params.is_empty() => spec,
+        Some(spec) => GameSpec::parse(spec.name(), &params)?,
+        None => GameSpec::parse(args.game.as_deref().unwrap_or(BENCH_GAME), &params)?,
+    };
+    let default_game = args.game.is_none()
+        && args.rows.is_none()
+        && args.cols.is_none()
+        && spec == GameSpec::parse(BENCH_GAME, &[] as &[String])?;
     let defaults = BenchOptions::default();
     let opts = BenchOptions {
         iterations: args.iterations.unwrap_or(0),
