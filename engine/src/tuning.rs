@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::Outcome;
+use crate::game::{Action, Game, Outcome};
 
 /// A weight set of one game that the tuner can search.
 pub trait Tunable: Send + Sync {
@@ -55,6 +55,22 @@ pub trait Tunable: Send + Sync {
     /// the fitness player `player`, from the opening numbered `opening` (the same number gives
     /// the same opening; different numbers give varied ones).
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String>;
+}
+
+/// Plays a fitness game from `state` to its end, each move from `mover` (the mover's index, 0
+/// or 1, and the position). A side with no move to give ends the game where it stands: a draw
+/// unless the position is decided.
+pub fn play_out<G: Game>(
+    mut state: G,
+    mut mover: impl FnMut(usize, &G) -> Result<Option<Action>, String>,
+) -> Result<Outcome, String> {
+    while !state.is_terminal() {
+        match mover(state.to_move().index(), &state)? {
+            Some(a) => state.apply(a),
+            None => break,
+        }
+    }
+    Ok(state.outcome().unwrap_or(Outcome::Draw))
 }
 
 /// The depth of a fixed-depth fitness player (`pvs4`: 4) of `tunable`'s, which must be one of

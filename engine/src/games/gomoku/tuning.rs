@@ -13,7 +13,7 @@ use super::{Gomoku, Rule};
 use crate::game::{Action, Game, Outcome};
 use crate::mcts::{Budget, SearchConfig};
 use crate::rng::{derive_seed, Rng};
-use crate::tuning::{Tunable, WeightsFile};
+use crate::tuning::{play_out, Tunable, WeightsFile};
 use std::time::Duration;
 
 /// Stones of every fitness game's opening, put at random within 3 points of the centre.
@@ -91,16 +91,9 @@ impl Tunable for GomokuPatterns {
             PatternWeights::from_slice(p1)?,
             PatternWeights::from_slice(p2)?,
         ];
-        let mut state = GomokuPatterns::opening(opening);
+        let state = GomokuPatterns::opening(opening);
         match player {
-            "greedy" => {
-                while !state.is_terminal() {
-                    let Some(a) = greedy_move(&state, weights[state.to_move().index()]) else {
-                        return Ok(Outcome::Draw);
-                    };
-                    state.apply(a);
-                }
-            }
+            "greedy" => play_out(state, |side, s| Ok(greedy_move(s, weights[side]))),
             "mcts200" => {
                 let mut searches = [0, 1].map(|k| {
                     let config = SearchConfig {
@@ -114,21 +107,16 @@ impl Tunable for GomokuPatterns {
                     }
                     .search(config)
                 });
-                while !state.is_terminal() {
-                    let result = searches[state.to_move().index()]
-                        .run(&state)
-                        .map_err(|e| e.to_string())?;
-                    state.apply(result.best);
-                }
+                play_out(state, |side, s| {
+                    let result = searches[side].run(s).map_err(|e| e.to_string())?;
+                    Ok(Some(result.best))
+                })
             }
-            other => {
-                return Err(format!(
-                    "no fitness player '{other}' for gomoku ({})",
-                    FITNESS_PLAYERS.join(", ")
-                ))
-            }
+            other => Err(format!(
+                "no fitness player '{other}' for gomoku ({})",
+                FITNESS_PLAYERS.join(", ")
+            )),
         }
-        Ok(state.outcome().expect("a finished game has an outcome"))
     }
 }
 
@@ -177,17 +165,12 @@ impl Tunable for GomokuEval {
             EvalWeights::from_slice(w)
                 .map(|weights| Pvs::new(player, PvsConfig { weights, ..config }))
         });
-        let mut state = GomokuPatterns::opening(opening);
-        while !state.is_terminal() {
-            let searcher = players[state.to_move().index()]
-                .as_mut()
-                .map_err(|e| e.clone())?;
-            let Some((a, _)) = searcher.best_move_within(&state, Duration::from_secs(60)) else {
-                return Ok(Outcome::Draw);
-            };
-            state.apply(a);
-        }
-        Ok(state.outcome().expect("a finished game has an outcome"))
+        play_out(GomokuPatterns::opening(opening), |side, s| {
+            let searcher = players[side].as_mut().map_err(|e| e.clone())?;
+            Ok(searcher
+                .best_move_within(s, Duration::from_secs(60))
+                .map(|(a, _)| a))
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use crate::agents::Agent;
 use crate::game::{Game, Outcome};
 use crate::mcts::{Budget, SearchConfig};
 use crate::rng::{derive_seed, Rng};
-use crate::tuning::{Tunable, WeightsFile};
+use crate::tuning::{play_out, Tunable, WeightsFile};
 
 /// Random plies of every fitness game's opening.
 pub const OPENING_PLIES: usize = 4;
@@ -93,14 +93,10 @@ impl Tunable for SurakartaEnergy {
             };
             heuristics.search(config)
         });
-        let mut state = SurakartaEnergy::opening(opening);
-        while !state.is_terminal() {
-            let result = searches[state.to_move().index()]
-                .run(&state)
-                .map_err(|e| e.to_string())?;
-            state.apply(result.best);
-        }
-        Ok(state.outcome().expect("a finished game has an outcome"))
+        play_out(SurakartaEnergy::opening(opening), |side, s| {
+            let result = searches[side].run(s).map_err(|e| e.to_string())?;
+            Ok(Some(result.best))
+        })
     }
 }
 
@@ -174,17 +170,13 @@ impl Tunable for SurakartaEval {
             config.seed = derive_seed(opening, k);
             players.push(Pvs::new(player, config));
         }
-        let mut state = SurakartaEnergy::opening(opening);
+        let state = SurakartaEnergy::opening(opening);
         for p in &mut players {
             p.new_game(&state, &[]).map_err(|e| e.to_string())?;
         }
-        while !state.is_terminal() {
-            let Some((a, _)) = players[state.to_move().index()].best_move(&state) else {
-                break;
-            };
-            state.apply(a);
-        }
-        Ok(state.outcome().unwrap_or(Outcome::Draw))
+        play_out(state, |side, s| {
+            Ok(players[side].best_move(s).map(|(a, _)| a))
+        })
     }
 }
 
