@@ -5,6 +5,8 @@
 //! budget runs out, so every disagreement is the rule's.
 //!
 //! `cargo run --release -p engine --example fallback_accuracy -- DATASET FREE COUNT [ROLLOUTS]`
+//!
+//! Kept because it makes the chain rollouts' fallback figures of docs/lab/dots-and-boxes.md.
 
 use std::path::Path;
 use std::time::Instant;

@@ -5,6 +5,8 @@
 //! `cargo run --release -p engine --example gomocup_clock -- [TURN_MS MATCH_MS [GAMES]]`;
 //! without arguments: 100 ms, 1 s and 5 s turns with a 180 s game, then 1 s turns with a 10 s
 //! game (a nearly spent clock by the end).
+//!
+//! Kept because it makes the clock figures of docs/gomoku.md (how the brain spends its time).
 
 use std::time::Instant;
 

@@ -7,6 +7,8 @@
 //!
 //! `cargo run --release -p engine --example gomoku_postmortem -- REPORT.json [a|b] [NODES]`
 //! (player a, 1,000,000 nodes a threat search)
+//!
+//! Kept because it makes the post-mortems of lost games in docs/lab/gomoku.md.
 
 use engine::game::{Action, Game, Player};
 use engine::games::gomoku::shape_board::ShapeBoard;

@@ -13,6 +13,8 @@
 //! [--hold-out position|game] REPORT.json...` (OUT.json: a weights file of `tune`'s set `eval`, for
 //! `pvs:weights=OUT.json`, never overwritten; the fit starts from `--from`'s weights, by default
 //! `pvs`'s own, and keeps their live-four weights)
+//!
+//! Kept because it makes the fitted evaluation `best` plays without a net (docs/gomoku.md, docs/gomoku-results.md).
 
 use engine::game::{Action, Game};
 use engine::games::gomoku::patterns::Shape;

@@ -17,6 +17,8 @@
 //! `cargo run --release -p engine --example gomoku_threat_suite -- build
 //! engine/src/games/gomoku/threat_suite.txt 100 60`; `engine bench --game gomoku` solves it
 //! at the root limits of `pvs` (share solved, nodes a second, time).
+//!
+//! Kept because it makes the threat suite engine/src/games/gomoku/threat_suite.txt (the tests' and the bench's positions) and its figures in docs/lab/gomoku.md.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;

@@ -3,6 +3,8 @@
 //! player chooses a move and the exact solver says whether it still wins.
 //!
 //! `cargo run --release -p engine --example keeps_wins -- LABELLED SPEC [GAMES]`
+//!
+//! Kept because it makes the figures of docs/lab/dots-and-boxes.md on how often a player keeps a win.
 
 use std::path::Path;
 

@@ -9,19 +9,16 @@
 //! kept from one to the next (as `nn`, which keeps its table between moves, asks them), and the
 //! answers counted by free edges.
 //!
-//! With NET and FROM, a late net (`train run --encoding late`) orders the moves of every node
-//! with at least FROM free edges ([`EndgameSolver::set_guide`]).
+//! `cargo run --release -p engine --example proof_effort -- DATASET FREE COUNT [NODES [BITS]]`
 //!
-//! `cargo run --release -p engine --example proof_effort -- DATASET FREE COUNT [NODES [BITS [NET FROM]]]`
+//! Kept because it makes the reach of `nn`'s proofs (`prove_edges`) in docs/lab/dots-and-boxes.md.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use engine::game::Game;
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::dots_and_boxes::labels::free_edges;
-use engine::games::dots_and_boxes::net::{load_late_net, LateNet};
 use engine::games::DotsAndBoxes;
 use engine::record::Dataset;
 use engine::registry::Lookup;
@@ -31,10 +28,8 @@ const WARM_DOWN_TO: u32 = 35;
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if !(3..=7).contains(&args.len()) || args.len() == 6 {
-        return Err(
-            "usage: proof_effort DATASET FREE|warm:FROM COUNT [NODES [BITS [NET FROM]]]".into(),
-        );
+    if !(3..=5).contains(&args.len()) {
+        return Err("usage: proof_effort DATASET FREE|warm:FROM COUNT [NODES [BITS]]".into());
     }
     let number = |text: &str, what: &str| -> Result<u64, String> {
         text.parse()
@@ -56,11 +51,6 @@ fn main() -> Result<(), String> {
     let dataset = Dataset::open(Path::new(&args[0])).map_err(|e| e.to_string())?;
     let board: DotsAndBoxes = dataset.spec().start()?;
     let mut solver = EndgameSolver::new(board.rows(), board.cols(), bits);
-    if let (Some(path), Some(from)) = (args.get(5), args.get(6)) {
-        let net = load_late_net(Path::new(path), &board).map_err(|e| e.to_string())?;
-        let late = LateNet::new(Arc::new(net), LateNet::HORIZON);
-        solver.set_guide(Some(Box::new(late)), number(from, "FROM")? as u32);
-    }
     // By free edges: (asked, won, lost, positions searched by the answered).
     let mut tally = vec![(0u32, 0u32, 0u32, Vec::new()); free as usize + 1];
     let start = Instant::now();
@@ -114,7 +104,6 @@ fn ask(
     nodes: u64,
     tally: &mut (u32, u32, u32, Vec<u64>),
 ) {
-    solver.set_guide_root(state);
     let before = solver.nodes();
     let answer = solver.try_edges_at_least(state.edges(), 1 - state.lead_of_mover(), nodes);
     let used = solver.nodes() - before;

@@ -6,6 +6,8 @@
 //! perfect-play winner, the share of positions where most rollouts name it, and the time.
 //!
 //! `cargo run --release -p engine --example rollout_solve_from -- DATASET FREE COUNT ROLLOUTS SOLVE_FROM [NODES]`
+//!
+//! Kept because it makes the rollouts' solver range (`endgame_nodes`) in docs/lab/dots-and-boxes.md.
 
 use std::path::Path;
 use std::time::Instant;

@@ -8,7 +8,8 @@
 //! before `engine match --records` kept them), or every move with `--targets chosen`, is the
 //! target alone, over every legal move: the net learns to foretell the choice. The inputs are the grid
 //! with the player to move (`dab-table2-tomove-v1`), the outputs one logit per edge, and the net
-//! is written in the engine's policy format (`engine::nn::PolicyNet`), read by `nn:policy=`.
+//! is written in the engine's policy format (`engine::nn::PolicyNet`). No player reads it now:
+//! `nn:policy=` was retired in issue 83 (docs/lab/dots-and-boxes.md).
 //! The whole set is held in memory (a few hundred bytes a position).
 
 use std::path::{Path, PathBuf};

@@ -391,7 +391,7 @@ fn the_to_move_encoding_trains_and_loads() {
 /// free-edge range; the net loads as a late net and is refused as a rollout net (and the other
 /// way round).
 #[test]
-fn the_late_encoding_keeps_a_free_edge_range_and_loads_as_a_late_net() {
+fn the_late_encoding_keeps_a_free_edge_range_and_writes_a_late_net() {
     let dir = temp_dir("late");
     let data = dir.join("data");
     dataset(&data, 12);
@@ -450,24 +450,37 @@ fn the_late_encoding_keeps_a_free_edge_range_and_loads_as_a_late_net() {
     let summary = train(&opts).unwrap();
     assert_eq!(summary.train_positions + summary.valid_positions, 12 * 9);
     let board = engine::games::DotsAndBoxes::new(3, 3).unwrap();
-    assert!(engine::games::dots_and_boxes::net::load_late_net(&summary.model, &board).is_ok());
+    // The late net's file: the 3x3 board, the late encoding and its inputs.
+    let late = ValueNet::load(
+        &summary.model,
+        &[<engine::games::DotsAndBoxes as engine::games::RegisteredGame>::INFO],
+    )
+    .unwrap();
+    assert_eq!(late.meta.encoding, "dab-late-v1");
+    assert_eq!(
+        late.inputs(),
+        engine::games::dots_and_boxes::late::late_feature_len(board.geometry())
+    );
     let err = engine::games::dots_and_boxes::net::load_dab_net(&summary.model, &board).unwrap_err();
     assert!(err.to_string().contains("dab-late-v1"), "{err}");
     let other = dir.join("other");
     let mut opts = options(&data, &other, 1, false);
     opts.config.encoding = train::config::Encoding::Table2ToMove;
     let summary = train(&opts).unwrap();
-    let err =
-        engine::games::dots_and_boxes::net::load_late_net(&summary.model, &board).unwrap_err();
-    assert!(err.to_string().contains("--encoding late"), "{err}");
+    let other = ValueNet::load(
+        &summary.model,
+        &[<engine::games::DotsAndBoxes as engine::games::RegisteredGame>::INFO],
+    )
+    .unwrap();
+    assert_ne!(other.meta.encoding, "dab-late-v1");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// `train policy` on selfplay's records (root statistics) and on records of chosen moves alone
-/// (where a rule is there to learn, it is learnt); the net loads in the engine for that board and is
-/// refused for another; a dataset of another game is refused by name.
+/// (where a rule is there to learn, it is learnt); the file names that board, its inputs and
+/// its edges; a dataset of another game is refused by name.
 #[test]
-fn a_policy_net_learns_the_searches_choices_and_loads_in_the_engine() {
+fn a_policy_net_learns_the_searches_choices_and_names_its_board() {
     use engine::games::DotsAndBoxes;
     use train::policy::{train_policy, PolicyConfig, PolicyTargets};
     let dir = temp_dir("policy");
@@ -497,15 +510,16 @@ fn a_policy_net_learns_the_searches_choices_and_loads_in_the_engine() {
         "{summary:?}"
     );
     let path = out.join(MODEL_FILE);
-    engine::games::dots_and_boxes::net::load_policy_net(&path, &DotsAndBoxes::new(3, 3).unwrap())
-        .unwrap();
-    let err = engine::games::dots_and_boxes::net::load_policy_net(
+    // The file: the 3x3 board's positions with the player to move, an output for each edge.
+    let net = engine::nn::PolicyNet::load(
         &path,
-        &DotsAndBoxes::new(5, 5).unwrap(),
+        &[<DotsAndBoxes as engine::games::RegisteredGame>::INFO],
     )
-    .unwrap_err()
-    .to_string();
-    assert!(err.contains("trained for"), "{err}");
+    .unwrap();
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    assert_eq!(net.meta.game, DotsAndBoxes::spec_for(3, 3).unwrap());
+    assert_eq!(net.meta.inputs, engine::Game::feature_len(&board) + 1);
+    assert_eq!(net.outputs, board.geometry().num_edges);
     assert!(std::fs::read_to_string(out.join("metrics.csv"))
         .unwrap()
         .starts_with("epoch,train_loss,valid_loss,valid_top1,seconds\n"));

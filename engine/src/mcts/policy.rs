@@ -169,9 +169,6 @@ pub struct Ucb {
     sqrt_ln: &'static [f32],
     /// Children's biases fade as `1 / (visits + 1)` (progressive bias) instead of staying.
     progressive: bool,
-    /// When positive, a child's bias is instead a prior value worth this many visits (Gelly and
-    /// Silver's equivalent experience): see [`Ucb::with_prior_visits`].
-    prior_visits: f32,
 }
 
 impl Ucb {
@@ -182,7 +179,6 @@ impl Ucb {
             scale: (2.0 * cp * std::f64::consts::SQRT_2) as f32,
             sqrt_ln: sqrt_ln_table(),
             progressive: false,
-            prior_visits: 0.0,
         }
     }
 
@@ -190,17 +186,6 @@ impl Ucb {
     /// al.'s progressive bias) instead of added whole at every visit.
     pub fn with_progressive_bias(mut self, on: bool) -> Ucb {
         self.progressive = on;
-        self
-    }
-
-    /// Children's biases read as prior values (for the player choosing, in [-1, 1]) worth
-    /// `visits` visits each (Gelly and Silver's equivalent experience): a child of `n` visits
-    /// is valued `(n * mean + visits * bias) / (n + visits)` and explored as if it had `n +
-    /// visits` visits, so the prior fades as the child's own visits outweigh it, far more slowly
-    /// than a progressive bias, and an unvisited child needs no first visit before its siblings'
-    /// second (0: off, the biases are added as they are or progressively).
-    pub fn with_prior_visits(mut self, visits: f64) -> Ucb {
-        self.prior_visits = visits as f32;
         self
     }
 
@@ -238,9 +223,6 @@ impl TreePolicy for Ucb {
             Player::P2 => -1.0f32,
         };
         if !children.bias.is_empty() {
-            if self.prior_visits > 0.0 {
-                return select_with_prior_visits(children, sign, explore, self.prior_visits, rng);
-            }
             return select_biased(children, sign, explore, self.progressive, rng);
         }
         let means = children.mean_p1;
@@ -300,24 +282,6 @@ fn select_biased(
             children.bias[i]
         };
         sign * children.mean_p1[i] + explore * children.inv_sqrt_visits[i] + bias
-    };
-    best_of(children.mean_p1.len(), value, rng)
-}
-
-/// UCB over each child's visits plus `prior_visits` visits of its bias as its value
-/// ([`Ucb::with_prior_visits`]); exact ties broken uniformly at random.
-fn select_with_prior_visits(
-    children: Children<'_>,
-    sign: f32,
-    explore: f32,
-    prior_visits: f32,
-    rng: &mut Rng,
-) -> usize {
-    let value = |i: usize| {
-        let n = children.nodes[i].visits as f32;
-        let total = n + prior_visits;
-        (n * sign * children.mean_p1[i] + prior_visits * children.bias[i]) / total
-            + explore / total.sqrt()
     };
     best_of(children.mean_p1.len(), value, rng)
 }
@@ -451,35 +415,6 @@ mod tests {
         t.reroot(0, &mut scratch);
         assert_eq!(t.bias(1), Some(0.6));
         assert!(Tree::default().children(0, 0).bias.is_empty());
-    }
-
-    /// With prior visits a child's bias is a value worth that many visits: it outweighs a few
-    /// visits of the child's own and fades as they grow; an unvisited child is valued at its
-    /// prior alone, with the exploration of the prior visits.
-    #[test]
-    fn prior_visits_weigh_the_bias_as_visits() {
-        let mut rng = Rng::new(0);
-        // Child 1: 10 visits, mean +0.2 for P1; child 2: 10 visits, mean 0.
-        let mut t = tree_biased(&[(10, 6, 4), (10, 5, 5)], true);
-        let ucb = Ucb::new(0.0).with_prior_visits(10.0);
-        assert_eq!(select(&ucb, 20, &t, Player::P1, &mut rng), 0);
-        // A prior of +0.5 on child 2 worth 10 visits: (0 + 5) / 20 = 0.25 > (2 + 0) / 20 = 0.1.
-        t.set_bias(2, 0.5);
-        assert_eq!(select(&ucb, 20, &t, Player::P1, &mut rng), 1);
-        // The same prior worth 1 visit is outweighed: 0.5 / 11 < 2 / 11.
-        let light = Ucb::new(0.0).with_prior_visits(1.0);
-        assert_eq!(select(&light, 20, &t, Player::P1, &mut rng), 0);
-        // The bias is the chooser's: P2 values child 1 at -0.1 and child 2 at +0.25.
-        t.set_bias(1, 0.0);
-        t.set_bias(2, 0.5);
-        assert_eq!(select(&ucb, 20, &t, Player::P2, &mut rng), 1);
-        // An unvisited child stands on its prior: -0.2 loses to a visited child at +0.1 without
-        // exploration, and wins with it (its 10 prior visits against 20).
-        let mut u = tree_biased(&[(10, 6, 4), (0, 0, 0)], true);
-        u.set_bias(2, -0.2);
-        assert_eq!(select(&ucb, 10, &u, Player::P1, &mut rng), 0);
-        let exploring = Ucb::new(1.0).with_prior_visits(10.0);
-        assert_eq!(select(&exploring, 10, &u, Player::P1, &mut rng), 1);
     }
 
     #[test]

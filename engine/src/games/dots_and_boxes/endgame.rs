@@ -18,45 +18,15 @@
 //!   the ones that hand over fewest boxes first.
 //! * **Enhanced transposition cutoffs.** Before a node searches a child, each child is looked
 //!   up in the table: a stored bound that already ends the node ends it.
-//! * **A guide** ([`MoveOrder`], none by default) may reorder the moves of the nodes near the
-//!   root.
 //!
 //! The value of a position is the net number of boxes the player to move takes from now on under
 //! perfect play; it depends on the drawn edges alone. The tests check the solver against the
 //! plain solver (`solver.rs`) on thousands of random positions of several board sizes.
 
-use super::analysis::{capture_edges, captures};
+use super::analysis::captures;
 use super::chains::LoonyValues;
-use super::rollout::Turn;
 use super::{DotsAndBoxes, Geometry, MAX_EDGES};
-use crate::game::{Action, Game, Outcome, Player};
-
-/// A guide to the solver's move order near the root of its searches, where a node's subtree
-/// is large enough to pay for a slow judgement of its moves (a late net's, say).
-pub trait MoveOrder: Send {
-    /// Reorders `moves` (free edges of `turn`'s position, which has no box to take) best first
-    /// for `turn`'s mover.
-    fn order(&mut self, geo: &Geometry, turn: &Turn, moves: &mut [u8]);
-}
-
-/// A [`MoveOrder`] and where it is asked.
-struct Guide {
-    order: Box<dyn MoveOrder>,
-    /// Nodes with at least this many free edges are ordered by it.
-    from: u32,
-    /// The position being searched, kept along the path while it has `from` free edges or
-    /// more (who closed which box, who is to move: what the guide may read beyond the edges).
-    path: Turn,
-}
-
-/// The guide's view of a position it was not told about: no box owned, P1 to move.
-fn unowned(edges: u128) -> Turn {
-    Turn {
-        edges,
-        owners: [0, 0],
-        mover: Player::P1,
-    }
-}
+use crate::game::{Action, Game, Outcome};
 
 /// One slot of the transposition table: the edge set and bounds on its value.
 #[derive(Clone, Copy)]
@@ -84,7 +54,6 @@ pub struct EndgameSolver {
     /// Searching stops (and stores nothing more) once `nodes` passes this.
     node_limit: u64,
     aborted: bool,
-    guide: Option<Guide>,
 }
 
 impl EndgameSolver {
@@ -99,33 +68,6 @@ impl EndgameSolver {
             loony: LoonyValues::new(),
             node_limit: u64::MAX,
             aborted: false,
-            guide: None,
-        }
-    }
-
-    /// Orders the moves of every node with at least `from` free edges by `order` (none:
-    /// the solver's own order everywhere). The order changes how fast an answer comes, never
-    /// the answer.
-    pub fn set_guide(&mut self, order: Option<Box<dyn MoveOrder>>, from: u32) {
-        let path = unowned(0);
-        self.guide = order.map(|order| Guide { order, from, path });
-    }
-
-    /// Tells the guide who has which box and who is to move at `state`, the root of the next
-    /// searches (without it, a guide sees no box owned and P1 to move).
-    pub fn set_guide_root(&mut self, state: &DotsAndBoxes) {
-        if let Some(guide) = &mut self.guide {
-            guide.path = Turn::of(state);
-        }
-    }
-
-    /// The guide's view of a root at `edges`: kept when [`set_guide_root`](Self::set_guide_root)
-    /// named it, else a position with no box owned and P1 to move.
-    fn start_guide(&mut self, edges: u128) {
-        if let Some(guide) = &mut self.guide {
-            if guide.path.edges != edges {
-                guide.path = unowned(edges);
-            }
         }
     }
 
@@ -149,7 +91,6 @@ impl EndgameSolver {
     pub fn try_edges_value(&mut self, edges: u128, max_nodes: u64) -> Option<i32> {
         self.node_limit = self.nodes.saturating_add(max_nodes);
         self.aborted = false;
-        self.start_guide(edges);
         let n = self.geo.num_boxes as i32;
         let value = self.search(edges, -n - 1, n + 1);
         self.node_limit = u64::MAX;
@@ -162,7 +103,6 @@ impl EndgameSolver {
     pub fn try_edges_at_least(&mut self, edges: u128, target: i32, max_nodes: u64) -> Option<bool> {
         self.node_limit = self.nodes.saturating_add(max_nodes);
         self.aborted = false;
-        self.start_guide(edges);
         let value = self.search(edges, target - 1, target);
         self.node_limit = u64::MAX;
         (!std::mem::take(&mut self.aborted)).then_some(value >= target)
@@ -173,7 +113,6 @@ impl EndgameSolver {
     /// than the value. `None` past `max_nodes` positions searched.
     pub fn try_outcome(&mut self, state: &DotsAndBoxes, max_nodes: u64) -> Option<Outcome> {
         self.check(state);
-        self.set_guide_root(state);
         let lead = state.lead_of_mover();
         let mover = state.to_move();
         // Ahead at the end: future value > -lead, i.e. at least 1 - lead.
@@ -204,10 +143,8 @@ impl EndgameSolver {
         assert!(!state.is_terminal(), "the game is over");
         let edges = state.edges();
         let lead = state.lead_of_mover();
-        self.set_guide_root(state);
         let mut moves = [0u8; MAX_EDGES];
         let count = self.ordered_moves(edges, &mut moves, false);
-        self.guide_order(edges, &mut moves[..count]);
         // The future value the move must reach: ahead (1 - lead) to win, level (-lead) to draw.
         let target = match outcome {
             o if o == Outcome::win_for(state.to_move()) => 1 - lead,
@@ -256,7 +193,6 @@ impl EndgameSolver {
     /// Net boxes still to come for the player to move, under perfect play.
     pub fn future_value(&mut self, state: &DotsAndBoxes) -> i32 {
         self.check(state);
-        self.set_guide_root(state);
         let n = self.geo.num_boxes as i32;
         self.search(state.edges(), -n - 1, n + 1)
     }
@@ -281,11 +217,9 @@ impl EndgameSolver {
         self.check(state);
         assert!(!state.is_terminal(), "the game is over");
         let edges = state.edges();
-        self.set_guide_root(state);
         let target = self.search(edges, -100, 100);
         let mut moves = [0u8; MAX_EDGES];
         let count = self.ordered_moves(edges, &mut moves, false);
-        self.guide_order(edges, &mut moves[..count]);
         let mut best = (moves[0] as Action, i32::MIN);
         for &e in &moves[..count] {
             let v = self.child_value(edges, e as usize, -100, 100);
@@ -323,59 +257,11 @@ impl EndgameSolver {
     fn child_value(&mut self, edges: u128, e: usize, alpha: i32, beta: i32) -> i32 {
         let closed = self.geo.boxes_closed_by(edges, e) as i32;
         let child = edges | 1u128 << e;
-        let parent = self.guide_step(edges, e, closed > 0);
-        let v = if closed > 0 {
+        if closed > 0 {
             closed + self.search(child, alpha - closed, beta - closed)
         } else {
             -self.search(child, -beta, -alpha)
-        };
-        if let (Some(turn), Some(guide)) = (parent, &mut self.guide) {
-            guide.path = turn;
         }
-        v
-    }
-
-    /// Moves the guide's path from `edges` to the child (edge `e` drawn, closing a box or not)
-    /// while the guide still orders there; returns the parent's to restore.
-    #[inline]
-    fn guide_step(&mut self, edges: u128, e: usize, closes: bool) -> Option<Turn> {
-        let guide = self.guide.as_mut()?;
-        let child = edges | 1u128 << e;
-        let free_after = self.geo.num_edges as u32 - child.count_ones();
-        if free_after < guide.from || guide.path.edges != edges {
-            return None;
-        }
-        let parent = guide.path;
-        let path = &mut guide.path;
-        path.edges = child;
-        if closes {
-            for (slot, mask) in self.geo.edge_box_masks[e].into_iter().enumerate() {
-                if child & mask == mask {
-                    path.owners[path.mover.index()] |= 1u64 << self.geo.edge_boxes[e][slot];
-                }
-            }
-        } else {
-            path.mover = path.mover.opponent();
-        }
-        Some(parent)
-    }
-
-    /// Lets the guide reorder `moves` at `edges` when it orders there (enough free edges, no
-    /// box to take).
-    fn guide_order(&mut self, edges: u128, moves: &mut [u8]) {
-        let geo = self.geo;
-        let Some(guide) = self.guide.as_mut() else {
-            return;
-        };
-        let free = geo.num_edges as u32 - edges.count_ones();
-        if moves.len() < 2
-            || free < guide.from
-            || guide.path.edges != edges
-            || capture_edges(geo, edges) != 0
-        {
-            return;
-        }
-        guide.order.order(geo, &guide.path, moves);
     }
 
     /// The moves worth searching at `edges`, best first, into `out`; their count. With
@@ -512,7 +398,6 @@ impl EndgameSolver {
         let (alpha0, beta0) = (alpha, beta);
         let mut moves = [0u8; MAX_EDGES];
         let count = self.ordered_moves(edges, &mut moves, true);
-        self.guide_order(edges, &mut moves[..count]);
         let mut best = i32::MIN;
         if let Some(v) = self.transposition_cutoff(edges, &moves[..count], beta) {
             best = v;
@@ -668,70 +553,6 @@ mod tests {
                     state.edge_string()
                 );
             }
-        }
-    }
-
-    /// A guide that plays its moves backwards, checking on the way that the path it is shown
-    /// is the position searched: every closed box has an owner, and the owners' boxes are
-    /// exactly the closed ones.
-    struct Backwards {
-        asked: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    }
-
-    impl MoveOrder for Backwards {
-        fn order(&mut self, geo: &Geometry, turn: &Turn, moves: &mut [u8]) {
-            let closed = geo.valences(turn.edges).closed;
-            assert_eq!(turn.owners[0] | turn.owners[1], closed);
-            assert_eq!(turn.owners[0] & turn.owners[1], 0);
-            assert!(moves.iter().all(|&e| turn.edges >> e & 1 == 0));
-            moves.reverse();
-            self.asked
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-    }
-
-    /// A guide changes the order of the search, never its answers: values, best moves and
-    /// null-window outcomes stay those of the unguided solver on random positions.
-    #[test]
-    fn a_guide_changes_the_order_not_the_answers() {
-        let mut rng = Rng::new(8);
-        for (rows, cols, max_free) in [(2, 3, 17), (3, 3, 20), (5, 5, 18)] {
-            let mut plain = EndgameSolver::new(rows, cols, 16);
-            let mut guided = EndgameSolver::new(rows, cols, 16);
-            let asked = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-            let guide = Backwards {
-                asked: asked.clone(),
-            };
-            guided.set_guide(Some(Box::new(guide)), 4);
-            for i in 0..60 {
-                let free = 1 + (i % max_free);
-                let state = random_position(rows, cols, free, &mut rng);
-                if state.is_terminal() {
-                    continue;
-                }
-                plain.clear();
-                guided.clear();
-                guided.set_guide_root(&state);
-                assert_eq!(
-                    guided.future_value(&state),
-                    plain.future_value(&state),
-                    "{rows}x{cols} {}",
-                    state.edge_string()
-                );
-                guided.clear();
-                let (_, margin) = guided.best_action(&state);
-                assert_eq!(margin, plain.final_margin(&state));
-                guided.clear();
-                assert_eq!(
-                    guided.try_outcome(&state, u64::MAX),
-                    plain.try_outcome(&state, u64::MAX)
-                );
-            }
-            let asked = asked.load(std::sync::atomic::Ordering::Relaxed);
-            assert!(
-                asked > 10,
-                "{rows}x{cols}: the guide was asked {asked} times"
-            );
         }
     }
 

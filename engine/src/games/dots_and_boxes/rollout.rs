@@ -125,50 +125,17 @@ impl ChainRollout {
 
     /// The final margin (P1 minus P2) of `state` played out as the module says.
     pub fn final_margin(&mut self, state: &DotsAndBoxes, rng: &mut Rng) -> i32 {
-        self.judged_margin(state, rng, &mut |_: &Turn| None)
-    }
-
-    /// [`final_margin`](Self::final_margin), with `judge` asked at the start of every turn of
-    /// the play-out that has no box to take (before each random edge and before the endgame is
-    /// valued); once it answers with an outcome the play-out stops there, and its margin is
-    /// that outcome's sign (+1 a win for P1, -1 for P2, 0 a draw). A value net that is sure
-    /// of a position spares the rest of the play-out (the paper's cut, inside chain rollouts).
-    pub fn judged_margin<J>(&mut self, state: &DotsAndBoxes, rng: &mut Rng, judge: &mut J) -> i32
-    where
-        J: FnMut(&Turn) -> Option<Outcome>,
-    {
-        self.guided_margin(state, rng, judge, &mut |_: &Turn, pool, rng: &mut Rng| {
-            random_edge(pool, rng)
-        })
-    }
-
-    /// [`judged_margin`](Self::judged_margin), with the play-out's free choices (a safe edge
-    /// or a short chain's handout, `pool` as edge bits, never empty) made by `pick` instead
-    /// of uniformly at random: a policy net's draw, say. `pick` returns an edge of `pool`.
-    pub fn guided_margin<J, P>(
-        &mut self,
-        state: &DotsAndBoxes,
-        rng: &mut Rng,
-        judge: &mut J,
-        pick: &mut P,
-    ) -> i32
-    where
-        J: FnMut(&Turn) -> Option<Outcome>,
-        P: FnMut(&Turn, u128, &mut Rng) -> usize,
-    {
         let geo = state.geometry();
         let mut edges = state.edges();
-        let mut owners = state.box_owners();
         let [s1, s2] = state.scores().expect("Dots and Boxes keeps scores");
         let mut lead = s1 as i32 - s2 as i32;
         let mut mover = state.to_move();
         let sign = |p: Player| if p == Player::P1 { 1 } else { -1 };
         // Draws `e` for `mover`: the boxes it closes are theirs.
-        let close = |edges: &mut u128, owners: &mut [u64; 2], lead: &mut i32, e: usize, mover| {
+        let close = |edges: &mut u128, lead: &mut i32, e: usize, mover| {
             *edges |= 1u128 << e;
-            for (slot, mask) in geo.edge_box_masks[e].into_iter().enumerate() {
+            for mask in geo.edge_box_masks[e] {
                 if *edges & mask == mask {
-                    owners[Player::index(mover)] |= 1u64 << geo.edge_boxes[e][slot];
                     *lead += sign(mover);
                 }
             }
@@ -180,20 +147,8 @@ impl ChainRollout {
                 return lead;
             }
             if let Some(e) = free_capture(geo, edges) {
-                close(&mut edges, &mut owners, &mut lead, e, mover);
+                close(&mut edges, &mut lead, e, mover);
                 continue;
-            }
-            let turn = Turn {
-                edges,
-                owners,
-                mover,
-            };
-            if let Some(outcome) = judge(&turn) {
-                return match outcome {
-                    Outcome::P1Win => 1,
-                    Outcome::P2Win => -1,
-                    Outcome::Draw => 0,
-                };
             }
             let (captures, safe) = capture_and_safe_edges(geo, edges);
             if solve_from > 0
@@ -225,8 +180,7 @@ impl ChainRollout {
                 } else {
                     safe
                 };
-                let e = pick(&turn, pool, rng);
-                debug_assert!(pool >> e & 1 == 1, "the pick {e} is not in the pool");
+                let e = random_edge(pool, rng);
                 edges |= 1u128 << e;
                 mover = mover.opponent();
                 continue;
@@ -253,7 +207,7 @@ impl ChainRollout {
                     }
                 }
                 let e = captures.trailing_zeros() as usize;
-                close(&mut edges, &mut owners, &mut lead, e, mover);
+                close(&mut edges, &mut lead, e, mover);
                 continue;
             }
             // Hand over the fewest boxes.
@@ -274,8 +228,8 @@ impl ChainRollout {
     }
 }
 
-/// A position of a chain rollout where a turn starts with no box to take: what a judge of
-/// [`ChainRollout::judged_margin`] sees.
+/// A position where a turn starts: its edges, each player's boxes and the player to move (what
+/// the net-guided rollouts ask the value net about).
 #[derive(Clone, Copy, Debug)]
 pub struct Turn {
     pub edges: u128,
@@ -558,103 +512,6 @@ mod tests {
             "{:?}",
             rollout.endings
         );
-    }
-
-    /// What a judge sees is a real position of the play-out: no free box to take, the boxes
-    /// of each owner closed (and only those), edges and boxes only ever added. A judge that
-    /// never answers changes nothing (the same margin from the same draws), and its answer
-    /// ends the play-out with that outcome's sign.
-    #[test]
-    fn a_judge_sees_each_turn_of_the_play_out_and_may_end_it() {
-        let mut rollout = ChainRollout {
-            sacrifices: true,
-            ..ChainRollout::default()
-        };
-        let mut rng = Rng::new(24);
-        let mut turns = 0;
-        for _ in 0..40 {
-            let state = greedy_until(5, 5, &mut rng, |s| s.edges_drawn() >= 14).unwrap();
-            let geo = state.geometry();
-            let seed = rng.next_u64();
-            let plain = rollout.final_margin(&state, &mut Rng::new(seed));
-            let mut last_edges = state.edges();
-            let mut judge = |turn: &Turn| {
-                assert!(free_capture(geo, turn.edges).is_none());
-                assert_eq!(
-                    turn.edges & state.edges(),
-                    state.edges(),
-                    "edges only added"
-                );
-                assert!(turn.edges & last_edges == last_edges);
-                last_edges = turn.edges;
-                assert_eq!(turn.owners[0] & turn.owners[1], 0);
-                for b in 0..geo.num_boxes {
-                    let closed = turn.edges & geo.box_masks[b] == geo.box_masks[b];
-                    let owned = (turn.owners[0] | turn.owners[1]) >> b & 1 == 1;
-                    assert_eq!(closed, owned, "box {b}");
-                }
-                for (i, owner) in [Player::P1, Player::P2].into_iter().enumerate() {
-                    let before = state.box_owners()[i];
-                    assert_eq!(turn.owners[i] & before, before, "{owner:?} keeps its boxes");
-                }
-                turns += 1;
-                None
-            };
-            let judged = rollout.judged_margin(&state, &mut Rng::new(seed), &mut judge);
-            assert_eq!(judged, plain, "{}", state.edge_string());
-            for (outcome, sign) in [
-                (Outcome::P1Win, 1),
-                (Outcome::P2Win, -1),
-                (Outcome::Draw, 0),
-            ] {
-                let mut sure = |_: &Turn| Some(outcome);
-                assert_eq!(rollout.judged_margin(&state, &mut rng, &mut sure), sign);
-            }
-        }
-        assert!(turns > 200, "{turns}");
-    }
-
-    /// A picker is asked for every free move of the play-out, with the position it is made in
-    /// and a pool of safe edges and short chains' handouts (the canonical class 1) of that
-    /// position; the play-out follows its picks; a picker that draws as the plain rollout
-    /// does gives the same margin from the same draws.
-    #[test]
-    fn a_picker_makes_the_play_outs_free_moves() {
-        let mut rollout = ChainRollout {
-            sacrifices: true,
-            ..ChainRollout::default()
-        };
-        let mut rng = Rng::new(31);
-        let mut picks = 0;
-        for _ in 0..40 {
-            let state = greedy_until(5, 5, &mut rng, |s| s.edges_drawn() >= 10).unwrap();
-            let geo = state.geometry();
-            let seed = rng.next_u64();
-            let plain = rollout.final_margin(&state, &mut Rng::new(seed));
-            let mut as_plain = |_: &Turn, pool, rng: &mut Rng| random_edge(pool, rng);
-            let same =
-                rollout.guided_margin(&state, &mut Rng::new(seed), &mut |_| None, &mut as_plain);
-            assert_eq!(same, plain);
-            // The highest edge of each pool, checked against the position it is drawn in.
-            let board = Board::new(geo);
-            let mut last = state.edges();
-            let mut highest = |turn: &Turn, pool: u128, _: &mut Rng| {
-                assert_eq!(pool, canonical(&board, turn.edges).class1);
-                assert_eq!(pool & turn.edges, 0);
-                assert_eq!(capture_edges(geo, turn.edges), 0, "no box to take");
-                assert_eq!(
-                    turn.edges & last,
-                    last,
-                    "the play-out went on from the pick"
-                );
-                picks += 1;
-                let e = 127 - pool.leading_zeros() as usize;
-                last = turn.edges | 1u128 << e;
-                e
-            };
-            rollout.guided_margin(&state, &mut rng, &mut |_| None, &mut highest);
-        }
-        assert!(picks > 200, "{picks}");
     }
 
     /// A simple loony endgame ends the rollout at once with its strings-and-coins value.

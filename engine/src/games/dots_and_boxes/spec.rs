@@ -10,10 +10,7 @@
 //! * `nn` — net-guided MCTS: the `mcts` keys and `model` (default the product's
 //!   `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
 //!   `models/dab-5x5/model.safetensors`), `threshold` (1; 0.9 with `rollout=random`),
-//!   `net_from_move` (0), `net_until_move` (0: no limit), `prior` (1),
-//!   `prior_visits` (0: a progressive bias), `prior_order` (0: first visits at random), `mix`, `blend`, `ask`, a late net (`late`,
-//!   `horizon`, `late_use`, `late_weight`) and a policy net (`policy`, `policy_weight`,
-//!   `policy_rollout`); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`
+//!   `net_from_move` (0), `net_until_move` (0: no limit) and `prior` (1); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`
 //!   `canonical` and `cp` 0.35 by default (`solver_edges=0,rollout=random` is the paper's
 //!   engine, with no game knowledge and `cp` sqrt(2)).
 //! * `rival` — the QDab-style rival. Keys: `iterations` (20000, its search over safe edges),
@@ -25,28 +22,23 @@
 //!   time's worth), `leaf_nodes` (20000: one leaf or rollout's solve).
 //! * `greedy` — takes a box when it can, else a random safe edge. Key `seed` (1).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::net::{
-    load_late_net, load_policy_net, LateNet, LateUse, NetChoice, NetGuide, NetRollout, PAPER_MODEL,
-    PRODUCT_CP, PRODUCT_PRIOR, PRODUCT_THRESHOLD,
+    NetChoice, NetGuide, NetRollout, PAPER_MODEL, PRODUCT_CP, PRODUCT_PRIOR, PRODUCT_THRESHOLD,
 };
 use super::{
     DotsAndBoxes, DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, QdabAgent,
     QdabConfig, RivalAgent, RivalConfig,
 };
 use crate::agents::spec::{
-    expand_alias, number, only_keys, read_search_keys, switch, unknown_key, with_keys, GreedyKeys,
-    SEARCH_KEYS,
+    expand_alias, number, only_keys, read_search_keys, switch, unknown_key, unknown_key_in,
+    with_keys, GreedyKeys, SEARCH_KEYS,
 };
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
 use crate::game_spec::{file_key, joined_keys, key, KeyDecl, PlayerDecl};
 use crate::games::RegisteredGame;
 use crate::mcts::{RolloutPolicy, SearchConfig, Ucb};
-
-/// The weight of a policy net's biases when `policy_weight` is not given.
-const DEFAULT_POLICY_WEIGHT: f64 = 0.5;
 
 /// The exact endgame's keys (`mcts`, `nn`; `rival` has the first two).
 const SOLVER: [KeyDecl; 5] = [
@@ -107,7 +99,7 @@ const ROOT: [KeyDecl; 6] = joined_keys(
 pub const MCTS_KEYS: [KeyDecl; 10] = joined_keys(&ROOT, &SEARCH_OWN);
 
 /// The net's keys of `nn`.
-const NET: [KeyDecl; 17] = [
+const NET: [KeyDecl; 5] = [
     file_key(
         "model",
         "product",
@@ -117,7 +109,7 @@ const NET: [KeyDecl; 17] = [
     key(
         "threshold",
         "1",
-        "a rollout ends once an output reaches this; 1 (chain rollouts): never, and the net is not asked at the leaves at all (unless mix, blend or ask=turns read it); with rollout=random the paper's 0.9",
+        "a rollout ends once an output reaches this; 1 (chain rollouts): never, and the net is not asked at the leaves at all; with rollout=random the paper's 0.9",
     ),
     key(
         "net_from_move",
@@ -134,52 +126,11 @@ const NET: [KeyDecl; 17] = [
         "1",
         "the weight of the net's P(win) - P(loss) as a bias on tree children (chain rollouts, any net; 0 with rollout=random)",
     ),
-    key(
-        "prior_visits",
-        "0",
-        "the prior counted as this many visits instead of a fading bias",
-    ),
-    key(
-        "prior_order",
-        "0",
-        "1: a node's children get their first visits in the prior's order, best first (else at random)",
-    ),
-    key(
-        "mix",
-        "0",
-        "the share of leaves drawn from the net's outputs (chain rollouts)",
-    ),
-    key(
-        "blend",
-        "0",
-        "the net's expectation mixed into each leaf's reward (chain rollouts); at 1 it is the reward and no play-out runs",
-    ),
-    key("ask", "leaf", "leaf: the net asked at leaves; turns: at every turn"),
-    file_key(
-        "late",
-        "",
-        "a late net (train run --encoding late) for the play-outs",
-        &[],
-    ),
-    key("horizon", "36", "the late net serves from this many free edges"),
-    key("late_use", "end", "end, pick, sure, prior or blend"),
-    key(
-        "late_weight",
-        "1",
-        "the late net's weight as a prior or blend (blend at 1: the whole reward, no play-out)",
-    ),
-    file_key("policy", "", "a policy net (train policy) as a prior on tree children", &[]),
-    key("policy_weight", "0.5", "the weight of the policy net's biases"),
-    key(
-        "policy_rollout",
-        "0",
-        "the temperature at which it draws the play-outs' free moves (0: uniform)",
-    ),
 ];
 
 /// `nn`'s keys: the net's, those every search shares (`iterations`, `time_ms`, `threads`,
 /// `seed`, `cp`, ...), and `mcts`'s own on Dots and Boxes.
-const NN_KEYS: [KeyDecl; 36] = joined_keys(&joined_keys::<26>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
+const NN_KEYS: [KeyDecl; 24] = joined_keys(&joined_keys::<14>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
 
 /// `qdab`'s keys, as [`QdabConfig::from_pairs`] reads them.
 const QDAB_KEYS: [KeyDecl; 6] = [
@@ -295,17 +246,6 @@ fn paper_spec(text: &str, keys: &[(String, String)]) -> Result<AgentSpec, String
     parse_spec(&with_keys(base, &rest))
 }
 
-/// How `nn` uses a policy net (`policy=`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct PolicyUse {
-    pub path: PathBuf,
-    /// `policy_weight=`: the weight of its biases on the tree's children (0: none).
-    pub weight: f64,
-    /// `policy_rollout=`: the temperature at which it draws the chain rollouts' free moves
-    /// (0, the default: they are drawn uniformly).
-    pub rollout: f64,
-}
-
 /// A Dots-and-Boxes player spec, read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DotsSpec {
@@ -322,11 +262,6 @@ pub enum DotsSpec {
         config: SearchConfig,
         model: NetChoice,
         guide: NetGuide,
-        /// A late net (`late=`), the free edges from which it serves the play-outs
-        /// (`horizon=`), how (`late_use=`) and, as a prior, with what weight (`late_weight=`).
-        late: Option<(PathBuf, u32, LateUse, f32)>,
-        /// A policy net (`policy=`) and how it is used (`policy_weight=`, `policy_rollout=`).
-        policy: Option<PolicyUse>,
         endgame: EndgameConfig,
         safe_first: bool,
         /// The keys of the search (`rollout`, `tree`, `endgame_nodes`, `reuse`).
@@ -427,17 +362,18 @@ fn read_mcts_family(
     let mut safe_first = false;
     let mut model = NetChoice::File(PAPER_MODEL.into());
     let mut guide = NetGuide::default();
-    let (mut late, mut horizon, mut late_use) = (None, LateNet::HORIZON, LateUse::End);
-    let mut late_weight: f32 = 1.0;
-    let (mut policy, mut policy_weight) = (None, DEFAULT_POLICY_WEIGHT);
-    let mut policy_rollout: f64 = 0.0;
     let mut game_keys = Vec::new();
     for (key, value) in &list {
         let k = key.as_str();
         // `from_move`: the old spelling of `net_from_move`.
         let known = declared.iter().any(|d| d.name == k) || (kind == "nn" && k == "from_move");
         if !known {
-            return Err(unknown_key(text, key));
+            // `nn` lists the keys it takes (the retired ones of issue 83 read as any other).
+            return Err(if net {
+                unknown_key_in(text, key, &NN_KEYS)
+            } else {
+                unknown_key(text, key)
+            });
         }
         match k {
             k if SEARCH_OWN.iter().any(|d| d.name == k) => {
@@ -445,55 +381,10 @@ fn read_mcts_family(
             }
             "safe_first" => safe_first = switch(key, value).map_err(err)?,
             "model" => model = NetChoice::parse(value),
-            "late" => late = Some(PathBuf::from(value)),
-            "policy" => policy = Some(PathBuf::from(value)),
-            "policy_weight" => {
-                policy_weight = number(key, value).map_err(err)?;
-                if !(policy_weight.is_finite() && policy_weight >= 0.0) {
-                    return Err(err(format!(
-                        "policy_weight must be a non-negative number, got '{value}'"
-                    )));
-                }
-            }
-            "policy_rollout" => {
-                policy_rollout = number(key, value).map_err(err)?;
-                if !(policy_rollout.is_finite() && policy_rollout >= 0.0) {
-                    return Err(err(format!(
-                        "policy_rollout is a temperature (0: off), got '{value}'"
-                    )));
-                }
-            }
-            "horizon" => horizon = number(key, value).map_err(err)?,
-            "late_use" => {
-                late_use = LateUse::parse(value).ok_or_else(|| {
-                    err(format!(
-                        "late_use is end, pick, sure, prior or blend, not '{value}'"
-                    ))
-                })?
-            }
-            "late_weight" => {
-                late_weight = number(key, value).map_err(err)?;
-                if !(late_weight.is_finite() && late_weight >= 0.0) {
-                    return Err(err(format!(
-                        "late_weight must be a non-negative number, got '{value}'"
-                    )));
-                }
-            }
             "threshold" => guide.threshold = number(key, value).map_err(err)?,
             "net_from_move" | "from_move" => guide.from_move = number(key, value).map_err(err)?,
             "net_until_move" => guide.until_move = number(key, value).map_err(err)?,
-            "mix" => guide.mix = number(key, value).map_err(err)?,
-            "blend" => guide.blend = number(key, value).map_err(err)?,
             "prior" => guide.prior = number(key, value).map_err(err)?,
-            "prior_visits" => guide.prior_visits = number(key, value).map_err(err)?,
-            "prior_order" => guide.order = switch(key, value).map_err(err)?,
-            "ask" => {
-                guide.every_turn = match value.as_str() {
-                    "leaf" => false,
-                    "turns" => true,
-                    _ => return Err(err(format!("ask is leaf or turns, not '{value}'"))),
-                }
-            }
             "solver_edges" => {
                 endgame.edges = number(key, value).map_err(err)?;
                 endgame.edges_by_board = false;
@@ -540,31 +431,6 @@ fn read_mcts_family(
         config.cp = PRODUCT_CP;
     }
     guide.check().map_err(err)?;
-    if let Some(key) = ["horizon", "late_use", "late_weight"]
-        .into_iter()
-        .find(|&key| late.is_none() && list.iter().any(|(k, _)| k == key))
-    {
-        return Err(err(format!("{key} is the late net's: name one with late=")));
-    }
-    if late_use == LateUse::Blend && late_weight > 1.0 {
-        return Err(err(format!(
-                "late_weight is the late net's share of a leaf's reward with late_use=blend: at most 1, got {late_weight}"
-            )));
-    }
-    let late = late.map(|path| (path, horizon, late_use, late_weight));
-    if let Some(key) = ["policy_weight", "policy_rollout"]
-        .into_iter()
-        .find(|&key| policy.is_none() && list.iter().any(|(k, _)| k == key))
-    {
-        return Err(err(format!(
-            "{key} is the policy net's: name one with policy="
-        )));
-    }
-    let policy = policy.map(|path| PolicyUse {
-        path,
-        weight: policy_weight,
-        rollout: policy_rollout,
-    });
     let text = text.to_string();
     if rival {
         rival_config.search = config;
@@ -580,8 +446,6 @@ fn read_mcts_family(
             config,
             model,
             guide,
-            late,
-            policy,
             endgame,
             safe_first,
             game_keys,
@@ -640,42 +504,23 @@ impl DotsSpec {
                 config,
                 model,
                 guide,
-                late,
-                policy,
                 endgame,
                 safe_first,
                 game_keys,
             } => {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
                 let chains = search.chain_rollout();
-                if chains.is_none() && (late.is_some() || policy.is_some()) {
-                    let key = if late.is_some() { "late" } else { "policy" };
-                    return Err(format!(
-                    "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
-                ));
-                }
-                let leaf_keys = guide.mix > 0.0 || guide.blend > 0.0 || guide.every_turn;
                 let until = guide.until_move > 0;
-                if chains.is_none() && (leaf_keys || until || guide.prior > 0.0) {
-                    // Random rollouts ask the net at every step: no leaf is left to mix.
-                    let key = if until {
-                        "net_until_move"
-                    } else if guide.every_turn {
-                        "ask=turns"
-                    } else if guide.prior > 0.0 {
-                        "prior"
-                    } else if guide.blend > 0.0 {
-                        "blend"
-                    } else {
-                        "mix"
-                    };
+                if chains.is_none() && (until || guide.prior > 0.0) {
+                    // Random rollouts ask the net at every step: no leaf to ask.
+                    let key = if until { "net_until_move" } else { "prior" };
                     return Err(format!(
                     "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
                 ));
                 }
                 if until && !guide.asks_in_play_outs() {
                     return Err(format!(
-                        "player '{text}': net_until_move limits the net's calls in the play-outs, and with threshold=1 and no mix, blend or ask=turns it makes none"
+                        "player '{text}': net_until_move limits the net's calls in the play-outs, and with threshold=1 it makes none"
                     ));
                 }
                 // The product's net is per board size: on a size without one its search runs
@@ -684,14 +529,6 @@ impl DotsSpec {
                     .load(board)
                     .map_err(|e| format!("player '{text}': {e}"))?;
                 let Some(net) = net else {
-                    if late.is_some() || policy.is_some() {
-                        return Err(format!(
-                            "player '{text}': late and policy nets guide a value net, and there is none here ({}); name a model= for {}x{}",
-                            if *model == NetChoice::Off { "model=none" } else { "the product has no net for this size" },
-                            board.rows(),
-                            board.cols()
-                        ));
-                    }
                     return Ok(match chains {
                         Some(chains) => with_knowledge(
                             MctsAgent::new(
@@ -714,17 +551,6 @@ impl DotsSpec {
                 let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
                 if let Some(chains) = chains {
                     rollout = rollout.then_chains(chains);
-                }
-                if let Some((path, horizon, late_use, weight)) = late {
-                    let net = load_late_net(path, board).map_err(|e| e.to_string())?;
-                    let late = LateNet::new(Arc::new(net), *horizon)
-                        .with_role(*late_use)
-                        .with_weight(*weight);
-                    rollout = rollout.with_late(late);
-                }
-                if let Some(policy) = policy {
-                    let net = load_policy_net(&policy.path, board).map_err(|e| e.to_string())?;
-                    rollout = rollout.with_policy(net, policy.weight, policy.rollout);
                 }
                 let ucb = guide.tree_policy(config.cp);
                 let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout)
@@ -817,64 +643,12 @@ mod tests {
     }
 
     #[test]
-    fn proofs_and_late_nets_are_read_and_refused_by_name() {
+    fn proofs_are_read_and_refused_by_name() {
         match parse_spec("mcts:solver_edges=34,prove_edges=40,prove_nodes=5000").unwrap() {
             DotsSpec::Mcts { endgame, .. } => {
                 assert_eq!((endgame.edges, endgame.prove_edges), (34, 40));
                 assert_eq!(endgame.prove_nodes, 5000);
             }
-            other => panic!("{other:?}"),
-        }
-        match parse_spec("nn:late=l.safetensors,horizon=35").unwrap() {
-            DotsSpec::Nn { late, .. } => {
-                assert_eq!(
-                    late,
-                    Some((PathBuf::from("l.safetensors"), 35, LateUse::End, 1.0))
-                );
-            }
-            other => panic!("{other:?}"),
-        }
-        for (text, role) in [
-            ("pick", LateUse::Pick),
-            ("sure", LateUse::Sure),
-            ("prior", LateUse::Prior),
-            ("blend", LateUse::Blend),
-        ] {
-            match parse_spec(&format!("nn:late=l.safetensors,late_use={text}")).unwrap() {
-                DotsSpec::Nn { late, .. } => {
-                    let horizon = LateNet::HORIZON;
-                    let path = PathBuf::from("l.safetensors");
-                    assert_eq!(late, Some((path, horizon, role, 1.0)));
-                }
-                other => panic!("{other:?}"),
-            }
-        }
-        let err = parse_spec("nn:late=l.safetensors,late_use=judge").unwrap_err();
-        assert!(
-            err.contains("late_use is end, pick, sure, prior or blend, not 'judge'"),
-            "{err}"
-        );
-        match parse_spec("nn:late=l.safetensors,late_use=prior,late_weight=2.5").unwrap() {
-            DotsSpec::Nn { late, .. } => assert_eq!(late.map(|l| l.3), Some(2.5)),
-            other => panic!("{other:?}"),
-        }
-        let err = parse_spec("nn:late=l.safetensors,late_weight=-1").unwrap_err();
-        assert!(
-            err.contains("late_weight must be a non-negative number"),
-            "{err}"
-        );
-        let err = parse_spec("nn:late=l.safetensors,late_use=blend,late_weight=1.5").unwrap_err();
-        assert!(err.contains("at most 1"), "{err}");
-        match parse_spec("nn:late=l.safetensors,late_use=blend,late_weight=0.5").unwrap() {
-            DotsSpec::Nn { late, .. } => assert_eq!(late.map(|l| l.3), Some(0.5)),
-            other => panic!("{other:?}"),
-        }
-        let err = parse_spec("nn:late_weight=1").unwrap_err();
-        assert!(err.contains("late_weight is the late net's"), "{err}");
-        let err = parse_spec("nn:late_use=pick").unwrap_err();
-        assert!(err.contains("late_use is the late net's"), "{err}");
-        match parse_spec("nn").unwrap() {
-            DotsSpec::Nn { late, .. } => assert_eq!(late, None),
             other => panic!("{other:?}"),
         }
         // The rival has no proofs; plain MCTS may have proofs without the solver.
@@ -897,12 +671,35 @@ mod tests {
             DotsSpec::Mcts { endgame, .. } => assert!(endgame.is_on() && endgame.edges == 0),
             other => panic!("{other:?}"),
         }
-        let err = parse_spec("nn:horizon=30").unwrap_err();
-        assert!(err.contains("name one with late="), "{err}");
-        let err = build_error("nn:late=l.safetensors,rollout=random");
-        assert!(err.contains("late needs chain rollouts"), "{err}");
-        let err = build_error("nn:late=/no/such/late.safetensors");
-        assert!(err.contains("/no/such/late.safetensors"), "{err}");
+    }
+
+    /// The keys retired in issue 83 are refused as any unknown key is, with the keys `nn`
+    /// takes listed.
+    #[test]
+    fn retired_keys_are_refused_with_the_keys_nn_takes() {
+        for key in [
+            "late=l.safetensors",
+            "late_use=end",
+            "late_weight=1",
+            "horizon=36",
+            "mix=0.5",
+            "blend=0.5",
+            "ask=turns",
+            "prior_visits=30",
+            "prior_order=1",
+            "policy=p.safetensors",
+            "policy_weight=0.5",
+            "policy_rollout=1",
+        ] {
+            let name = key.split('=').next().unwrap();
+            let err = parse_spec(&format!("nn:{key}")).unwrap_err();
+            assert!(
+                err.contains(&format!("unknown key '{name}' (it takes model, threshold,")),
+                "{err}"
+            );
+            let err = parse_spec(&format!("best:{key}")).unwrap_err();
+            assert!(err.contains(&format!("unknown key '{name}'")), "{err}");
+        }
     }
 
     #[test]
@@ -922,43 +719,6 @@ mod tests {
         assert!(err.contains("transpositions is 0 or 1"), "{err}");
         let err = parse_spec("mcts:transpositions=1,minimax=0.5").unwrap_err();
         assert!(err.contains("do not go together"), "{err}");
-    }
-
-    #[test]
-    fn policy_nets_are_read_and_refused_by_name() {
-        let policy_of = |text: &str| match parse_spec(text).unwrap() {
-            DotsSpec::Nn { policy, .. } => policy,
-            other => panic!("{other:?}"),
-        };
-        let use_of = |weight, rollout| {
-            Some(PolicyUse {
-                path: PathBuf::from("p.safetensors"),
-                weight,
-                rollout,
-            })
-        };
-        assert_eq!(
-            policy_of("nn:policy=p.safetensors,policy_weight=0.25"),
-            use_of(0.25, 0.0)
-        );
-        assert_eq!(
-            policy_of("nn:policy=p.safetensors"),
-            use_of(DEFAULT_POLICY_WEIGHT, 0.0)
-        );
-        assert_eq!(
-            policy_of("nn:policy=p.safetensors,policy_weight=0,policy_rollout=0.5"),
-            use_of(0.0, 0.5)
-        );
-        for key in ["policy_weight", "policy_rollout"] {
-            let err = parse_spec(&format!("nn:{key}=1")).unwrap_err();
-            assert!(err.contains(&format!("{key} is the policy net's")), "{err}");
-            let err = parse_spec(&format!("nn:policy=p.safetensors,{key}=-1")).unwrap_err();
-            assert!(err.contains(key), "{err}");
-        }
-        let err = build_error("nn:policy=p.safetensors,rollout=random");
-        assert!(err.contains("policy needs chain rollouts"), "{err}");
-        let err = build_error("nn:policy=/no/such/policy.safetensors");
-        assert!(err.contains("/no/such/policy.safetensors"), "{err}");
     }
 
     #[test]
@@ -988,7 +748,6 @@ mod tests {
                 assert_eq!(model, NetChoice::Product);
                 assert_eq!(guide.threshold, 0.8);
                 assert_eq!(guide.prior, PRODUCT_PRIOR);
-                assert_eq!(guide.prior_visits, 0.0);
                 assert_eq!(config.cp, PRODUCT_CP);
             }
             other => panic!("{other:?}"),
@@ -1025,25 +784,6 @@ mod tests {
                 }
                 other => panic!("{other:?}"),
             }
-        }
-        match parse_spec("nn:prior_visits=30,prior_order=1").unwrap() {
-            DotsSpec::Nn { guide, .. } => {
-                assert_eq!(guide.prior_visits, 30.0);
-                assert!(guide.order);
-            }
-            other => panic!("{other:?}"),
-        }
-        for (spec, want) in [
-            (
-                "nn:prior_visits=-1",
-                "prior_visits must be a non-negative number",
-            ),
-            ("nn:prior=0,prior_visits=5", "it needs prior above 0"),
-            ("nn:prior=0,prior_order=1", "it needs prior above 0"),
-            ("nn:prior_order=2", "prior_order"),
-        ] {
-            let e = parse_spec(spec).unwrap_err();
-            assert!(e.contains(want), "{spec}: {e}");
         }
         // The paper's rollouts keep the paper's net; a named model is asked as the product's
         // net is (a prior of PRODUCT_PRIOR) unless a prior is given.
@@ -1100,11 +840,8 @@ mod tests {
         // The product's canonical tree searches the root's moves itself (docs/players.md).
         assert!(!safe_first("nn") && safe_first("nn:safe_first=1"));
         assert!(!safe_first("mcts") && safe_first("mcts:safe_first=1"));
-        // `mix`, `ask=turns`, `prior` and `net_until_move` need chain rollouts: refused before
-        // the net is read.
+        // `prior` and `net_until_move` need chain rollouts: refused before the net is read.
         for (key, says) in [
-            ("mix=0.5", "mix needs chain rollouts"),
-            ("ask=turns", "ask=turns needs chain rollouts"),
             ("prior=1", "prior needs chain rollouts"),
             ("net_until_move=40", "net_until_move needs chain rollouts"),
         ] {
@@ -1113,18 +850,14 @@ mod tests {
         }
         // With chain rollouts it limits the play-outs' calls: refused where there are none.
         let e = build_error("nn:net_until_move=40,model=no-such-file");
-        assert!(
-            e.contains("with threshold=1 and no mix, blend or ask=turns it makes none"),
-            "{e}"
-        );
-        let e = build_error("nn:net_until_move=40,blend=1,model=no-such-file");
+        assert!(e.contains("with threshold=1 it makes none"), "{e}");
+        let e = build_error("nn:net_until_move=40,threshold=0.9,model=no-such-file");
         assert!(e.contains("model no-such-file"), "{e}");
         for (bad, says) in [
             ("mcts:width=3", "unknown key 'width'"),
             ("mcts:model=a", "unknown key 'model'"),
             ("nn:threshold=3", "threshold"),
             ("nn:safe_first=yes", "0 or 1"),
-            ("nn:ask=sometimes", "leaf or turns"),
             ("nn:prior=-1", "prior must be a non-negative number"),
             (
                 "nn:net_from_move=40,net_until_move=30",
@@ -1222,14 +955,6 @@ mod tests {
                 assert!(built.is_ok(), "{rows}x{cols} {spec}: {:?}", built.err());
             }
         }
-        let board = DotsAndBoxes::new(3, 3).unwrap();
-        let e = parse_spec("best:late=l.safetensors")
-            .unwrap()
-            .build(&board)
-            .err();
-        assert!(e.unwrap().contains("no net for this size"));
-        let e = build_error("best:model=none,policy=p.safetensors");
-        assert!(e.contains("model=none"), "{e}");
         // A net of one board is refused on another, naming both sizes.
         let board = DotsAndBoxes::new(7, 7).unwrap();
         let e = parse_spec(&format!("best:model={PAPER_MODEL}"))

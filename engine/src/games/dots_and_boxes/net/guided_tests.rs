@@ -7,7 +7,6 @@ use std::path::Path;
 use super::guided::net_call;
 use super::*;
 use crate::game::{Game, Outcome};
-use crate::games::dots_and_boxes::rollout::Turn;
 use crate::mcts::{Budget, RolloutPolicy, Search, SearchConfig, Ucb};
 use crate::nn::inference::{
     fast_exp, fast_sigmoid_with, logit_error_bound, FastNet, Simd, SIGMOID_ERROR_BOUND,
@@ -45,12 +44,6 @@ fn chain_rollouts(dab: Arc<DabNet>, guide: NetGuide, board: &DotsAndBoxes) -> Ne
         .then_chains(crate::games::dots_and_boxes::rollout::ChainRollout::default());
     rollout.begin_search(board);
     rollout
-}
-
-/// A net whose outputs are fixed by its biases: sigmoids 0.6, 0.2 and 0.2, never sure.
-fn never_sure_net() -> Arc<DabNet> {
-    let logit = |p: f32| (p / (1.0 - p)).ln();
-    fixed_output_net([logit(0.6), logit(0.2), logit(0.2)])
 }
 
 /// A move as `DabNet::add_move` takes it: the edge, who drew it, which of its boxes it closed.
@@ -397,110 +390,28 @@ fn a_sure_net_ends_every_rollout_at_once() {
     assert_eq!(again.rollouts.rollouts, 3_000);
 }
 
-/// `mix`: a leaf the net is not sure of is scored by a draw from the net's outputs with that
-/// chance. A net whose outputs are fixed by its biases (sigmoids 0.6, 0.2, 0.2: never sure)
-/// then gives P1 wins at 0.6 / 1.0 of the drawn leaves; with `mix=0` every leaf is a chain
-/// rollout, whose results from the empty 3x3 board do not follow the net's odds.
+/// With chain rollouts a sure net ends the play-out at its leaf (asked once there), and only
+/// from `from_move` edges on: before that the chain rollout runs unasked.
 #[test]
-fn mix_draws_leaves_from_the_nets_outputs() {
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    let dab = never_sure_net();
-    let outcomes = |mix: f64| {
-        let guide = NetGuide {
-            mix,
-            ..NetGuide::default()
-        };
-        let mut rollout = chain_rollouts(dab.clone(), guide, &board);
-        let mut rng = Rng::new(9);
-        let mut counts = [0u32; 3];
-        for _ in 0..4_000 {
-            let mut s = board;
-            let k = match rollout.rollout(&mut s, &mut rng) {
-                Outcome::P1Win => 0,
-                Outcome::P2Win => 1,
-                Outcome::Draw => 2,
-            };
-            counts[k] += 1;
-        }
-        let stats = rollout.take_stats();
-        assert_eq!((stats.net_evaluations, stats.net_cutoffs), (4_000, 0));
-        counts
-    };
-    let drawn = outcomes(1.0);
-    // 4,000 draws at 0.6: the standard deviation is 31; 5 of them either way.
-    assert!((2_245..=2_555).contains(&drawn[0]), "{drawn:?}");
-    assert!(
-        (645..=955).contains(&drawn[1]) && (645..=955).contains(&drawn[2]),
-        "{drawn:?}"
-    );
-    // 3x3 has no draw (9 boxes): chain rollouts never give one.
-    assert_eq!(outcomes(0.0)[2], 0);
-    assert!(NetGuide {
-        mix: 1.5,
-        ..NetGuide::default()
-    }
-    .check()
-    .is_err());
-}
-
-/// `blend`: a leaf's reward is `blend` times the net's expectation (never sure: sigmoids 0.6,
-/// 0.2, 0.2, so P1's expectation is (0.6 - 0.2) / 1.0 = 0.4) plus the rest of the chain
-/// rollout's result: each reward is 0.4 * blend plus (1 - blend) times a win or a loss, and
-/// with `blend=0` the rewards are the rollouts' results alone.
-#[test]
-fn blend_mixes_the_nets_expectation_into_each_leafs_reward() {
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    let dab = never_sure_net();
-    let rewards = |blend: f64| {
-        let guide = NetGuide {
-            blend,
-            ..NetGuide::default()
-        };
-        let mut rollout = chain_rollouts(dab.clone(), guide, &board);
-        let mut rng = Rng::new(9);
-        (0..500)
-            .map(|_| rollout.rollout_reward(&mut board.clone(), &mut rng).p1)
-            .collect::<Vec<f32>>()
-    };
-    for r in rewards(0.0) {
-        assert!(r == 1.0 || r == -1.0, "{r}");
-    }
-    let blended = rewards(0.25);
-    for &r in &blended {
-        let win = 0.25 * 0.4 + 0.75;
-        let loss = 0.25 * 0.4 - 0.75;
-        assert!((r - win).abs() < 1e-4 || (r - loss).abs() < 1e-4, "{r}");
-    }
-    // Both results occur from the empty 3x3 board.
-    assert!(blended.iter().any(|&r| r > 0.0) && blended.iter().any(|&r| r < 0.0));
-    assert!(NetGuide {
-        blend: -0.1,
-        ..NetGuide::default()
-    }
-    .check()
-    .is_err());
-}
-
-/// With chain rollouts and `ask=turns` the net is asked at the start of each turn of the
-/// play-out, not only at the leaf: a net sure that P2 wins, asked only from 4 edges on, ends every chain rollout from
-/// the empty 3x3 board (not asked there) a few moves in, each with a P2 win.
-#[test]
-fn a_sure_net_ends_chain_rollouts_inside_the_play_out() {
+fn a_sure_net_ends_chain_rollouts_at_the_leaf() {
     let board = DotsAndBoxes::new(3, 3).unwrap();
     let dab = fixed_output_net([-5.0, 5.0, -5.0]);
-    let guide = NetGuide {
-        from_move: 4,
-        every_turn: true,
-        ..NetGuide::default()
-    };
-    let mut rollout = chain_rollouts(dab, guide, &board);
+    let mut rollout = chain_rollouts(dab.clone(), NetGuide::default(), &board);
     let mut rng = Rng::new(3);
-    for _ in 0..500 {
+    for _ in 0..200 {
         let mut s = board;
         assert_eq!(rollout.rollout(&mut s, &mut rng), Outcome::P2Win);
         let stats = rollout.take_stats();
         assert_eq!((stats.net_evaluations, stats.net_cutoffs), (1, 1));
     }
+    let guide = NetGuide {
+        from_move: 4,
+        ..NetGuide::default()
+    };
+    let mut late = chain_rollouts(dab, guide, &board);
+    let mut s = board;
+    late.rollout(&mut s, &mut rng);
+    assert_eq!(late.take_stats().net_evaluations, 0);
 }
 
 /// `prior`: each child's bias is `prior` times the net's P(mover wins) - P(mover loses) of the
@@ -522,22 +433,6 @@ fn prior_biases_children_by_the_nets_view_of_them() {
         .unwrap()
         .then_chains(ChainRollout::default());
     assert!(policy.gives_bias());
-    // First visits at random unless `order` asks for the prior's order.
-    assert!(!RolloutPolicy::<DotsAndBoxes>::first_visits_by_bias(
-        &policy
-    ));
-    let ordered = NetRollout::new(
-        dab.clone(),
-        NetGuide {
-            order: true,
-            ..guide
-        },
-    )
-    .unwrap()
-    .then_chains(ChainRollout::default());
-    assert!(RolloutPolicy::<DotsAndBoxes>::first_visits_by_bias(
-        &ordered
-    ));
     policy.begin_search(&board);
     let mut actions = Vec::new();
     let mut biases = Vec::new();
@@ -645,218 +540,8 @@ fn models_that_do_not_fit_are_refused_with_the_reason() {
     }
 }
 
-/// A late net for the 3x3 board whose one hidden unit reads the mover's lead alone: P(mover
-/// wins) rises and P(mover loses) falls with it, whatever else the position holds (even: 0.5
-/// each; two boxes ahead: 0.98 to win; two behind: 0.98 to lose).
-fn lead_reading_late_net(board: &DotsAndBoxes) -> Arc<FastNet> {
-    use crate::games::dots_and_boxes::late::{late_feature_len, LATE_ENCODING};
-    let geo = board.geometry();
-    let inputs = late_feature_len(geo);
-    let mut net = random_board_net(3, 3, 1, 5);
-    net.meta.encoding = LATE_ENCODING.into();
-    net.meta.inputs = inputs;
-    net.hidden_weight = vec![0.0; inputs];
-    // The first count after the edges and boxes is the lead / 5.
-    net.hidden_weight[geo.num_edges + geo.num_boxes] = 10.0;
-    net.hidden_bias = vec![0.0];
-    net.output_weight = vec![8.0, -8.0, 0.0];
-    net.output_bias = vec![-4.0, 4.0, 0.0];
-    Arc::new(FastNet::new(&net))
-}
-
-/// The border sides of box `b` of `geo`'s board.
-fn border_sides(geo: &crate::games::dots_and_boxes::Geometry, b: usize) -> Vec<usize> {
-    (0..geo.num_edges)
-        .filter(|&e| geo.box_masks[b] >> e & 1 == 1 && geo.edge_boxes[e][1] == u8::MAX)
-        .collect()
-}
-
-/// Box 0 (a corner) with its two border sides drawn, and one of its inner sides, which hands
-/// it over: (the drawn edges, that side).
-fn corner_ready_to_hand_over(geo: &crate::games::dots_and_boxes::Geometry) -> (u128, usize) {
-    let corner = border_sides(geo, 0);
-    assert_eq!(corner.len(), 2);
-    let edges = corner.iter().fold(0u128, |acc, &e| acc | 1u128 << e);
-    let handout = (0..geo.num_edges)
-        .find(|&e| geo.box_masks[0] >> e & 1 == 1 && edges >> e & 1 == 0)
-        .unwrap();
-    (edges, handout)
-}
-
-#[test]
-fn a_picking_late_net_plays_the_move_it_rates_best_and_draws_among_equals() {
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    let geo = board.geometry();
-    let (edges, handout) = corner_ready_to_hand_over(geo);
-    // The far corner's border sides are safe and alike to a net that reads only the lead.
-    let far = border_sides(geo, 8);
-    let turn = Turn {
-        edges,
-        owners: [0, 0],
-        mover: crate::Player::P2,
-    };
-    let net = lead_reading_late_net(&board);
-    let mut late = LateNet::new(net.clone(), 36).with_role(LateUse::Pick);
-    let mut rng = Rng::new(17);
-    let pool = 1u128 << handout | 1u128 << far[0];
-    for _ in 0..50 {
-        assert_eq!(late.pick(&turn, pool, geo, &mut rng), far[0]);
-    }
-    assert_eq!(late.evaluations, 100, "one evaluation per candidate");
-    // Equal ratings: each of the equals is drawn.
-    let pool = far.iter().fold(0u128, |acc, &e| acc | 1u128 << e);
-    let mut seen = 0u128;
-    for _ in 0..100 {
-        let e = late.pick(&turn, pool, geo, &mut rng);
-        assert!(pool >> e & 1 == 1, "{e} is not in the pool");
-        seen |= 1u128 << e;
-    }
-    assert_eq!(seen, pool);
-    // Beyond its horizon (21 free edges after the move, horizon 20) the draw is uniform.
-    let mut far_sighted = LateNet::new(net, 20).with_role(LateUse::Pick);
-    let pool = 1u128 << handout | 1u128 << far[0];
-    let handouts = (0..400)
-        .filter(|_| far_sighted.pick(&turn, pool, geo, &mut rng) == handout)
-        .count();
-    assert!((120..280).contains(&handouts), "{handouts} handouts of 400");
-    assert_eq!(far_sighted.evaluations, 0);
-}
-
-/// The turns of the 3x3 `board` with the corner boxes 0 and 2 closed (16 free edges, safe ones
-/// among them), by the boxes' owners and the player to move.
-fn corners_closed(board: &DotsAndBoxes) -> impl Fn([u64; 2], crate::Player) -> Turn {
-    let geo = board.geometry();
-    let edges = geo.box_masks[0] | geo.box_masks[2];
-    move |owners, mover| Turn {
-        edges,
-        owners,
-        mover,
-    }
-}
-
-#[test]
-fn a_sure_late_net_ends_only_the_play_outs_it_is_sure_of() {
-    use crate::Player::{P1, P2};
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    let geo = board.geometry();
-    let turn = corners_closed(&board);
-    let net = lead_reading_late_net(&board);
-    let mut sure = LateNet::new(net.clone(), 36).with_role(LateUse::Sure);
-    let both = 1u64 | 1 << 2;
-    assert_eq!(sure.judge(&turn([both, 0], P2), geo), Some(Outcome::P1Win));
-    assert_eq!(sure.judge(&turn([both, 0], P1), geo), Some(Outcome::P1Win));
-    assert_eq!(sure.judge(&turn([0, both], P1), geo), Some(Outcome::P2Win));
-    // Even, the net gives each side a half: the play-out goes on.
-    assert_eq!(sure.judge(&turn([1, 1 << 2], P1), geo), None);
-    assert_eq!(sure.evaluations, 4);
-    // Beyond its horizon it is not asked.
-    let mut near = LateNet::new(net.clone(), 15).with_role(LateUse::Sure);
-    assert_eq!(near.judge(&turn([both, 0], P2), geo), None);
-    assert_eq!(near.evaluations, 0);
-    // `end` ends every play-out it is asked of, sure or not; `pick` none.
-    let mut end = LateNet::new(net.clone(), 36);
-    assert!(end.judge(&turn([1, 1 << 2], P1), geo).is_some());
-    let mut pick = LateNet::new(net, 36).with_role(LateUse::Pick);
-    assert_eq!(pick.judge(&turn([both, 0], P2), geo), None);
-}
-
-#[test]
-fn a_late_prior_rates_each_free_move_by_what_it_leaves_the_opponent() {
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    let geo = board.geometry();
-    let (edges, handout) = corner_ready_to_hand_over(geo);
-    let safe = (0..geo.num_edges)
-        .find(|&e| geo.box_masks[8] >> e & 1 == 1)
-        .unwrap();
-    let turn = Turn {
-        edges,
-        owners: [0, 0],
-        mover: crate::Player::P1,
-    };
-    let net = lead_reading_late_net(&board);
-    let mut late = LateNet::new(net.clone(), 36)
-        .with_role(LateUse::Prior)
-        .with_weight(2.0);
-    let actions = [handout as crate::game::Action, safe as crate::game::Action];
-    let mut out = vec![0.25f32; 2];
-    assert!(late.prior_biases(&turn, &actions, geo, &mut out));
-    assert_eq!(late.evaluations, 2);
-    // The safe edge leaves the opponent level (0.5 each way: no bias); the handout leaves the
-    // opponent a box ahead, worse for the mover; each added to what the bias was.
-    assert!((out[1] - 0.25).abs() < 1e-4, "{out:?}");
-    assert!(out[0] < 0.25 - 0.5, "{out:?}");
-    // Past its horizon (21 free edges after the move, horizon 20), nothing is added.
-    let mut near = LateNet::new(net.clone(), 20)
-        .with_role(LateUse::Prior)
-        .with_weight(2.0);
-    let mut out = vec![0.0f32; 2];
-    assert!(!near.prior_biases(&turn, &actions, geo, &mut out));
-    assert_eq!((out, near.evaluations), (vec![0.0; 2], 0));
-    // With a box to take, the moves are captures and double-deals: not rated.
-    let three_sides = edges | 1u128 << handout;
-    let turn = Turn {
-        edges: three_sides,
-        ..turn
-    };
-    let mut out = vec![0.0f32; 2];
-    assert!(!late.prior_biases(&turn, &actions, geo, &mut out));
-    assert_eq!(out, vec![0.0; 2]);
-}
-
-/// `late_use=blend`: the late net's leaf value is P1's expectation by the net (read from the
-/// mover's side and turned to P1's), asked only within its horizon with a safe edge and no box
-/// to take; the play-outs are left alone.
-#[test]
-fn a_blending_late_net_values_leaves_from_p1s_side_within_its_horizon() {
-    use crate::Player::{P1, P2};
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    let geo = board.geometry();
-    let turn = corners_closed(&board);
-    let net = lead_reading_late_net(&board);
-    let mut late = LateNet::new(net.clone(), 36).with_role(LateUse::Blend);
-    let both = 1u64 | 1 << 2;
-    // P1 two boxes ahead: P(mover wins) 0.98 or 0.02, P(mover loses) the other, the draw
-    // output 0.5: (0.98 - 0.02) / 1.5 = 0.64 for P1, whoever is to move.
-    for mover in [P1, P2] {
-        let v = late.leaf_value(&turn([both, 0], mover), geo).unwrap();
-        assert!((v - 0.64).abs() < 0.01, "{v}");
-    }
-    let v = late.leaf_value(&turn([0, both], P1), geo).unwrap();
-    assert!((v + 0.64).abs() < 0.01, "{v}");
-    let v = late.leaf_value(&turn([1, 1 << 2], P2), geo).unwrap();
-    assert!(v.abs() < 1e-3, "{v}");
-    assert_eq!(late.evaluations, 4);
-    // A search's tree keeps fractional means once a late net blends (or `blend` > 0), and only
-    // then.
-    let plain = chain_rollouts(
-        fixed_output_net([0.0, 0.0, 0.0]),
-        NetGuide::default(),
-        &board,
-    );
-    assert!(!plain.fractional());
-    let blending = LateNet::new(net.clone(), 36)
-        .with_role(LateUse::Blend)
-        .with_weight(0.5);
-    assert!(plain.clone().with_late(blending).fractional());
-    let pick = LateNet::new(net.clone(), 36).with_role(LateUse::Pick);
-    assert!(!plain.with_late(pick).fractional());
-    // It never ends a play-out, and beyond its horizon it is not asked.
-    assert_eq!(late.judge(&turn([both, 0], P2), geo), None);
-    let mut near = LateNet::new(net, 15).with_role(LateUse::Blend);
-    assert_eq!(near.leaf_value(&turn([both, 0], P2), geo), None);
-    // With a box to take it is not asked either.
-    let (edges, handout) = corner_ready_to_hand_over(geo);
-    let capture = Turn {
-        edges: edges | 1u128 << handout,
-        owners: [0, 0],
-        mover: P1,
-    };
-    assert_eq!(late.leaf_value(&capture, geo), None);
-}
-
 /// With chain rollouts the leaf asks the net only where something can come of it: at a
-/// threshold of 1 (no play-out ends) with no `mix`, `blend` or `ask=turns`, not at all; at the
-/// paper's 0.9 once a leaf.
+/// threshold of 1 (no play-out ends), not at all; at the paper's 0.9 once a leaf.
 #[test]
 fn chain_rollouts_ask_the_net_at_leaves_only_where_it_can_matter() {
     use crate::games::dots_and_boxes::rollout::ChainRollout;
@@ -880,56 +565,4 @@ fn chain_rollouts_ask_the_net_at_leaves_only_where_it_can_matter() {
     };
     assert_eq!(asks(never), 0);
     assert_eq!(asks(NetGuide::default()), 50);
-    assert_eq!(
-        asks(NetGuide {
-            blend: 0.5,
-            ..never
-        }),
-        50
-    );
-}
-
-/// At weight 1 a blending net's value is the leaf's whole reward and no play-out runs (no
-/// random number is drawn), for the value net's `blend=1` and the late net's
-/// `late_use=blend,late_weight=1` alike; below 1 the play-out still runs.
-#[test]
-fn a_blend_of_one_is_the_whole_reward_and_runs_no_play_out() {
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    let untouched = Rng::new(5).next_u64();
-    let reward_and_next_draw = |mut rollout: NetRollout| {
-        let mut rng = Rng::new(5);
-        let reward = rollout.rollout_reward(&mut board.clone(), &mut rng).p1;
-        (reward, rng.next_u64())
-    };
-    // The value net: P1's expectation 0.4 (see the test of `blend` above).
-    let value = |blend| {
-        chain_rollouts(
-            never_sure_net(),
-            NetGuide {
-                blend,
-                ..NetGuide::default()
-            },
-            &board,
-        )
-    };
-    let (reward, next) = reward_and_next_draw(value(1.0));
-    assert!((reward - 0.4).abs() < 1e-4, "{reward}");
-    assert_eq!(next, untouched, "no play-out");
-    assert_ne!(reward_and_next_draw(value(0.5)).1, untouched, "a play-out");
-    // The late net: level boxes on the empty board, an expectation of 0 for P1.
-    let late = |weight| {
-        let net = LateNet::new(lead_reading_late_net(&board), 36)
-            .with_role(LateUse::Blend)
-            .with_weight(weight);
-        chain_rollouts(
-            fixed_output_net([0.0, 0.0, 0.0]),
-            NetGuide::default(),
-            &board,
-        )
-        .with_late(net)
-    };
-    let (reward, next) = reward_and_next_draw(late(1.0));
-    assert!(reward.abs() < 1e-3, "{reward}");
-    assert_eq!(next, untouched, "no play-out");
-    assert_ne!(reward_and_next_draw(late(0.5)).1, untouched, "a play-out");
 }

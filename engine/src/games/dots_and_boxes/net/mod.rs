@@ -1,18 +1,16 @@
 //! The nets of Dots and Boxes: the paper's value net and the product's (their encodings and the
-//! shipped files), net-guided rollouts ([`guided`]: the paper's Algorithm 5, the net as a prior
-//! over chain rollouts, late nets) and the policy net ([`policy`]). The file format and the
-//! dense layers are the generic [`crate::nn`]'s.
+//! shipped files) and net-guided rollouts ([`guided`]: the paper's Algorithm 5, the net as a
+//! prior over chain rollouts). The file format and the dense layers are the generic
+//! [`crate::nn`]'s.
 
 pub mod guided;
-pub mod policy;
 
 use std::path::Path;
 
 use crate::games::{DotsAndBoxes, RegisteredGame};
-use crate::nn::{FastNet, ModelError, ValueNet};
+use crate::nn::{ModelError, ValueNet};
 
-pub use guided::{DabNet, LateNet, LateUse, NetGuide, NetRollout};
-pub use policy::{load_policy_net, policy_fits, DabPolicy};
+pub use guided::{DabNet, NetGuide, NetRollout};
 
 /// The paper's net (`models/dab-5x5`): the model of `nn` with the paper's random rollouts and of
 /// `engine paper`.
@@ -168,38 +166,6 @@ pub fn load_dab_net(path: &Path, board: &DotsAndBoxes) -> Result<DabNet, ModelEr
     })
 }
 
-/// Loads a late net (encoding `dab-late-v1`, made by `train run --encoding late`) for `board`'s
-/// size, refusing any other net with the path and the reason.
-pub fn load_late_net(path: &Path, board: &DotsAndBoxes) -> Result<FastNet, ModelError> {
-    use super::late::{late_feature_len, LATE_ENCODING};
-    let net = load_value_net(path)?;
-    let refuse = |detail: String| ModelError {
-        path: path.to_path_buf(),
-        detail,
-    };
-    let spec = crate::games::DotsAndBoxes::spec_for(board.rows(), board.cols()).map_err(refuse)?;
-    if net.meta.game != spec {
-        return Err(refuse(format!(
-            "the net was trained for {}, not {spec}",
-            net.meta.game
-        )));
-    }
-    if net.meta.encoding != LATE_ENCODING {
-        return Err(refuse(format!(
-            "a late net reads encoding '{LATE_ENCODING}', this one '{}' (train it with --encoding late)",
-            net.meta.encoding
-        )));
-    }
-    let want = late_feature_len(board.geometry());
-    if net.inputs() != want {
-        return Err(refuse(format!(
-            "the net has {} inputs, {spec} late inputs are {want}",
-            net.inputs()
-        )));
-    }
-    Ok(FastNet::new(&net))
-}
-
 /// The input encoding of Dots and Boxes nets: the paper's Table 2 grid (see
 /// `games::dots_and_boxes`). Bumped if the encoding ever changes.
 pub const DAB_ENCODING: &str = "dab-table2-v1";
@@ -214,5 +180,3 @@ pub fn reads_to_move(encoding: &str) -> bool {
 
 #[cfg(test)]
 mod guided_tests;
-#[cfg(test)]
-mod policy_tests;
