@@ -63,6 +63,25 @@ fn games_by_index(dir: &Path) -> Vec<GameRecord> {
 
 const ONE: Shard = Shard { index: 0, count: 1 };
 
+/// Waits until `count` says at least `at_least` games are on disk (the run still going), then
+/// kills the run with SIGKILL, mid-game.
+fn kill_once(child: &mut std::process::Child, at_least: u64, count: impl Fn() -> u64) {
+    let started = Instant::now();
+    while count() < at_least {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the run wrote nothing"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was killed"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+}
+
 #[test]
 fn killed_run_resumes_without_losing_or_repeating_a_game() {
     let root = temp_dir("kill");
@@ -90,21 +109,9 @@ fn killed_run_resumes_without_losing_or_repeating_a_game() {
         .spawn()
         .unwrap();
     // Wait until some games are on disk, then SIGKILL the run mid-game.
-    let started = Instant::now();
-    let games_on_disk = || Manifest::read(&killed).map_or(0, |m| m.games);
-    while games_on_disk() < 4 {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the run wrote nothing"
-        );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the run ended before it was killed"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.kill().unwrap(); // SIGKILL on Unix
-    child.wait().unwrap();
+    kill_once(&mut child, 4, || {
+        Manifest::read(&killed).map_or(0, |m| m.games)
+    });
     let before = engine::record::scan(&killed.join(RECORD_FILE)).unwrap();
     assert!(
         (before.indices.len() as u64) < games,
@@ -190,20 +197,7 @@ fn an_interrupted_run_leaves_a_manifest_that_counts_its_games() {
         .unwrap();
     let records =
         || engine::record::scan(&dir.join(RECORD_FILE)).map_or(0, |r| r.indices.len() as u64);
-    let started = Instant::now();
-    while records() < 3 {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the run wrote nothing"
-        );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the run ended before it was killed"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.kill().unwrap(); // SIGKILL on Unix
-    child.wait().unwrap();
+    kill_once(&mut child, 3, records);
     let held = records();
     assert!(held < 48, "the kill came after the run finished");
     let manifest = Manifest::read(&dir).unwrap();
