@@ -214,6 +214,20 @@ fn a_page_names_no_file_but_the_shipped_models() {
             "the refusals differ by file: {refusals:#?}"
         );
     }
+    // A quoted value holding a comma stays one value when a kind passes its keys on (`paper`
+    // to `nn`, an alias to its kind): it cannot smuggle a file key past the check.
+    for (game, spec) in [
+        ("dots_and_boxes", "paper:net=1,cp=\"1,model=/etc/passwd\""),
+        ("gomoku", "best:time_ms=\"50,model=/etc/passwd\""),
+    ] {
+        let (status, v) = server.post(
+            "/api/new",
+            &json!({"session": "q", "game": game, "players": [spec, null]}).to_string(),
+        );
+        assert_eq!(status, 400, "{spec}: {v}");
+        let e = v["error"].as_str().unwrap();
+        assert!(!e.contains("header") && !e.contains("bytes"), "{spec}: {e}");
+    }
     // A shipped model by its name, and the words the key takes.
     for (game, spec) in [
         ("gomoku", "pvs:model=gomoku-15-freestyle,time_ms=50"),

@@ -559,14 +559,35 @@ pub fn expand_alias(spec: &AgentSpec, players: &[PlayerDecl]) -> Result<Option<A
     else {
         return Ok(None);
     };
-    let keys: Vec<String> = keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let keys: Vec<String> = keys.iter().map(|(k, v)| key_value(k, v)).collect();
     parse_spec(&with_keys(target, &keys)).map(Some)
+}
+
+/// `key=value` as a spec reads it back as the same key and value: a value holding a comma in
+/// double quotes, so that it stays one value (`cp="1,model=x"` read as it was given is a value
+/// of `cp`, not a `model` key) whenever a spec is written from keys already read.
+pub fn key_value(key: &str, value: &str) -> String {
+    if value.contains(',') {
+        format!("{key}=\"{value}\"")
+    } else {
+        format!("{key}={value}")
+    }
 }
 
 /// The declaration of the kind `kind` among the kinds every game has and `players` (a game's
 /// own), if one declares it.
 pub fn declaration<'a>(kind: &str, players: &'a [PlayerDecl]) -> Option<&'a PlayerDecl> {
     EVERY_GAME.iter().chain(players).find(|p| p.kind == kind)
+}
+
+/// The error for a kind that neither every game nor `game` (its own kinds: `players`)
+/// declares, listing the kinds it has.
+pub fn unknown_kind(text: &str, kind: &str, game: &str, players: &[PlayerDecl]) -> String {
+    let all: Vec<&str> = EVERY_GAME.iter().chain(players).map(|p| p.kind).collect();
+    format!(
+        "player '{text}': unknown player kind '{kind}' for {game} (its kinds: {})",
+        all.join(", ")
+    )
 }
 
 /// Whether the player `spec` names runs a program on this machine: the one place that decides
@@ -614,13 +635,7 @@ pub fn with_keys(base: &str, keys: &[String]) -> String {
         Ok(own) => own
             .into_iter()
             .filter(|(k, _)| !replaced.contains(&k.as_str()))
-            .map(|(k, v)| {
-                if v.contains(',') {
-                    format!("{k}=\"{v}\"")
-                } else {
-                    format!("{k}={v}")
-                }
-            })
+            .map(|(k, v)| key_value(&k, &v))
             .collect(),
         Err(_) => vec![body.trim().to_string()],
     };
@@ -673,12 +688,7 @@ impl AgentSpec {
                 }),
             AgentSpec::Random { seed } => Ok(Box::new(RandomAgent::new(*seed))),
             AgentSpec::Game { kind, text, .. } => {
-                let all: Vec<&str> = EVERY_GAME.iter().chain(players).map(|p| p.kind).collect();
-                Err(format!(
-                    "player '{text}': unknown player kind '{kind}' for {} (its kinds: {})",
-                    game.name(),
-                    all.join(", ")
-                ))
+                Err(unknown_kind(text, kind, game.name(), players))
             }
         }
     }
@@ -838,6 +848,26 @@ mod tests {
             e.contains("depth is a whole number from 1 to 128, got '0'"),
             "{e}"
         );
+    }
+
+    /// A value written back by `key_value` (and so by `with_keys` and an alias's expansion)
+    /// is read as the same one value, a comma in it included.
+    #[test]
+    fn a_value_written_back_reads_as_itself() {
+        for value in [
+            "1",
+            "1,model=/etc/passwd",
+            "a,\"b",
+            "prog --player pvs:beam=12,depth=30",
+        ] {
+            let text = format!("x:{}", key_value("cp", value));
+            let spec = parse_spec(&text).unwrap();
+            assert_eq!(spec.key("cp"), Some(value), "{text}");
+            assert_eq!(spec.key("model"), None, "{text}");
+            let again = parse_spec(&with_keys("x:seed=2", &[key_value("cp", value)])).unwrap();
+            assert_eq!(again.key("cp"), Some(value), "{text}");
+            assert_eq!(again.key("seed"), Some("2"), "{text}");
+        }
     }
 
     /// Which kinds run a program: `external`, and a game's kind that declares it, directly or

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use axum::http::{header, HeaderMap, Method};
 
 use super::table::Refusal;
-use crate::agents::spec::{declaration, expand_alias, runs_program, with_keys, EVERY_GAME};
+use crate::agents::spec::{
+    declaration, expand_alias, key_value, runs_program, unknown_kind, with_keys, EVERY_GAME,
+};
 use crate::agents::{parse_spec, AgentSpec};
 use crate::game_spec::{GameInfo, KeyDecl};
 
@@ -182,17 +184,25 @@ pub struct PlayerPolicy {
     pub models: ShippedModels,
 }
 
-/// The key declarations named `key` that name a file, among every kind of `game` (the kinds
+/// Whether `key` names a file in `game`, and if so the words it takes in place of one: those
+/// every declaration of a file key of that name has, among every kind of `game` (the kinds
 /// every game has, the game's own, and its search's keys). A key is judged by its name over the
 /// whole game, so that a kind passing its keys on to another (`paper` to `nn`) is covered.
-fn file_keys<'a>(game: &'a GameInfo, key: &str) -> Vec<&'a KeyDecl> {
-    EVERY_GAME
+fn file_words(game: &GameInfo, key: &str) -> Option<Vec<&'static str>> {
+    let decls: Vec<&KeyDecl> = EVERY_GAME
         .iter()
         .chain(game.players)
         .flat_map(|p| p.keys.iter())
         .chain(game.search_keys)
         .filter(|k| k.name == key && k.names_file.is_some())
-        .collect()
+        .collect();
+    let first = decls.first()?.names_file.unwrap_or(&[]);
+    let common = |w: &&&str| {
+        decls
+            .iter()
+            .all(|d| d.names_file.unwrap_or(&[]).contains(w))
+    };
+    Some(first.iter().filter(common).copied().collect())
 }
 
 impl PlayerPolicy {
@@ -204,22 +214,15 @@ impl PlayerPolicy {
     pub fn screen(&self, text: &str, game: &GameInfo) -> Result<String, Refusal> {
         let text = text.trim();
         let spec = parse_spec(text).map_err(Refusal::bad)?;
-        let declared = match &spec {
-            AgentSpec::Game { kind, .. } => declaration(kind, game.players).is_some(),
-            _ => true,
-        };
-        if !declared {
-            let kinds: Vec<&str> = EVERY_GAME
-                .iter()
-                .chain(game.players)
-                .map(|p| p.kind)
-                .collect();
-            return Err(Refusal::bad(format!(
-                "player '{text}': {} has no kind '{}' (kinds: {})",
-                game.name,
-                text.split(':').next().unwrap_or(text),
-                kinds.join(", ")
-            )));
+        if let AgentSpec::Game { kind, .. } = &spec {
+            if declaration(kind, game.players).is_none() {
+                return Err(Refusal::bad(unknown_kind(
+                    text,
+                    kind,
+                    game.name,
+                    game.players,
+                )));
+            }
         }
         if runs_program(&spec, game.players) && !self.allow_external {
             return Err(Refusal::bad(format!(
@@ -237,31 +240,15 @@ impl PlayerPolicy {
         };
         let mut rewritten = Vec::new();
         for (key, value) in &keys {
-            let decls = file_keys(game, key);
-            if decls.is_empty() {
+            let Some(words) = file_words(game, key) else {
                 continue;
-            }
-            let word = decls
-                .iter()
-                .all(|d| d.names_file.unwrap_or(&[]).contains(&value.as_str()));
-            if word {
+            };
+            if words.contains(&value.as_str()) {
                 continue;
             }
             match self.models.path(value) {
-                // Quoted: the folder's path may hold a comma.
-                Some(path) => rewritten.push(format!("{key}=\"{}\"", path.display())),
+                Some(path) => rewritten.push(key_value(key, &path.display().to_string())),
                 None => {
-                    let words: Vec<&str> = decls[0]
-                        .names_file
-                        .unwrap_or(&[])
-                        .iter()
-                        .copied()
-                        .filter(|w| {
-                            decls
-                                .iter()
-                                .all(|d| d.names_file.unwrap_or(&[]).contains(w))
-                        })
-                        .collect();
                     let names = self.models.names();
                     let shipped = if names.is_empty() {
                         "none in the server's models folder".to_string()

@@ -208,7 +208,7 @@ impl PlayerArgs {
                     "--{flag} and the player's {key}= both set ('{text}'): give one"
                 ));
             }
-            added.push(format!("{key}={value}"));
+            added.push(engine::agents::spec::key_value(key, &value));
             given.push(format!("--{flag}"));
         }
         Ok(EnginePlayer {

@@ -32,8 +32,8 @@ use super::{
     QdabConfig, RivalAgent, RivalConfig,
 };
 use crate::agents::spec::{
-    expand_alias, number, only_keys, read_search_keys, switch, unknown_key, unknown_key_in,
-    with_keys, GreedyKeys, SEARCH_KEYS,
+    expand_alias, key_value, number, only_keys, read_search_keys, switch, unknown_key,
+    unknown_key_in, with_keys, GreedyKeys, SEARCH_KEYS,
 };
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
 use crate::game_spec::{file_key, joined_keys, key, KeyDecl, PlayerDecl};
@@ -235,7 +235,7 @@ fn paper_spec(text: &str, keys: &[(String, String)]) -> Result<AgentSpec, String
         if k == "net" {
             net = switch(k, v).map_err(|e| format!("player '{text}': {e}"))?;
         } else {
-            rest.push(format!("{k}={v}"));
+            rest.push(key_value(k, v));
         }
     }
     let base = if net {
