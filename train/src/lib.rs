@@ -17,4 +17,5 @@ pub mod metrics;
 pub mod model;
 pub mod pattern;
 pub mod policy;
+pub mod sparse;
 pub mod trainer;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig, ValueTargets};
-use train::pattern::{train_pattern, Keep, LrDecay, PatternConfig, RankMoves, RankPick};
+use train::pattern::{train_pattern, Keep, LrDecay, PatternConfig, RankMoves, RankPick, Trainer};
 use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
@@ -117,10 +117,18 @@ struct PatternArgs {
     /// five point and no live three on the board for either side).
     #[arg(long, value_enum, default_value_t = Keep::All)]
     keep: Keep,
-    /// Where to train: cpu, or gpu (a build with --features gpu).
+    /// What computes the gradients: sparse (the net's forward and backward written out for
+    /// its sparse input, on every core; no --windows, no --policy-weight) or burn (burn's
+    /// autodiff on --backend, which trains those too).
+    #[arg(long, value_enum, default_value_t = Trainer::Sparse)]
+    trainer: Trainer,
+    /// Threads of the sparse trainer (0: every core this process may use).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Where --trainer burn trains: cpu, or gpu (a build with --features gpu).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     backend: Backend,
-    /// CPU backend of burn.
+    /// CPU backend of burn (--trainer burn).
     #[arg(long, value_enum, default_value_t = CpuBackend::Flex)]
     cpu_backend: CpuBackend,
     /// Replace a model already in the output folder (without it, such a folder is refused).
@@ -345,6 +353,8 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         window_min_count: args.window_min_count,
         init: args.init,
         keep: args.keep,
+        trainer: args.trainer,
+        threads: args.threads,
         backend: args.backend,
         cpu_backend: args.cpu_backend,
         force: args.force,

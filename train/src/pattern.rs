@@ -40,6 +40,7 @@ use engine::Outcome;
 use crate::config::{Backend, CpuBackend, Loss};
 use crate::data::{open_readers, DataIndex, GameRef};
 use crate::model::{linear, transposed, untransposed};
+use crate::sparse::{self, Adam, Packed, SparseNet, NO_BLOCK};
 use crate::trainer::{device_of, loss, CARD_FILE, MODEL_FILE};
 
 /// Which positions of a game become rows.
@@ -53,6 +54,17 @@ pub enum Keep {
     /// (as Texel's fit took them). A net that never saw a live three misjudges the leaves
     /// that have one: it lost 0.193 to the fitted evaluation (docs/gomoku-results.md).
     Quiet,
+}
+
+/// What computes the net's gradients.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Trainer {
+    /// The forward and backward written out for the net's sparse input (`sparse.rs`), on
+    /// every core: some 50 times burn's speed. No windows and no policy.
+    #[default]
+    Sparse,
+    /// burn's autodiff (`--backend`), which also trains the windows and the policy.
+    Burn,
 }
 
 /// Which other moves a ranking row compares with the move played.
@@ -168,6 +180,10 @@ pub struct PatternConfig {
     pub init: Option<PathBuf>,
     /// Which positions are learnt.
     pub keep: Keep,
+    /// What computes the gradients.
+    pub trainer: Trainer,
+    /// Threads of the sparse trainer (0: every core this process may use).
+    pub threads: usize,
     pub backend: Backend,
     pub cpu_backend: CpuBackend,
     /// Replace a model already in `out`.
@@ -199,6 +215,8 @@ impl Default for PatternConfig {
             window_min_count: 0,
             init: None,
             keep: Keep::All,
+            trainer: Trainer::Sparse,
+            threads: 0,
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
             force: false,
@@ -262,6 +280,17 @@ impl PatternConfig {
                 self.search_weight
             ));
         }
+        if self.trainer == Trainer::Sparse {
+            if self.windows {
+                return Err("--windows is trained by --trainer burn only (the sparse trainer reads no windows)".into());
+            }
+            if self.policy_weight > 0.0 {
+                return Err("--policy-weight is trained by --trainer burn only (the sparse trainer has no policy)".into());
+            }
+            if self.backend == Backend::Gpu {
+                return Err("--backend gpu is burn's: give --trainer burn with it (the sparse trainer runs on the CPU's cores)".into());
+            }
+        }
         Ok(())
     }
 }
@@ -287,6 +316,15 @@ pub struct PatternRows {
     pub child_windows: Vec<u16>,
     /// Whether the rows keep the windows.
     pub with_windows: bool,
+    /// Whether the rows and children are kept packed for the sparse trainer (`packed` and
+    /// `child_packed`) instead of a point's codes each (`codes`, `child_codes`).
+    pub pack: bool,
+    pub packed: Packed,
+    pub child_packed: Packed,
+    /// Blocks of children kept.
+    pub blocks: usize,
+    /// Scratch for packing.
+    keys: Vec<u32>,
     /// Positions a block of children (1 + the alternatives; 0 without a ranking loss).
     pub children: usize,
     /// Games read, and games skipped as repeats of an earlier one.
@@ -348,7 +386,11 @@ impl PatternRows {
                     Some(e) => search_weight * e + (1.0 - search_weight) * result,
                     None => result,
                 };
-                push_codes(&mut self.codes, &board, mover);
+                if self.pack {
+                    self.packed.push(&board, mover, &mut self.keys);
+                } else {
+                    push_codes(&mut self.codes, &board, mover);
+                }
                 if self.with_windows {
                     push_windows(&mut self.windows, &board, mover);
                 }
@@ -405,12 +447,18 @@ impl PatternRows {
         rng: &mut Rng,
     ) -> Option<u32> {
         let others = pick_alternatives(board, played, self.children - 1, pick, rng)?;
-        let index = (self.child_codes.len() / (self.children * self.points * 4)) as u32;
+        let index = self.blocks as u32;
+        self.blocks += 1;
         for &m in std::iter::once(&played).chain(&others) {
             let mut child = *state;
             child.apply(m);
             let board = ShapeBoard::new(&child);
-            push_codes(&mut self.child_codes, &board, child.to_move());
+            if self.pack {
+                self.child_packed
+                    .push(&board, child.to_move(), &mut self.keys);
+            } else {
+                push_codes(&mut self.child_codes, &board, child.to_move());
+            }
             if self.with_windows {
                 push_windows(&mut self.child_windows, &board, child.to_move());
             }
@@ -433,6 +481,7 @@ impl PatternRows {
                 0
             },
             with_windows: config.windows,
+            pack: config.trainer == Trainer::Sparse,
             ..PatternRows::default()
         };
         let mut readers = open_readers(files)?;
@@ -455,6 +504,18 @@ impl PatternRows {
                 .map_err(|e| format!("{}: {e}", files[g.file].display()))?;
         }
         Ok(rows)
+    }
+
+    /// The packed rows as the sparse trainer reads them.
+    fn sparse_batch(&self, rank_weight: f32) -> sparse::Batch<'_> {
+        sparse::Batch {
+            rows: &self.packed,
+            targets: &self.targets,
+            blocks: &self.rank_block,
+            children: &self.child_packed,
+            block_size: self.children,
+            rank_weight,
+        }
     }
 
     /// The rows `picks`, gathered: the side to move's codes, the other side's, the mask of
@@ -501,7 +562,7 @@ impl PatternRows {
 }
 
 /// No ranking block for a row.
-const NO_RANK: u32 = u32::MAX;
+const NO_RANK: u32 = NO_BLOCK;
 
 /// `n` empty points within two of a stone (the board's candidates) other than `played`, for
 /// a ranking row of the position whose shapes `board` keeps: drawn with `rng` among all of them
@@ -907,6 +968,74 @@ fn cross_entropy(p: &[f32], targets: &[f32]) -> f64 {
         / n
 }
 
+/// What computes the gradients of a run, and its net.
+enum Fitter<O> {
+    Burn {
+        /// Taken out for each step (burn's optimiser consumes the model).
+        net: Option<PatternModel>,
+        optim: O,
+    },
+    Sparse {
+        net: SparseNet,
+        adam: Adam,
+        /// A gradient buffer a thread.
+        grads: Vec<Vec<f32>>,
+    },
+}
+
+/// A net's outputs on the held-out rows.
+#[derive(Default)]
+struct Outputs {
+    /// The side to move's chance of each row.
+    chances: Vec<f32>,
+    /// The mover's log-chances of each ranking block's children, block after block.
+    ranks: Vec<f32>,
+    /// The policy's loss summed over the rows, and how often its first choice was the move.
+    policy_loss: f64,
+    policy_top1: usize,
+}
+
+impl Outputs {
+    /// The held-out metrics (the epoch and training figures left for the caller) against
+    /// `targets`, with `children` positions a ranking block.
+    fn metrics(&self, targets: &[f32], children: usize) -> PatternEpoch {
+        let decided: Vec<(f32, f32)> = self
+            .chances
+            .iter()
+            .zip(targets)
+            .filter(|(_, &t)| t != 0.5)
+            .map(|(&p, &t)| (p, t))
+            .collect();
+        let right = decided
+            .iter()
+            .filter(|(p, t)| (*p > 0.5) == (*t > 0.5))
+            .count();
+        let (mut rank_loss, mut rank_top1, mut rank_blocks) = (0.0, 0usize, 0usize);
+        for block in self.ranks.chunks_exact(children.max(1)) {
+            rank_loss -= f64::from(block[0]);
+            rank_top1 += usize::from(block[1..].iter().all(|&o| o < block[0]));
+            rank_blocks += 1;
+        }
+        let rows = targets.len().max(1) as f64;
+        PatternEpoch {
+            epoch: 0,
+            train_loss: f64::NAN,
+            valid_loss: if targets.is_empty() {
+                f64::NAN
+            } else {
+                cross_entropy(&self.chances, targets)
+            },
+            valid_accuracy: right as f64 / decided.len().max(1) as f64,
+            valid_policy_loss: self.policy_loss / rows,
+            valid_policy_top1: self.policy_top1 as f64 / rows,
+            valid_rank_loss: rank_loss / rank_blocks.max(1) as f64,
+            valid_rank_top1: rank_top1 as f64 / rank_blocks.max(1) as f64,
+            seconds: 0.0,
+            positions_per_second: 0.0,
+        }
+    }
+}
+
 /// Trains a pattern net and writes the best one (by validation loss) to
 /// `out/model.safetensors`, with `out/metrics.csv` and `out/MODEL.md`.
 pub fn train_pattern(
@@ -1051,11 +1180,10 @@ pub fn train_pattern(
         Some((logp.clone().slice([0..blocks, 0..1]), logp))
     };
     let with_policy = config.policy_weight > 0.0;
-    // The held-out metrics of a net (the epoch and training figures left for the caller).
-    let validate = |valid_model: &PatternModel| -> Result<PatternEpoch, String> {
-        let mut chances = Vec::with_capacity(valid.len());
-        let (mut policy_loss, mut policy_top1) = (0.0, 0usize);
-        let (mut rank_loss, mut rank_top1, mut rank_blocks) = (0.0, 0usize, 0usize);
+    // The held-out outputs of a burn net: chances, rank log-chances block after block, and the
+    // policy's loss sum and how often its first choice was the move played.
+    let burn_outputs = |valid_model: &PatternModel| -> Result<Outputs, String> {
+        let mut out = Outputs::default();
         let all: Vec<u32> = (0..valid.len() as u32).collect();
         let floats = |t: Tensor<2>| -> Result<Vec<f32>, String> {
             t.into_data().try_to_vec().map_err(|e| format!("{e:?}"))
@@ -1064,76 +1192,88 @@ pub fn train_pattern(
             let (mine, theirs, mask, _, _) = batch(&valid, picks, &plain);
             let (value, policy) =
                 valid_model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
-            chances.extend(floats(sigmoid(value))?);
+            out.chances.extend(floats(sigmoid(value))?);
             if let Some((_, logp)) = ranked(valid_model, &valid, picks, &plain) {
-                for block in floats(logp)?.chunks_exact(children) {
-                    rank_loss -= f64::from(block[0]);
-                    rank_top1 += usize::from(block[1..].iter().all(|&o| o < block[0]));
-                    rank_blocks += 1;
-                }
+                out.ranks.extend(floats(logp)?);
             }
             if let Some(policy) = policy {
                 let logp = floats(log_softmax(policy, 1))?;
                 for (row, &r) in logp.chunks_exact(points).zip(picks) {
                     let m = usize::from(valid.moves[r as usize]);
-                    policy_loss -= f64::from(row[m]);
+                    out.policy_loss -= f64::from(row[m]);
                     let best = row
                         .iter()
                         .enumerate()
                         .max_by(|a, b| a.1.total_cmp(b.1))
                         .map(|(i, _)| i);
-                    policy_top1 += usize::from(best == Some(m));
+                    out.policy_top1 += usize::from(best == Some(m));
                 }
             }
         }
-        let decided: Vec<(f32, f32)> = chances
-            .iter()
-            .zip(&valid.targets)
-            .filter(|(_, &t)| t != 0.5)
-            .map(|(&p, &t)| (p, t))
-            .collect();
-        let right = decided
-            .iter()
-            .filter(|(p, t)| (*p > 0.5) == (*t > 0.5))
-            .count();
-        Ok(PatternEpoch {
-            epoch: 0,
-            train_loss: f64::NAN,
-            valid_loss: if valid.is_empty() {
-                f64::NAN
-            } else {
-                cross_entropy(&chances, &valid.targets)
-            },
-            valid_accuracy: right as f64 / decided.len().max(1) as f64,
-            valid_policy_loss: policy_loss / valid.len().max(1) as f64,
-            valid_policy_top1: policy_top1 as f64 / valid.len().max(1) as f64,
-            valid_rank_loss: rank_loss / rank_blocks.max(1) as f64,
-            valid_rank_top1: rank_top1 as f64 / rank_blocks.max(1) as f64,
-            seconds: 0.0,
-            positions_per_second: 0.0,
-        })
+        Ok(out)
     };
-    let mut net = Some(match (&config.init, &from) {
-        (Some(path), Some(from)) => {
-            say(format!(
-                "starting from {} ({} features, {} hidden{})",
-                path.display(),
-                from.features,
-                from.hidden,
-                if from.has_windows() { ", windows" } else { "" }
-            ));
-            PatternModel::from_net(from, config.windows, &device)
-                .map_err(|e| format!("--init {}: {e}", path.display()))?
-        }
-        _ => PatternModel::new(
+    let all_valid: Vec<u32> = (0..valid.len() as u32).collect();
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let batch_of = |rows| PatternRows::sparse_batch(rows, config.rank_weight as f32);
+    let validate = |fitter: &Fitter<_>| -> Result<PatternEpoch, String> {
+        let outputs = match fitter {
+            Fitter::Burn { net, .. } => {
+                burn_outputs(&net.as_ref().expect("the net is there").valid())?
+            }
+            Fitter::Sparse { net, .. } => {
+                let (chances, ranks) =
+                    sparse::evaluate(net, &batch_of(&valid), &all_valid, threads);
+                Outputs {
+                    chances,
+                    ranks,
+                    ..Outputs::default()
+                }
+            }
+        };
+        Ok(outputs.metrics(&valid.targets, children))
+    };
+    if let (Some(path), Some(from)) = (&config.init, &from) {
+        say(format!(
+            "starting from {} ({} features, {} hidden{})",
+            path.display(),
+            from.features,
+            from.hidden,
+            if from.has_windows() { ", windows" } else { "" }
+        ));
+    }
+    let model = match &from {
+        Some(from) => PatternModel::from_net(from, config.windows, &device).map_err(|e| {
+            format!(
+                "--init {}: {e}",
+                config.init.as_ref().expect("a net to start from").display()
+            )
+        })?,
+        None => PatternModel::new(
             config.features,
             config.hidden,
             config.windows,
             config.seed,
             &device,
         ),
-    });
-    let mut optim = AdamConfig::new().init();
+    };
+    let mut fitter = match config.trainer {
+        Trainer::Burn => Fitter::Burn {
+            net: Some(model),
+            optim: AdamConfig::new().init(),
+        },
+        Trainer::Sparse => {
+            // The same starting weights as burn's.
+            let net = SparseNet::from_net(&model.to_pattern_net(&start, false, &[])?)?;
+            Fitter::Sparse {
+                adam: Adam::new(net.params.len()),
+                net,
+                grads: Vec::new(),
+            }
+        }
+    };
     let mut history: Vec<PatternEpoch> = Vec::new();
     let mut best: Option<PatternEpoch> = None;
     let mut bad_epochs = 0;
@@ -1153,7 +1293,7 @@ pub fn train_pattern(
     ));
     if verbose && config.init.is_some() && !valid.is_empty() {
         // How the starting net fits these held-out games, the figure the epochs are to beat.
-        let m = validate(&net.as_ref().expect("the net is there").valid())?;
+        let m = validate(&fitter)?;
         say(format!(
             "    0  (the starting net)  {:>10.5}  {:>13.2}%  {}",
             m.valid_loss,
@@ -1177,34 +1317,44 @@ pub fn train_pattern(
         let mut rng = Rng::new(derive_seed(config.seed, epoch as u64));
         rng.shuffle(&mut order);
         let mut loss_sum = 0.0;
-        for picks in order.chunks(config.batch_size) {
-            let model = net.take().expect("the net is there between batches");
-            let (mine, theirs, mask, targets, moves) = batch(&train, picks, &device);
-            let (logits, policy) =
-                model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
-            let value_loss = loss(Loss::Bce, logits, targets);
-            let value: f32 = value_loss.clone().into_scalar();
-            let batch_loss = match policy {
-                Some(policy) => {
-                    let chosen = log_softmax(policy, 1).gather(1, moves);
-                    value_loss - chosen.mean() * config.policy_weight
+        match &mut fitter {
+            Fitter::Burn { net, optim } => {
+                for picks in order.chunks(config.batch_size) {
+                    let model = net.take().expect("the net is there between batches");
+                    let (mine, theirs, mask, targets, moves) = batch(&train, picks, &device);
+                    let (logits, policy) =
+                        model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
+                    let value_loss = loss(Loss::Bce, logits, targets);
+                    let value: f32 = value_loss.clone().into_scalar();
+                    let batch_loss = match policy {
+                        Some(policy) => {
+                            let chosen = log_softmax(policy, 1).gather(1, moves);
+                            value_loss - chosen.mean() * config.policy_weight
+                        }
+                        None => value_loss,
+                    };
+                    let batch_loss = match ranked(&model, &train, picks, &device) {
+                        Some((played, _)) if config.rank_weight > 0.0 => {
+                            batch_loss - played.mean() * config.rank_weight
+                        }
+                        _ => batch_loss,
+                    };
+                    loss_sum += value as f64 * picks.len() as f64;
+                    let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
+                    *net = Some(optim.step(rate, model, grads));
                 }
-                None => value_loss,
-            };
-            let batch_loss = match ranked(&model, &train, picks, &device) {
-                Some((played, _)) if config.rank_weight > 0.0 => {
-                    batch_loss - played.mean() * config.rank_weight
+            }
+            Fitter::Sparse { net, adam, grads } => {
+                let data = batch_of(&train);
+                for picks in order.chunks(config.batch_size) {
+                    loss_sum += sparse::batch_gradient(net, &data, picks, threads, grads);
+                    adam.step(rate, &mut net.params, &grads[0]);
                 }
-                _ => batch_loss,
-            };
-            loss_sum += value as f64 * picks.len() as f64;
-            let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
-            net = Some(optim.step(rate, model, grads));
+            }
         }
         let train_seconds = t0.elapsed().as_secs_f64();
-        let model = net.as_ref().expect("the net is there");
         // Validated before the clock is read: an epoch's seconds include its validation.
-        let held_out = validate(&model.valid())?;
+        let held_out = validate(&fitter)?;
         let metrics = PatternEpoch {
             epoch,
             train_loss: loss_sum / train.len() as f64,
@@ -1254,7 +1404,13 @@ pub fn train_pattern(
         history.push(metrics.clone());
         if best.as_ref().is_none_or(|b| watched(&metrics) < watched(b)) {
             bad_epochs = 0;
-            let mut net = model.to_pattern_net(&start, with_policy, &remap)?;
+            let mut net = match &fitter {
+                Fitter::Burn { net, .. } => net
+                    .as_ref()
+                    .expect("the net is there")
+                    .to_pattern_net(&start, with_policy, &remap)?,
+                Fitter::Sparse { net, .. } => net.to_net(start.rule(), start.size())?,
+            };
             net.extra = BTreeMap::from([
                 ("dataset".to_string(), index.dirs_text()),
                 ("epoch".to_string(), epoch.to_string()),
@@ -1632,6 +1788,175 @@ mod tests {
             );
         }
         assert!(pick_alternatives(&board, played, 500, RankPick::Near, &mut Rng::new(1)).is_none());
+    }
+
+    /// The sparse trainer's gradients (value loss and ranking loss, each row's points packed
+    /// by their codes) are burn's autodiff of the same net on the same rows, point by point.
+    #[test]
+    fn the_sparse_gradients_are_burns() {
+        use super::{int_tensor, PatternModel, Trainer};
+        use crate::config::{Backend, CpuBackend, Loss};
+        use crate::sparse::{batch_gradient, evaluate, SparseNet};
+        use crate::trainer::{device_of, loss};
+        use burn::optim::GradientsParams;
+        use burn::tensor::activation::log_softmax;
+        use burn::tensor::{Tensor, TensorData};
+        use engine::games::gomoku::net::{PatternNet, CODES};
+        let mut rng = Rng::new(9);
+        let mut draw = |n: usize, scale: f64, centre: f64| -> Vec<f32> {
+            (0..n)
+                .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * scale + centre) as f32)
+                .collect()
+        };
+        // Rows large enough that some points clamp at 0, some at 1 and most pass.
+        let (f, h) = (5, 4);
+        let net = PatternNet::new(
+            Rule::Freestyle,
+            9,
+            draw(CODES * f, 0.3, 0.0),
+            draw(f, 0.3, 0.3),
+            draw(h * 2 * f, 2.0, 0.0),
+            draw(h, 0.5, 0.3),
+            draw(h, 2.0, 0.0),
+            0.1,
+        )
+        .unwrap();
+        let start = Gomoku::new(9, Rule::Freestyle).unwrap();
+        let mut state = start;
+        let mut moves = Vec::new();
+        for m in [
+            "e5", "e6", "d4", "f6", "c3", "g7", "e4", "d5", "f4", "c4", "g4",
+        ] {
+            let action = state.parse_action(m).unwrap();
+            moves.push(MoveRecord::unsearched(
+                action,
+                state.to_move(),
+                MoveKind::Given,
+            ));
+            state.apply(action);
+        }
+        let game = GameRecord {
+            index: 1,
+            seed: 0,
+            outcome: Outcome::win_for(engine::game::Player::P2),
+            scores: [0, 1],
+            moves,
+        };
+        let config = PatternConfig {
+            rank_weight: 0.7,
+            rank_share: 0.6,
+            trainer: Trainer::Burn,
+            ..PatternConfig::default()
+        };
+        let rows_of = |pack: bool| {
+            let mut rows = PatternRows {
+                points: start.points(),
+                children: 4,
+                pack,
+                ..PatternRows::default()
+            };
+            rows.add_game(&game, &start, &config).unwrap();
+            rows
+        };
+        let (plain, packed) = (rows_of(false), rows_of(true));
+        assert_eq!(plain.rank_block, packed.rank_block);
+        let blocks = plain.rank_block.iter().filter(|&&b| b != NO_RANK).count();
+        assert!(
+            blocks >= 2 && blocks < plain.len(),
+            "{blocks} of {}",
+            plain.len()
+        );
+        let picks: Vec<u32> = (0..plain.len() as u32).rev().collect();
+
+        let sparse = SparseNet::from_net(&net).unwrap();
+        let data = packed.sparse_batch(0.7);
+        let mut grads = Vec::new();
+        let value_sum = batch_gradient(&sparse, &data, &picks, 2, &mut grads);
+
+        let device = device_of(Backend::Cpu, CpuBackend::Flex)
+            .unwrap()
+            .autodiff();
+        let model = PatternModel::from_net(&net, false, &device).unwrap();
+        let n = picks.len();
+        let (mine, theirs, mask, targets, _) = plain.gather(&picks);
+        let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, plain.points, 1]), &device);
+        let targets = Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), &device);
+        let (logits, _) = model.forward(
+            int_tensor(mine, &device),
+            int_tensor(theirs, &device),
+            mask,
+            (n, plain.points),
+            false,
+        );
+        let value_loss = loss(Loss::Bce, logits, targets);
+        let burn_value: f32 = value_loss.clone().into_scalar();
+        assert!((value_sum as f32 / n as f32 - burn_value).abs() < 1e-5);
+        let (mine, theirs, mask, b) = plain.gather_children(&picks);
+        assert_eq!(b, blocks);
+        let c = b * 4;
+        let mask = Tensor::<3>::from_data(TensorData::new(mask, [c, plain.points, 1]), &device);
+        let (values, _) = model.forward(
+            int_tensor(mine, &device),
+            int_tensor(theirs, &device),
+            mask,
+            (c, plain.points),
+            false,
+        );
+        let logp = log_softmax(-values.reshape([b, 4]), 1);
+        let total = value_loss - logp.clone().slice([0..b, 0..1]).mean() * 0.7;
+        let burn_grads = GradientsParams::from_grads(total.backward(), &model);
+        let flat = |t: Option<Tensor<2>>| -> Vec<f32> {
+            t.expect("a gradient")
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap()
+        };
+        let flat1 = |t: Option<Tensor<1>>| -> Vec<f32> {
+            t.expect("a gradient")
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap()
+        };
+        let mut expected = flat(burn_grads.get::<2>(model.embedding.id));
+        expected.truncate(CODES * f); // the stone's row, masked out
+        expected.extend(flat1(burn_grads.get::<1>(model.point_bias.id)));
+        // burn keeps a linear layer's weight as [inputs, outputs]: transposed here.
+        let head = flat(burn_grads.get::<2>(model.head.weight.id));
+        expected.extend(
+            (0..h)
+                .flat_map(|k| (0..2 * f).map(move |i| (k, i)))
+                .map(|(k, i)| head[i * h + k]),
+        );
+        expected.extend(flat1(
+            burn_grads.get::<1>(model.head.bias.as_ref().unwrap().id),
+        ));
+        expected.extend(flat(burn_grads.get::<2>(model.output.weight.id)));
+        expected.extend(flat1(
+            burn_grads.get::<1>(model.output.bias.as_ref().unwrap().id),
+        ));
+        assert_eq!(expected.len(), grads[0].len());
+        let scale = expected.iter().fold(0f32, |m, g| m.max(g.abs()));
+        assert!(scale > 1e-3, "the gradients are not all vanishing: {scale}");
+        let moved = grads[0].iter().filter(|g| g.abs() > 1e-6).count();
+        assert!(
+            moved > expected.len() / 4,
+            "{moved} of {} parameters moved",
+            expected.len()
+        );
+        for (i, (got, want)) in grads[0].iter().zip(&expected).enumerate() {
+            assert!(
+                (got - want).abs() <= 1e-4 * scale.max(1.0),
+                "parameter {i}: sparse {got}, burn {want}"
+            );
+        }
+        // The held-out outputs agree too: chances and the blocks' log-chances.
+        let (chances, ranks) = evaluate(&sparse, &data, &picks, 3);
+        let burn_logp: Vec<f32> = logp.into_data().try_to_vec::<f32>().unwrap();
+        assert_eq!(ranks.len(), burn_logp.len());
+        for (a, b) in ranks.iter().zip(&burn_logp) {
+            assert!((a - b).abs() < 1e-4, "{a} {b}");
+        }
+        assert_eq!(chances.len(), n);
     }
 
     #[test]
