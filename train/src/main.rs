@@ -39,12 +39,12 @@ struct PatternArgs {
     /// Output folder: model.safetensors (the best epoch's), MODEL.md and metrics.csv.
     #[arg(long, default_value = "runs/gomoku-net")]
     out: PathBuf,
-    /// Features a point (the width of the point table).
-    #[arg(long, default_value_t = PatternConfig::default().features)]
-    features: usize,
-    /// Hidden units of the head.
-    #[arg(long, default_value_t = PatternConfig::default().hidden)]
-    hidden: usize,
+    /// Features a point (the width of the point table) [default: 16, or --init's]
+    #[arg(long)]
+    features: Option<usize>,
+    /// Hidden units of the head [default: 32, or --init's]
+    #[arg(long)]
+    hidden: Option<usize>,
     /// Training epochs at most.
     #[arg(long, default_value_t = PatternConfig::default().epochs)]
     epochs: usize,
@@ -109,14 +109,18 @@ struct PatternArgs {
     #[arg(long, default_value_t = PatternConfig::default().window_min_count)]
     window_min_count: usize,
     /// Start from this net's weights (a model.safetensors of train pattern) instead of random
-    /// ones; its features and hidden units replace --features and --hidden, and with
-    /// --windows a net without them starts with its windows at zero.
+    /// ones; its features and hidden units are the run's (a --features or --hidden that differs
+    /// is refused), and with --windows a net without them starts with its windows at zero.
     #[arg(long, value_name = "MODEL")]
     init: Option<PathBuf>,
     /// The positions learnt: all (but those with a five or live four to make) or quiet (no
     /// five point and no live three on the board for either side).
     #[arg(long, value_enum, default_value_t = Keep::All)]
     keep: Keep,
+    /// Train on this share of the training games, the first ones in the datasets' order (the
+    /// held-out games stay the same: the points of a curve of loss against data compare).
+    #[arg(long, default_value_t = PatternConfig::default().train_share)]
+    train_share: f64,
     /// What computes the gradients: sparse (the net's forward and backward written out for
     /// its sparse input, on every core; no --windows, no --policy-weight) or burn (burn's
     /// autodiff on --backend, which trains those too).
@@ -330,11 +334,23 @@ fn run(args: RunArgs) -> Result<(), String> {
 }
 
 fn pattern(args: PatternArgs) -> Result<(), String> {
+    // Sizes not given are the net's to start from, or the defaults.
+    let (features, hidden) = match &args.init {
+        Some(path) => {
+            let net = engine::games::gomoku::net::PatternNet::load(path)
+                .map_err(|e| format!("--init {}: {e}", path.display()))?;
+            (net.features, net.hidden)
+        }
+        None => (
+            PatternConfig::default().features,
+            PatternConfig::default().hidden,
+        ),
+    };
     let config = PatternConfig {
         data: args.data,
         out: args.out,
-        features: args.features,
-        hidden: args.hidden,
+        features: args.features.unwrap_or(features),
+        hidden: args.hidden.unwrap_or(hidden),
         epochs: args.epochs,
         patience: args.patience,
         batch_size: args.batch_size,
@@ -355,6 +371,7 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         keep: args.keep,
         trainer: args.trainer,
         threads: args.threads,
+        train_share: args.train_share,
         backend: args.backend,
         cpu_backend: args.cpu_backend,
         force: args.force,

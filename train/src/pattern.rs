@@ -149,6 +149,8 @@ pub struct PatternConfig {
     /// How the learning rate falls over the epochs.
     pub lr_decay: LrDecay,
     pub validation_share: f64,
+    /// The share of the training games trained on (the first ones; the held-out games stay).
+    pub train_share: f64,
     pub seed: u64,
     /// The share of a searched position's target that is the search's estimate (the rest is
     /// the game's result).
@@ -203,6 +205,7 @@ impl Default for PatternConfig {
             learning_rate: 2e-3,
             lr_decay: LrDecay::None,
             validation_share: 0.1,
+            train_share: 1.0,
             seed: 1,
             search_weight: 0.5,
             policy_weight: 0.0,
@@ -263,6 +266,12 @@ impl PatternConfig {
             return Err(format!(
                 "rank_weight is 0 or more, got {}",
                 self.rank_weight
+            ));
+        }
+        if !(self.train_share > 0.0 && self.train_share <= 1.0) {
+            return Err(format!(
+                "train_share is in (0, 1], got {}",
+                self.train_share
             ));
         }
         if !(self.rank_share > 0.0 && self.rank_share <= 1.0) {
@@ -1044,7 +1053,7 @@ pub fn train_pattern(
     command: &str,
 ) -> Result<PatternSummary, String> {
     config.validate()?;
-    // A net started from another takes its sizes.
+    // A net to start from: of the run's sizes, read by this trainer.
     let from = match &config.init {
         Some(path) => {
             let net = PatternNet::load(path)?;
@@ -1054,28 +1063,28 @@ pub fn train_pattern(
                     path.display()
                 ));
             }
+            if (net.features, net.hidden) != (config.features, config.hidden) {
+                return Err(format!(
+                    "--init {} has {} features and {} hidden units, the run asks for {} and {} (leave --features and --hidden out to take the net's)",
+                    path.display(),
+                    net.features,
+                    net.hidden,
+                    config.features,
+                    config.hidden
+                ));
+            }
             Some(net)
         }
         None => None,
-    };
-    let sized;
-    let config = match &from {
-        Some(net) => {
-            sized = PatternConfig {
-                features: net.features,
-                hidden: net.hidden,
-                ..config.clone()
-            };
-            &sized
-        }
-        None => config,
     };
     let say = |text: String| {
         if verbose {
             eprintln!("train pattern: {text}");
         }
     };
-    let index = DataIndex::build(&config.data, config.validation_share, config.seed)?;
+    let mut index = DataIndex::build(&config.data, config.validation_share, config.seed)?;
+    let kept = (index.train.len() as f64 * config.train_share).ceil() as usize;
+    index.train.truncate(kept);
     if index.spec.name() != "gomoku" {
         return Err(format!(
             "pattern nets are for gomoku, {} holds {} games (train run fits those)",
@@ -1092,6 +1101,10 @@ pub fn train_pattern(
         ));
     }
     let start: Gomoku = index.spec.start()?;
+    if let (Some(net), Some(path)) = (&from, &config.init) {
+        net.check_fits(start.rule(), start.size())
+            .map_err(|e| format!("--init {}: {e} ({})", path.display(), index.dirs_text()))?;
+    }
     let model_path = config.out.join(MODEL_FILE);
     if model_path.exists() && !config.force {
         return Err(format!(
@@ -1148,9 +1161,16 @@ pub fn train_pattern(
         "validation loss of the fitted evaluation: {baseline_loss:.5} (sigmoid(eval / {eval_scale:.1}), the scale fitted to the training rows); of a constant guess: {constant_loss:.5}"
     ));
     engine::cli::create_out_dir("--out", &config.out)?;
-    let device_name = match config.backend {
-        Backend::Cpu => format!("cpu ({:?})", config.cpu_backend).to_lowercase(),
-        Backend::Gpu => "gpu (wgpu)".into(),
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let device_name = match (config.trainer, config.backend) {
+        (Trainer::Sparse, _) => format!("cpu (the sparse trainer, {threads} threads)"),
+        (Trainer::Burn, Backend::Cpu) => {
+            format!("cpu (burn {:?})", config.cpu_backend).to_lowercase()
+        }
+        (Trainer::Burn, Backend::Gpu) => "gpu (burn wgpu)".into(),
     };
     let points = train.points;
     let batch = |rows: &PatternRows, picks: &[u32], device: &Device| {
@@ -1213,10 +1233,6 @@ pub fn train_pattern(
         Ok(out)
     };
     let all_valid: Vec<u32> = (0..valid.len() as u32).collect();
-    let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
     let batch_of = |rows| PatternRows::sparse_batch(rows, config.rank_weight as f32);
     let validate = |fitter: &Fitter<_>| -> Result<PatternEpoch, String> {
         let outputs = match fitter {
@@ -1579,7 +1595,16 @@ fn write_card(
         init = config.init.as_ref().map_or(String::new(), |p| format!(", from {}", p.display())),
         f = config.features,
         h = config.hidden,
-        data = index.dirs_text(),
+        data = if config.train_share < 1.0 {
+            format!(
+                "{} (the first {}% of the training games: --train-share {})",
+                index.dirs_text(),
+                100.0 * config.train_share,
+                config.train_share
+            )
+        } else {
+            index.dirs_text()
+        },
         tg = train.games,
         tp = train.len(),
         vg = valid.games,

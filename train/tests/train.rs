@@ -1033,7 +1033,7 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
     use engine::games::gomoku::net::PatternNet;
     use engine::games::gomoku::{Gomoku, Rule};
     use engine::games::RegisteredGame;
-    use train::pattern::{train_pattern, LrDecay, PatternConfig};
+    use train::pattern::{train_pattern, LrDecay, PatternConfig, Trainer};
     let dir = temp_dir("pattern");
     let data = dir.join("data");
     gomoku_dataset(&data, 400, 5);
@@ -1049,6 +1049,7 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         learning_rate: 0.005,
         validation_share: 0.2,
         policy_weight: 0.5,
+        trainer: Trainer::Burn,
         ..PatternConfig::default()
     };
     let summary = train_pattern(&config, false, "test").unwrap();
@@ -1100,13 +1101,14 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         "{err}"
     );
 
-    // The default, without a policy: the file has none, and pvs plays it as before. (With
-    // the learning rate falling, which the card says.)
+    // The default, without a policy, by the sparse trainer: the file has none, and pvs
+    // plays it as before. (With the learning rate falling, which the card says.)
     let plain = PatternConfig {
         out: dir.join("plain"),
         epochs: 2,
         policy_weight: 0.0,
         lr_decay: LrDecay::Cosine,
+        trainer: Trainer::Sparse,
         ..config.clone()
     };
     let summary = train_pattern(&plain, false, "test").unwrap();
@@ -1116,7 +1118,7 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
     assert!(
         card.contains(
             "learning rate 0.005 falling along a half cosine to a twentieth of it at epoch 2"
-        ),
+        ) && card.contains("the sparse trainer"),
         "{card}"
     );
     assert!(!PatternNet::load(&plain.out.join(MODEL_FILE))
@@ -1132,6 +1134,7 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         epochs: 3,
         policy_weight: 0.0,
         rank_weight: 1.0,
+        trainer: Trainer::Sparse,
         ..config.clone()
     };
     let summary = train_pattern(&ranked, false, "test").unwrap();
@@ -1216,13 +1219,14 @@ fn a_pattern_run_without_held_out_games_or_with_a_folder_twice_is_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `train pattern --windows` trains a net that also reads the lines' windows; `--init` starts
-/// from a net (its sizes replacing --features and --hidden; a net without windows widened
-/// with them at zero), and a net with windows is not trained into one without.
+/// `train pattern --windows --trainer burn` trains a net that also reads the lines' windows;
+/// `--init` starts from a net of the run's sizes (a net without windows widened with them at
+/// zero), and refuses one of other sizes, of another rule, or with windows for a run without.
+/// The sparse trainer refuses windows and a policy.
 #[test]
 fn a_gomoku_window_net_trains_from_a_shapes_net() {
     use engine::games::gomoku::net::{PatternNet, NET_ENCODING_WINDOWS, WINDOWS};
-    use train::pattern::{train_pattern, PatternConfig};
+    use train::pattern::{train_pattern, PatternConfig, Trainer};
     let dir = temp_dir("pattern-windows");
     let data = dir.join("data");
     gomoku_dataset(&data, 400, 5);
@@ -1242,12 +1246,42 @@ fn a_gomoku_window_net_trains_from_a_shapes_net() {
     let shapes = plain.out.join(MODEL_FILE);
     let windowed = PatternConfig {
         out: dir.join("windowed"),
-        features: 4,
         windows: true,
         init: Some(shapes.clone()),
         epochs: 2,
+        trainer: Trainer::Burn,
         ..plain.clone()
     };
+    for (bad, says) in [
+        (
+            PatternConfig {
+                out: dir.join("narrower"),
+                features: 4,
+                ..windowed.clone()
+            },
+            "has 8 features and 8 hidden units, the run asks for 4 and 8",
+        ),
+        (
+            PatternConfig {
+                out: dir.join("sparse-windows"),
+                trainer: Trainer::Sparse,
+                ..windowed.clone()
+            },
+            "--windows is trained by --trainer burn only",
+        ),
+        (
+            PatternConfig {
+                out: dir.join("sparse-policy"),
+                policy_weight: 0.5,
+                ..plain.clone()
+            },
+            "--policy-weight is trained by --trainer burn only",
+        ),
+    ] {
+        let err = train_pattern(&bad, false, "test").unwrap_err();
+        assert!(err.contains(says), "{err}");
+        assert!(!bad.out.exists());
+    }
     // Started from a net that learnt the results, not from scratch.
     let summary = train_pattern(&windowed, false, "test").unwrap();
     assert!(
@@ -1274,6 +1308,26 @@ fn a_gomoku_window_net_trains_from_a_shapes_net() {
     };
     let err = train_pattern(&narrowed, false, "test").unwrap_err();
     assert!(err.contains("train it with --windows"), "{err}");
+    // A net of another rule does not start a run on these games.
+    let mut renju = PatternNet::load(&shapes).unwrap();
+    renju.rule = engine::games::gomoku::Rule::Renju;
+    let renju_path = dir.join("renju.safetensors");
+    renju.save(&renju_path).unwrap();
+    let err = train_pattern(
+        &PatternConfig {
+            out: dir.join("from-renju"),
+            init: Some(renju_path),
+            ..plain.clone()
+        },
+        false,
+        "test",
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("the net was trained for renju 9x9, this game is freestyle 9x9"),
+        "{err}"
+    );
+    assert!(!dir.join("from-renju").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
