@@ -1827,161 +1827,163 @@ mod tests {
         use burn::tensor::activation::log_softmax;
         use burn::tensor::{Tensor, TensorData};
         use engine::games::gomoku::net::{PatternNet, CODES};
-        let mut rng = Rng::new(9);
-        let mut draw = |n: usize, scale: f64, centre: f64| -> Vec<f32> {
-            (0..n)
-                .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * scale + centre) as f32)
-                .collect()
-        };
-        // Rows large enough that some points clamp at 0, some at 1 and most pass.
-        let (f, h) = (5, 4);
-        let net = PatternNet::new(
-            Rule::Freestyle,
-            9,
-            draw(CODES * f, 0.3, 0.0),
-            draw(f, 0.3, 0.3),
-            draw(h * 2 * f, 2.0, 0.0),
-            draw(h, 0.5, 0.3),
-            draw(h, 2.0, 0.0),
-            0.1,
-        )
-        .unwrap();
-        let start = Gomoku::new(9, Rule::Freestyle).unwrap();
-        let mut state = start;
-        let mut moves = Vec::new();
-        for m in [
-            "e5", "e6", "d4", "f6", "c3", "g7", "e4", "d5", "f4", "c4", "g4",
-        ] {
-            let action = state.parse_action(m).unwrap();
-            moves.push(MoveRecord::unsearched(
-                action,
-                state.to_move(),
-                MoveKind::Given,
-            ));
-            state.apply(action);
-        }
-        let game = GameRecord {
-            index: 1,
-            seed: 0,
-            outcome: Outcome::win_for(engine::game::Player::P2),
-            scores: [0, 1],
-            moves,
-        };
-        let config = PatternConfig {
-            rank_weight: 0.7,
-            rank_share: 0.6,
-            trainer: Trainer::Burn,
-            ..PatternConfig::default()
-        };
-        let rows_of = |pack: bool| {
-            let mut rows = PatternRows {
-                points: start.points(),
-                children: 4,
-                pack,
-                ..PatternRows::default()
+        // A width the trainer has a kernel for, and one it reads from the net.
+        for (f, h) in [(16, 4), (5, 3)] {
+            let mut rng = Rng::new(9 + f as u64);
+            let mut draw = |n: usize, scale: f64, centre: f64| -> Vec<f32> {
+                (0..n)
+                    .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * scale + centre) as f32)
+                    .collect()
             };
-            rows.add_game(&game, &start, &config).unwrap();
-            rows
-        };
-        let (plain, packed) = (rows_of(false), rows_of(true));
-        assert_eq!(plain.rank_block, packed.rank_block);
-        let blocks = plain.rank_block.iter().filter(|&&b| b != NO_RANK).count();
-        assert!(
-            blocks >= 2 && blocks < plain.len(),
-            "{blocks} of {}",
-            plain.len()
-        );
-        let picks: Vec<u32> = (0..plain.len() as u32).rev().collect();
-
-        let sparse = SparseNet::from_net(&net).unwrap();
-        let data = packed.sparse_batch(0.7);
-        let mut grads = Vec::new();
-        let value_sum = batch_gradient(&sparse, &data, &picks, 2, &mut grads);
-
-        let device = device_of(Backend::Cpu, CpuBackend::Flex)
-            .unwrap()
-            .autodiff();
-        let model = PatternModel::from_net(&net, false, &device).unwrap();
-        let n = picks.len();
-        let (mine, theirs, mask, targets, _) = plain.gather(&picks);
-        let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, plain.points, 1]), &device);
-        let targets = Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), &device);
-        let (logits, _) = model.forward(
-            int_tensor(mine, &device),
-            int_tensor(theirs, &device),
-            mask,
-            (n, plain.points),
-            false,
-        );
-        let value_loss = loss(Loss::Bce, logits, targets);
-        let burn_value: f32 = value_loss.clone().into_scalar();
-        assert!((value_sum as f32 / n as f32 - burn_value).abs() < 1e-5);
-        let (mine, theirs, mask, b) = plain.gather_children(&picks);
-        assert_eq!(b, blocks);
-        let c = b * 4;
-        let mask = Tensor::<3>::from_data(TensorData::new(mask, [c, plain.points, 1]), &device);
-        let (values, _) = model.forward(
-            int_tensor(mine, &device),
-            int_tensor(theirs, &device),
-            mask,
-            (c, plain.points),
-            false,
-        );
-        let logp = log_softmax(-values.reshape([b, 4]), 1);
-        let total = value_loss - logp.clone().slice([0..b, 0..1]).mean() * 0.7;
-        let burn_grads = GradientsParams::from_grads(total.backward(), &model);
-        let flat = |t: Option<Tensor<2>>| -> Vec<f32> {
-            t.expect("a gradient")
-                .into_data()
-                .try_to_vec::<f32>()
-                .unwrap()
-        };
-        let flat1 = |t: Option<Tensor<1>>| -> Vec<f32> {
-            t.expect("a gradient")
-                .into_data()
-                .try_to_vec::<f32>()
-                .unwrap()
-        };
-        let mut expected = flat(burn_grads.get::<2>(model.embedding.id));
-        expected.truncate(CODES * f); // the stone's row, masked out
-        expected.extend(flat1(burn_grads.get::<1>(model.point_bias.id)));
-        // burn keeps a linear layer's weight as [inputs, outputs]: transposed here.
-        let head = flat(burn_grads.get::<2>(model.head.weight.id));
-        expected.extend(
-            (0..h)
-                .flat_map(|k| (0..2 * f).map(move |i| (k, i)))
-                .map(|(k, i)| head[i * h + k]),
-        );
-        expected.extend(flat1(
-            burn_grads.get::<1>(model.head.bias.as_ref().unwrap().id),
-        ));
-        expected.extend(flat(burn_grads.get::<2>(model.output.weight.id)));
-        expected.extend(flat1(
-            burn_grads.get::<1>(model.output.bias.as_ref().unwrap().id),
-        ));
-        assert_eq!(expected.len(), grads[0].len());
-        let scale = expected.iter().fold(0f32, |m, g| m.max(g.abs()));
-        assert!(scale > 1e-3, "the gradients are not all vanishing: {scale}");
-        let moved = grads[0].iter().filter(|g| g.abs() > 1e-6).count();
-        assert!(
-            moved > expected.len() / 4,
-            "{moved} of {} parameters moved",
-            expected.len()
-        );
-        for (i, (got, want)) in grads[0].iter().zip(&expected).enumerate() {
+            // Rows large enough that some points clamp at 0, some at 1 and most pass.
+            let net = PatternNet::new(
+                Rule::Freestyle,
+                9,
+                draw(CODES * f, 0.3, 0.0),
+                draw(f, 0.3, 0.3),
+                draw(h * 2 * f, 2.0, 0.0),
+                draw(h, 0.5, 0.3),
+                draw(h, 2.0, 0.0),
+                0.1,
+            )
+            .unwrap();
+            let start = Gomoku::new(9, Rule::Freestyle).unwrap();
+            let mut state = start;
+            let mut moves = Vec::new();
+            for m in [
+                "e5", "e6", "d4", "f6", "c3", "g7", "e4", "d5", "f4", "c4", "g4",
+            ] {
+                let action = state.parse_action(m).unwrap();
+                moves.push(MoveRecord::unsearched(
+                    action,
+                    state.to_move(),
+                    MoveKind::Given,
+                ));
+                state.apply(action);
+            }
+            let game = GameRecord {
+                index: 1,
+                seed: 0,
+                outcome: Outcome::win_for(engine::game::Player::P2),
+                scores: [0, 1],
+                moves,
+            };
+            let config = PatternConfig {
+                rank_weight: 0.7,
+                rank_share: 0.6,
+                trainer: Trainer::Burn,
+                ..PatternConfig::default()
+            };
+            let rows_of = |pack: bool| {
+                let mut rows = PatternRows {
+                    points: start.points(),
+                    children: 4,
+                    pack,
+                    ..PatternRows::default()
+                };
+                rows.add_game(&game, &start, &config).unwrap();
+                rows
+            };
+            let (plain, packed) = (rows_of(false), rows_of(true));
+            assert_eq!(plain.rank_block, packed.rank_block);
+            let blocks = plain.rank_block.iter().filter(|&&b| b != NO_RANK).count();
             assert!(
-                (got - want).abs() <= 1e-4 * scale.max(1.0),
-                "parameter {i}: sparse {got}, burn {want}"
+                blocks >= 2 && blocks < plain.len(),
+                "{blocks} of {}",
+                plain.len()
             );
+            let picks: Vec<u32> = (0..plain.len() as u32).rev().collect();
+
+            let sparse = SparseNet::from_net(&net).unwrap();
+            let data = packed.sparse_batch(0.7);
+            let mut grads = Vec::new();
+            let value_sum = batch_gradient(&sparse, &data, &picks, 2, &mut grads);
+
+            let device = device_of(Backend::Cpu, CpuBackend::Flex)
+                .unwrap()
+                .autodiff();
+            let model = PatternModel::from_net(&net, false, &device).unwrap();
+            let n = picks.len();
+            let (mine, theirs, mask, targets, _) = plain.gather(&picks);
+            let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, plain.points, 1]), &device);
+            let targets = Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), &device);
+            let (logits, _) = model.forward(
+                int_tensor(mine, &device),
+                int_tensor(theirs, &device),
+                mask,
+                (n, plain.points),
+                false,
+            );
+            let value_loss = loss(Loss::Bce, logits, targets);
+            let burn_value: f32 = value_loss.clone().into_scalar();
+            assert!((value_sum as f32 / n as f32 - burn_value).abs() < 1e-5);
+            let (mine, theirs, mask, b) = plain.gather_children(&picks);
+            assert_eq!(b, blocks);
+            let c = b * 4;
+            let mask = Tensor::<3>::from_data(TensorData::new(mask, [c, plain.points, 1]), &device);
+            let (values, _) = model.forward(
+                int_tensor(mine, &device),
+                int_tensor(theirs, &device),
+                mask,
+                (c, plain.points),
+                false,
+            );
+            let logp = log_softmax(-values.reshape([b, 4]), 1);
+            let total = value_loss - logp.clone().slice([0..b, 0..1]).mean() * 0.7;
+            let burn_grads = GradientsParams::from_grads(total.backward(), &model);
+            let flat = |t: Option<Tensor<2>>| -> Vec<f32> {
+                t.expect("a gradient")
+                    .into_data()
+                    .try_to_vec::<f32>()
+                    .unwrap()
+            };
+            let flat1 = |t: Option<Tensor<1>>| -> Vec<f32> {
+                t.expect("a gradient")
+                    .into_data()
+                    .try_to_vec::<f32>()
+                    .unwrap()
+            };
+            let mut expected = flat(burn_grads.get::<2>(model.embedding.id));
+            expected.truncate(CODES * f); // the stone's row, masked out
+            expected.extend(flat1(burn_grads.get::<1>(model.point_bias.id)));
+            // burn keeps a linear layer's weight as [inputs, outputs]: transposed here.
+            let head = flat(burn_grads.get::<2>(model.head.weight.id));
+            expected.extend(
+                (0..h)
+                    .flat_map(|k| (0..2 * f).map(move |i| (k, i)))
+                    .map(|(k, i)| head[i * h + k]),
+            );
+            expected.extend(flat1(
+                burn_grads.get::<1>(model.head.bias.as_ref().unwrap().id),
+            ));
+            expected.extend(flat(burn_grads.get::<2>(model.output.weight.id)));
+            expected.extend(flat1(
+                burn_grads.get::<1>(model.output.bias.as_ref().unwrap().id),
+            ));
+            assert_eq!(expected.len(), grads[0].len());
+            let scale = expected.iter().fold(0f32, |m, g| m.max(g.abs()));
+            assert!(scale > 1e-3, "the gradients are not all vanishing: {scale}");
+            let moved = grads[0].iter().filter(|g| g.abs() > 1e-6).count();
+            assert!(
+                moved > expected.len() / 4,
+                "{moved} of {} parameters moved",
+                expected.len()
+            );
+            for (i, (got, want)) in grads[0].iter().zip(&expected).enumerate() {
+                assert!(
+                    (got - want).abs() <= 1e-4 * scale.max(1.0),
+                    "parameter {i}: sparse {got}, burn {want}"
+                );
+            }
+            // The held-out outputs agree too: chances and the blocks' log-chances.
+            let (chances, ranks) = evaluate(&sparse, &data, &picks, 3);
+            let burn_logp: Vec<f32> = logp.into_data().try_to_vec::<f32>().unwrap();
+            assert_eq!(ranks.len(), burn_logp.len());
+            for (a, b) in ranks.iter().zip(&burn_logp) {
+                assert!((a - b).abs() < 1e-4, "{a} {b}");
+            }
+            assert_eq!(chances.len(), n);
         }
-        // The held-out outputs agree too: chances and the blocks' log-chances.
-        let (chances, ranks) = evaluate(&sparse, &data, &picks, 3);
-        let burn_logp: Vec<f32> = logp.into_data().try_to_vec::<f32>().unwrap();
-        assert_eq!(ranks.len(), burn_logp.len());
-        for (a, b) in ranks.iter().zip(&burn_logp) {
-            assert!((a - b).abs() < 1e-4, "{a} {b}");
-        }
-        assert_eq!(chances.len(), n);
     }
 
     #[test]

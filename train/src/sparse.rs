@@ -182,8 +182,17 @@ impl SparseNet {
     /// The logit of the side to move's chance to win in `position`, leaving in `scratch` what
     /// [`backward`](Self::backward) needs.
     pub fn forward(&self, position: &[Entry], scratch: &mut Scratch) -> f32 {
+        match self.features {
+            16 => self.forward_with::<16>(position, scratch),
+            32 => self.forward_with::<32>(position, scratch),
+            _ => self.forward_with::<0>(position, scratch),
+        }
+    }
+
+    /// [`forward`](Self::forward) with the width `F` known (0: read from the net).
+    fn forward_with<const F: usize>(&self, position: &[Entry], scratch: &mut Scratch) -> f32 {
         let l = self.layout();
-        let (f, h) = (l.f, l.h);
+        let (f, h) = (if F == 0 { l.f } else { F }, l.h);
         let p = &self.params;
         scratch.resize(f, h);
         let table = &p[..l.bias];
@@ -194,11 +203,11 @@ impl SparseNet {
         let pre = &mut scratch.pre;
         for e in position {
             let n = f32::from(e.count);
-            point_pre(table, bias, e.codes, pre);
+            point_pre::<F>(table, bias, e.codes, pre);
             for (s, &a) in mine.iter_mut().zip(pre.iter()) {
                 *s += n * a.clamp(0.0, 1.0);
             }
-            point_pre(table, bias, e.codes.map(swapped), pre);
+            point_pre::<F>(table, bias, e.codes.map(swapped), pre);
             for (s, &a) in theirs.iter_mut().zip(pre.iter()) {
                 *s += n * a.clamp(0.0, 1.0);
             }
@@ -225,8 +234,23 @@ impl SparseNet {
         dlogit: f32,
         grads: &mut [f32],
     ) {
+        match self.features {
+            16 => self.backward_with::<16>(position, scratch, dlogit, grads),
+            32 => self.backward_with::<32>(position, scratch, dlogit, grads),
+            _ => self.backward_with::<0>(position, scratch, dlogit, grads),
+        }
+    }
+
+    /// [`backward`](Self::backward) with the width `F` known (0: read from the net).
+    fn backward_with<const F: usize>(
+        &self,
+        position: &[Entry],
+        scratch: &mut Scratch,
+        dlogit: f32,
+        grads: &mut [f32],
+    ) {
         let l = self.layout();
-        let (f, h) = (l.f, l.h);
+        let (f, h) = (if F == 0 { l.f } else { F }, l.h);
         let p = &self.params;
         grads[l.b2] += dlogit;
         let dx = &mut scratch.dx;
@@ -260,7 +284,7 @@ impl SparseNet {
         for e in position {
             let n = f32::from(e.count);
             for (codes, d) in [(e.codes, d_mine), (e.codes.map(swapped), d_theirs)] {
-                point_pre(table, bias, codes, pre);
+                point_pre::<F>(table, bias, codes, pre);
                 let mut any = false;
                 for ((g, &a), &d) in g.iter_mut().zip(pre.iter()).zip(d) {
                     let pass = (0.0..=1.0).contains(&a);
@@ -286,8 +310,9 @@ impl SparseNet {
 
 /// A point's pre-activation: the bias and its four codes' rows.
 #[inline]
-fn point_pre(table: &[f32], bias: &[f32], codes: [u8; 4], pre: &mut [f32]) {
-    let f = bias.len();
+fn point_pre<const F: usize>(table: &[f32], bias: &[f32], codes: [u8; 4], pre: &mut [f32]) {
+    let f = if F == 0 { bias.len() } else { F };
+    let (bias, pre) = (&bias[..f], &mut pre[..f]);
     let row = |c: u8| &table[usize::from(c) * f..usize::from(c) * f + f];
     let (r0, r1, r2, r3) = (row(codes[0]), row(codes[1]), row(codes[2]), row(codes[3]));
     for i in 0..f {
