@@ -981,7 +981,7 @@ fn cross_entropy(p: &[f32], targets: &[f32]) -> f64 {
 enum Fitter<O> {
     Burn {
         /// Taken out for each step (burn's optimiser consumes the model).
-        net: Option<PatternModel>,
+        net: Box<Option<PatternModel>>,
         optim: O,
     },
     Sparse {
@@ -1237,7 +1237,7 @@ pub fn train_pattern(
     let validate = |fitter: &Fitter<_>| -> Result<PatternEpoch, String> {
         let outputs = match fitter {
             Fitter::Burn { net, .. } => {
-                burn_outputs(&net.as_ref().expect("the net is there").valid())?
+                burn_outputs(&(**net).as_ref().expect("the net is there").valid())?
             }
             Fitter::Sparse { net, .. } => {
                 let (chances, ranks) =
@@ -1277,7 +1277,7 @@ pub fn train_pattern(
     };
     let mut fitter = match config.trainer {
         Trainer::Burn => Fitter::Burn {
-            net: Some(model),
+            net: Box::new(Some(model)),
             optim: AdamConfig::new().init(),
         },
         Trainer::Sparse => {
@@ -1357,7 +1357,7 @@ pub fn train_pattern(
                     };
                     loss_sum += value as f64 * picks.len() as f64;
                     let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
-                    *net = Some(optim.step(rate, model, grads));
+                    **net = Some(optim.step(rate, model, grads));
                 }
             }
             Fitter::Sparse { net, adam, grads } => {
@@ -1421,7 +1421,7 @@ pub fn train_pattern(
         if best.as_ref().is_none_or(|b| watched(&metrics) < watched(b)) {
             bad_epochs = 0;
             let mut net = match &fitter {
-                Fitter::Burn { net, .. } => net
+                Fitter::Burn { net, .. } => (**net)
                     .as_ref()
                     .expect("the net is there")
                     .to_pattern_net(&start, with_policy, &remap)?,
