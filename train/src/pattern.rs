@@ -475,14 +475,19 @@ impl PatternRows {
         Some(index)
     }
 
+    /// The rows of `games` (those not in `seen`, which they join), replayed on `threads`
+    /// threads: the games are read and told apart here, then each thread replays a run of
+    /// them, and the runs' rows are joined in order (a ranking row's alternatives are drawn
+    /// from its game's own seed, so the rows are the same for any number of threads).
     fn load(
         games: &[GameRef],
         files: &[PathBuf],
         start: &Gomoku,
         config: &PatternConfig,
         seen: &mut HashSet<u64>,
+        threads: usize,
     ) -> Result<PatternRows, String> {
-        let mut rows = PatternRows {
+        let empty = PatternRows {
             points: start.points(),
             children: if config.rank_weight > 0.0 {
                 1 + config.rank_alternatives
@@ -494,6 +499,7 @@ impl PatternRows {
             ..PatternRows::default()
         };
         let mut readers = open_readers(files)?;
+        let (mut kept, mut repeats) = (Vec::new(), 0);
         for g in games {
             let game = readers[g.file]
                 .read_at(g.offset)
@@ -504,15 +510,63 @@ impl PatternRows {
                 .map(|m| m.action)
                 .collect::<Vec<_>>()
                 .hash(&mut h);
-            if !seen.insert(h.finish()) {
-                rows.repeats += 1;
-                continue;
+            if seen.insert(h.finish()) {
+                kept.push((g.file, game));
+            } else {
+                repeats += 1;
             }
-            rows.games += 1;
-            rows.add_game(&game, start, config)
-                .map_err(|e| format!("{}: {e}", files[g.file].display()))?;
+        }
+        let part = kept.len().div_ceil(threads.max(1)).max(1);
+        let parts: Vec<Result<PatternRows, String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = kept
+                .chunks(part)
+                .map(|run| {
+                    let mut rows = empty.clone();
+                    s.spawn(move || {
+                        for (file, game) in run {
+                            rows.games += 1;
+                            rows.add_game(game, start, config)
+                                .map_err(|e| format!("{}: {e}", files[*file].display()))?;
+                        }
+                        Ok(rows)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a replay thread does not panic"))
+                .collect()
+        });
+        let mut rows = empty;
+        rows.repeats = repeats;
+        for part in parts {
+            rows.append(part?);
         }
         Ok(rows)
+    }
+
+    /// Adds `other`'s rows after these.
+    fn append(&mut self, other: PatternRows) {
+        let blocks = self.blocks as u32;
+        self.codes.extend(other.codes);
+        self.targets.extend(other.targets);
+        self.moves.extend(other.moves);
+        self.eval_scores.extend(other.eval_scores);
+        self.rank_block.extend(other.rank_block.iter().map(|&b| {
+            if b == NO_RANK {
+                b
+            } else {
+                b + blocks
+            }
+        }));
+        self.child_codes.extend(other.child_codes);
+        self.windows.extend(other.windows);
+        self.child_windows.extend(other.child_windows);
+        self.packed.append(&other.packed);
+        self.child_packed.append(&other.child_packed);
+        self.blocks += other.blocks;
+        self.games += other.games;
+        self.repeats += other.repeats;
     }
 
     /// The packed rows as the sparse trainer reads them.
@@ -1083,6 +1137,10 @@ pub fn train_pattern(
         }
     };
     let mut index = DataIndex::build(&config.data, config.validation_share, config.seed)?;
+    for w in &index.warnings {
+        // A torn last record (a run killed while writing): that game is left out.
+        eprintln!("train pattern: warning: {w}");
+    }
     let kept = (index.train.len() as f64 * config.train_share).ceil() as usize;
     index.train.truncate(kept);
     if index.spec.name() != "gomoku" {
@@ -1114,10 +1172,28 @@ pub fn train_pattern(
     }
     let device = device_of(config.backend, config.cpu_backend)?.autodiff();
     let plain = device.clone().without_autodiff();
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
     let t_read = Instant::now();
     let mut seen = HashSet::new();
-    let mut train = PatternRows::load(&index.train, &index.files, &start, config, &mut seen)?;
-    let mut valid = PatternRows::load(&index.valid, &index.files, &start, config, &mut seen)?;
+    let mut train = PatternRows::load(
+        &index.train,
+        &index.files,
+        &start,
+        config,
+        &mut seen,
+        threads,
+    )?;
+    let mut valid = PatternRows::load(
+        &index.valid,
+        &index.files,
+        &start,
+        config,
+        &mut seen,
+        threads,
+    )?;
     let remap = if config.windows {
         let (remap, own) = window_rows(&train, config.window_min_count);
         for rows in [&mut train, &mut valid] {
@@ -1161,10 +1237,6 @@ pub fn train_pattern(
         "validation loss of the fitted evaluation: {baseline_loss:.5} (sigmoid(eval / {eval_scale:.1}), the scale fitted to the training rows); of a constant guess: {constant_loss:.5}"
     ));
     engine::cli::create_out_dir("--out", &config.out)?;
-    let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
     let device_name = match (config.trainer, config.backend) {
         (Trainer::Sparse, _) => format!("cpu (the sparse trainer, {threads} threads)"),
         (Trainer::Burn, Backend::Cpu) => {
@@ -1984,6 +2056,70 @@ mod tests {
             }
             assert_eq!(chances.len(), n);
         }
+    }
+
+    /// Rows replayed in runs and joined (as `load` does on several threads) are the rows
+    /// replayed in one go: the ranking blocks renumbered, the packed positions in order.
+    #[test]
+    fn rows_joined_are_the_rows_of_one_replay() {
+        use super::Trainer;
+        let start = Gomoku::new(9, Rule::Freestyle).unwrap();
+        let game = |index: u64, line: &[&str]| {
+            let mut state = start;
+            let mut moves = Vec::new();
+            for m in line {
+                let action = state.parse_action(m).unwrap();
+                moves.push(MoveRecord::unsearched(
+                    action,
+                    state.to_move(),
+                    MoveKind::Given,
+                ));
+                state.apply(action);
+            }
+            GameRecord {
+                index,
+                seed: 0,
+                outcome: Outcome::Draw,
+                scores: [0, 0],
+                moves,
+            }
+        };
+        let games = [
+            game(1, &["e5", "e6", "d4", "f6", "c3", "g7", "e4", "d5"]),
+            game(2, &["a1", "e5", "b2", "f5", "c3", "d4", "g6"]),
+            game(3, &["e5", "d5", "e4", "d4", "e6", "d6", "f6"]),
+        ];
+        let config = PatternConfig {
+            rank_weight: 0.5,
+            rank_share: 0.7,
+            trainer: Trainer::Sparse,
+            ..PatternConfig::default()
+        };
+        let empty = PatternRows {
+            points: start.points(),
+            children: 4,
+            pack: true,
+            ..PatternRows::default()
+        };
+        let mut whole = empty.clone();
+        for g in &games {
+            whole.add_game(g, &start, &config).unwrap();
+        }
+        let mut joined = empty.clone();
+        for run in [&games[..1], &games[1..]] {
+            let mut part = empty.clone();
+            for g in run {
+                part.add_game(g, &start, &config).unwrap();
+            }
+            joined.append(part);
+        }
+        assert!(whole.blocks >= 3, "{} blocks", whole.blocks);
+        assert_eq!(joined.targets, whole.targets);
+        assert_eq!(joined.rank_block, whole.rank_block);
+        assert_eq!(joined.blocks, whole.blocks);
+        assert_eq!(joined.packed, whole.packed);
+        assert_eq!(joined.child_packed, whole.child_packed);
+        assert_eq!(joined.eval_scores, whole.eval_scores);
     }
 
     #[test]

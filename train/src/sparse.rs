@@ -28,7 +28,7 @@ pub struct Entry {
 }
 
 /// Positions packed as entries, one after another.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Packed {
     /// Where each position's entries start, and one past the last's.
     starts: Vec<u64>,
@@ -61,6 +61,14 @@ impl Packed {
     /// Bytes held a position (entries and index).
     pub fn bytes(&self) -> usize {
         self.entries.len() * std::mem::size_of::<Entry>() + self.starts.len() * 8
+    }
+
+    /// Adds `other`'s positions after these.
+    pub fn append(&mut self, other: &Packed) {
+        let base = self.entries.len() as u64;
+        self.starts
+            .extend(other.starts[1..].iter().map(|&s| s + base));
+        self.entries.extend_from_slice(&other.entries);
     }
 
     /// Appends the position whose shapes `board` keeps, seen from `side`. `keys` is scratch.
