@@ -99,7 +99,6 @@ impl Packed {
 }
 
 /// The code of the same point seen from the other side (the two shapes swapped).
-#[inline(always)]
 fn swapped(code: u8) -> u8 {
     let nine = Shape::ALL.len() as u8;
     (code % nine) * nine + code / nine
@@ -191,23 +190,6 @@ impl SparseNet {
     /// The logit of the side to move's chance to win in `position`, leaving in `scratch` what
     /// [`backward`](Self::backward) needs.
     pub fn forward(&self, position: &[Entry], scratch: &mut Scratch) -> f32 {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { self.forward_avx2(position, scratch) };
-        }
-        self.forward_any(position, scratch)
-    }
-
-    /// [`forward`](Self::forward) compiled for AVX2: a 16-wide row is two instructions.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn forward_avx2(&self, position: &[Entry], scratch: &mut Scratch) -> f32 {
-        self.forward_any(position, scratch)
-    }
-
-    #[inline(always)]
-    fn forward_any(&self, position: &[Entry], scratch: &mut Scratch) -> f32 {
         match self.features {
             16 => self.forward_with::<16>(position, scratch),
             32 => self.forward_with::<32>(position, scratch),
@@ -216,7 +198,6 @@ impl SparseNet {
     }
 
     /// [`forward`](Self::forward) with the width `F` known (0: read from the net).
-    #[inline(always)]
     fn forward_with<const F: usize>(&self, position: &[Entry], scratch: &mut Scratch) -> f32 {
         let l = self.layout();
         let (f, h) = (if F == 0 { l.f } else { F }, l.h);
@@ -261,35 +242,6 @@ impl SparseNet {
         dlogit: f32,
         grads: &mut [f32],
     ) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { self.backward_avx2(position, scratch, dlogit, grads) };
-        }
-        self.backward_any(position, scratch, dlogit, grads)
-    }
-
-    /// [`backward`](Self::backward) compiled for AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn backward_avx2(
-        &self,
-        position: &[Entry],
-        scratch: &mut Scratch,
-        dlogit: f32,
-        grads: &mut [f32],
-    ) {
-        self.backward_any(position, scratch, dlogit, grads)
-    }
-
-    #[inline(always)]
-    fn backward_any(
-        &self,
-        position: &[Entry],
-        scratch: &mut Scratch,
-        dlogit: f32,
-        grads: &mut [f32],
-    ) {
         match self.features {
             16 => self.backward_with::<16>(position, scratch, dlogit, grads),
             32 => self.backward_with::<32>(position, scratch, dlogit, grads),
@@ -298,7 +250,6 @@ impl SparseNet {
     }
 
     /// [`backward`](Self::backward) with the width `F` known (0: read from the net).
-    #[inline(always)]
     fn backward_with<const F: usize>(
         &self,
         position: &[Entry],
@@ -366,7 +317,7 @@ impl SparseNet {
 }
 
 /// A point's pre-activation: the bias and its four codes' rows.
-#[inline(always)]
+#[inline]
 fn point_pre<const F: usize>(table: &[f32], bias: &[f32], codes: [u8; 4], pre: &mut [f32]) {
     let f = if F == 0 { bias.len() } else { F };
     let (bias, pre) = (&bias[..f], &mut pre[..f]);
@@ -377,7 +328,6 @@ fn point_pre<const F: usize>(table: &[f32], bias: &[f32], codes: [u8; 4], pre: &
     }
 }
 
-#[inline(always)]
 fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
