@@ -73,7 +73,8 @@ struct PatternArgs {
     #[arg(long, default_value_t = PatternConfig::default().search_weight)]
     search_weight: f64,
     /// The weight of the policy's loss (cross-entropy of the move played) beside the value's;
-    /// 0: a net without a policy. pvs orders its quiet moves by the policy.
+    /// 0: a net without a policy. pvs orders its quiet moves by the policy. Needs --trainer
+    /// burn.
     #[arg(long, default_value_t = PatternConfig::default().policy_weight)]
     policy_weight: f64,
     /// The weight of a ranking loss beside the value's; 0: none. The value net is also asked
@@ -101,7 +102,7 @@ struct PatternArgs {
     rank_moves: RankMoves,
     /// Also read each line's window: the eight points around a point, four either side
     /// (empty, own, other's, off the board; a window and its mirror one code, 32,896 of them),
-    /// beside the shapes. Off by default: the shapes alone.
+    /// beside the shapes. Off by default: the shapes alone. Needs --trainer burn.
     #[arg(long)]
     windows: bool,
     /// With --windows: a window seen fewer times than this in the training positions has no

@@ -1356,3 +1356,60 @@ fn write_manifest(dir: &Path, spec: engine::games::GameSpec, games: u64, positio
     .write(dir)
     .unwrap();
 }
+
+/// `train pattern` on a dataset whose last record is torn (a run killed while writing) leaves
+/// that game out and says so, naming the file; a record damaged inside the file is corruption:
+/// a one-line error naming the file, and nothing is written.
+#[test]
+fn a_torn_last_record_is_left_out_and_a_damaged_one_refused() {
+    let dir = temp_dir("pattern-torn");
+    let data = dir.join("data");
+    gomoku_dataset(&data, 80, 3);
+    let rec = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "rec"))
+        .expect("a record file");
+    let bytes = std::fs::read(&rec).unwrap();
+    let train = |out: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_train"))
+            .args(["pattern", "--data"])
+            .arg(&data)
+            .arg("--out")
+            .arg(dir.join(out))
+            .args([
+                "--epochs",
+                "1",
+                "--features",
+                "4",
+                "--hidden",
+                "4",
+                "--quiet",
+            ])
+            .output()
+            .unwrap()
+    };
+    std::fs::write(&rec, &bytes[..bytes.len() - 7]).unwrap();
+    let torn = train("torn");
+    let stderr = String::from_utf8_lossy(&torn.stderr);
+    assert!(torn.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning") && stderr.contains(&rec.display().to_string()),
+        "{stderr}"
+    );
+    assert!(dir.join("torn").join(MODEL_FILE).exists());
+    // A byte changed in the middle of the file: a checksum that fails before the end.
+    let mut damaged = bytes.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x55;
+    std::fs::write(&rec, &damaged).unwrap();
+    let broken = train("broken");
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert!(!broken.status.success());
+    assert!(
+        stderr.contains(&rec.display().to_string()) && stderr.trim().lines().count() == 1,
+        "{stderr}"
+    );
+    assert!(!dir.join("broken").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
