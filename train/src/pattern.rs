@@ -1177,23 +1177,13 @@ pub fn train_pattern(
         n => n,
     };
     let t_read = Instant::now();
+    // The training games first: a held-out game that repeats one is left out.
     let mut seen = HashSet::new();
-    let mut train = PatternRows::load(
-        &index.train,
-        &index.files,
-        &start,
-        config,
-        &mut seen,
-        threads,
-    )?;
-    let mut valid = PatternRows::load(
-        &index.valid,
-        &index.files,
-        &start,
-        config,
-        &mut seen,
-        threads,
-    )?;
+    let mut load = |games: &[GameRef]| {
+        PatternRows::load(games, &index.files, &start, config, &mut seen, threads)
+    };
+    let mut train = load(&index.train)?;
+    let mut valid = load(&index.valid)?;
     let remap = if config.windows {
         let (remap, own) = window_rows(&train, config.window_min_count);
         for rows in [&mut train, &mut valid] {
@@ -1776,6 +1766,33 @@ mod tests {
     use engine::rng::Rng;
     use engine::Outcome;
 
+    /// A game of `line` from `start`, every move given (no search), ending in `outcome`.
+    fn given_game(start: &Gomoku, index: u64, line: &[&str], outcome: Outcome) -> GameRecord {
+        let mut state = *start;
+        let mut moves = Vec::new();
+        for m in line {
+            let action = state.parse_action(m).unwrap();
+            moves.push(MoveRecord::unsearched(
+                action,
+                state.to_move(),
+                MoveKind::Given,
+            ));
+            state.apply(action);
+        }
+        let scores = match outcome {
+            Outcome::Draw => [0, 0],
+            o if o == Outcome::win_for(engine::game::Player::P1) => [1, 0],
+            _ => [0, 1],
+        };
+        GameRecord {
+            index,
+            seed: 0,
+            outcome,
+            scores,
+            moves,
+        }
+    }
+
     /// The trainer's model of a net (its windows too) gives the logit the engine's f32
     /// reference gives, on positions of either side to move: both read the same codes, each
     /// side's the same way.
@@ -1920,26 +1937,14 @@ mod tests {
             )
             .unwrap();
             let start = Gomoku::new(9, Rule::Freestyle).unwrap();
-            let mut state = start;
-            let mut moves = Vec::new();
-            for m in [
-                "e5", "e6", "d4", "f6", "c3", "g7", "e4", "d5", "f4", "c4", "g4",
-            ] {
-                let action = state.parse_action(m).unwrap();
-                moves.push(MoveRecord::unsearched(
-                    action,
-                    state.to_move(),
-                    MoveKind::Given,
-                ));
-                state.apply(action);
-            }
-            let game = GameRecord {
-                index: 1,
-                seed: 0,
-                outcome: Outcome::win_for(engine::game::Player::P2),
-                scores: [0, 1],
-                moves,
-            };
+            let game = given_game(
+                &start,
+                1,
+                &[
+                    "e5", "e6", "d4", "f6", "c3", "g7", "e4", "d5", "f4", "c4", "g4",
+                ],
+                Outcome::win_for(engine::game::Player::P2),
+            );
             let config = PatternConfig {
                 rank_weight: 0.7,
                 rank_share: 0.6,
@@ -2064,26 +2069,7 @@ mod tests {
     fn rows_joined_are_the_rows_of_one_replay() {
         use super::Trainer;
         let start = Gomoku::new(9, Rule::Freestyle).unwrap();
-        let game = |index: u64, line: &[&str]| {
-            let mut state = start;
-            let mut moves = Vec::new();
-            for m in line {
-                let action = state.parse_action(m).unwrap();
-                moves.push(MoveRecord::unsearched(
-                    action,
-                    state.to_move(),
-                    MoveKind::Given,
-                ));
-                state.apply(action);
-            }
-            GameRecord {
-                index,
-                seed: 0,
-                outcome: Outcome::Draw,
-                scores: [0, 0],
-                moves,
-            }
-        };
+        let game = |index: u64, line: &[&str]| given_game(&start, index, line, Outcome::Draw);
         let games = [
             game(1, &["e5", "e6", "d4", "f6", "c3", "g7", "e4", "d5"]),
             game(2, &["a1", "e5", "b2", "f5", "c3", "d4", "g6"]),
@@ -2126,24 +2112,12 @@ mod tests {
     fn winner_only_ranking_rows_are_the_winners_moves() {
         // Black's five on row 8 while white plays on row 1: black wins at its fifth stone.
         let start = Gomoku::new(15, Rule::Freestyle).unwrap();
-        let mut state = start;
-        let mut moves = Vec::new();
-        for m in ["h8", "a1", "i8", "c1", "j8", "e1", "k8", "g1", "l8"] {
-            let action = state.parse_action(m).unwrap();
-            moves.push(MoveRecord::unsearched(
-                action,
-                state.to_move(),
-                MoveKind::Given,
-            ));
-            state.apply(action);
-        }
-        let game = GameRecord {
-            index: 3,
-            seed: 0,
-            outcome: Outcome::win_for(engine::game::Player::P1),
-            scores: [1, 0],
-            moves,
-        };
+        let game = given_game(
+            &start,
+            3,
+            &["h8", "a1", "i8", "c1", "j8", "e1", "k8", "g1", "l8"],
+            Outcome::win_for(engine::game::Player::P1),
+        );
         let rows_of = |rank_moves| {
             let config = PatternConfig {
                 rank_weight: 1.0,
