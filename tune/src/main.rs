@@ -208,6 +208,11 @@ fn run(args: &RunArgs) -> Result<(), String> {
         resume: args.resume,
         quiet: args.quiet,
         stop_after: args.stop_after,
+        shard_from: match source {
+            ShardSource::Slurm => Some("Slurm"),
+            ShardSource::Kubernetes => Some("Kubernetes"),
+            ShardSource::Flag | ShardSource::Single => None,
+        },
     })?;
     println!(
         "{}, {} in {:.0} s ({:.1} games/s); run folder {}",

@@ -37,6 +37,37 @@ pub struct RunOptions {
     /// Stop after this many generations of this invocation (checkpoints kept, no final
     /// step): a run can be played a slice at a time with `--resume`.
     pub stop_after: Option<usize>,
+    /// Where the shard came from when a cluster's variables gave it (`Some("Slurm")`):
+    /// such a task must follow the run's shard plan ([`check_shard_plan`]).
+    pub shard_from: Option<&'static str>,
+}
+
+/// The file that keeps the shard count a run was started with.
+pub const SHARD_PLAN_FILE: &str = "shards.txt";
+
+/// Keeps the shard count of a run's first start in `out/shards.txt`, and refuses a task whose
+/// shard came from a cluster's variables (`from`) with another count: `sbatch --array=1` on
+/// a job of three tasks submits a new array of one (`SLURM_ARRAY_TASK_COUNT=1`), which would
+/// play every island again beside the tasks that play them. A count given by `--shard` is the
+/// user's choice and is followed.
+pub fn check_shard_plan(out: &Path, shard: Shard, from: Option<&str>) -> Result<(), String> {
+    let path = out.join(SHARD_PLAN_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return write_atomically(&path, format!("{}\n", shard.count).as_bytes());
+    };
+    let planned: u32 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{}: not a shard count: {:?}", path.display(), text.trim()))?;
+    match from {
+        Some(cluster) if planned != shard.count => Err(format!(
+            "{} says this run's islands are played by {planned} shards, and {cluster}'s variables make this task shard {}/{} (sbatch --array=I submits a new array of one task, which would play every island again beside the tasks that play them): rerun one task with `scontrol requeue JOBID_I`, or name its shard: --shard I/{planned} --resume",
+            path.display(),
+            shard.index,
+            shard.count
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// One island between two generations, as its checkpoint file holds it.
@@ -115,6 +146,7 @@ pub fn run(options: &RunOptions) -> Result<Summary, String> {
     std::fs::create_dir_all(out.join("migrants"))
         .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let shard = options.shard;
+    check_shard_plan(out, shard, options.shard_from)?;
     let mine: Vec<usize> = (0..config.islands)
         .filter(|i| *i as u32 % shard.count == shard.index)
         .collect();

@@ -37,6 +37,7 @@ fn options(config: TuneConfig) -> RunOptions {
         resume: true,
         quiet: true,
         stop_after: None,
+        shard_from: None,
     }
 }
 
@@ -228,4 +229,49 @@ fn kill_and_resume_from_the_command_line() {
     for dir in [a, b] {
         std::fs::remove_dir_all(dir).unwrap();
     }
+}
+
+/// A task whose shard comes from Slurm's variables follows the shard count the run started
+/// with: `sbatch --array=1` (a new array of one task, `SLURM_ARRAY_TASK_COUNT=1`) on a run of
+/// two shards is refused before it plays, naming the ways that work; `--shard` is followed.
+#[test]
+fn a_task_of_another_shard_plan_from_slurm_is_refused() {
+    use tune::run::SHARD_PLAN_FILE;
+    let dir = folder("plan");
+    let config = small(&dir);
+    run(&RunOptions {
+        shard: Shard { index: 1, count: 2 },
+        stop_after: Some(1),
+        shard_from: Some("Slurm"),
+        ..options(config.clone())
+    })
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.join(SHARD_PLAN_FILE)).unwrap(),
+        "2\n"
+    );
+    let before = std::fs::read(dir.join("island-000.json")).ok();
+    let e = run(&RunOptions {
+        shard: Shard { index: 0, count: 1 },
+        shard_from: Some("Slurm"),
+        ..options(config.clone())
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("played by 2 shards")
+            && e.contains("shard 0/1")
+            && e.contains("scontrol requeue")
+            && e.contains("--shard I/2 --resume"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(dir.join("island-000.json")).ok(), before);
+    // The same task named by the flag is the user's choice.
+    run(&RunOptions {
+        shard: Shard { index: 0, count: 2 },
+        stop_after: Some(1),
+        shard_from: Some("Slurm"),
+        ..options(config)
+    })
+    .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
 }
