@@ -270,7 +270,7 @@ impl PatternConfig {
         }
         if !(self.train_share > 0.0 && self.train_share <= 1.0) {
             return Err(format!(
-                "train_share is in (0, 1], got {}",
+                "--train-share is in (0, 1], got {}",
                 self.train_share
             ));
         }
