@@ -1172,10 +1172,7 @@ pub fn train_pattern(
     }
     let device = device_of(config.backend, config.cpu_backend)?.autodiff();
     let plain = device.clone().without_autodiff();
-    let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let threads = engine::cli::or_all_cores(config.threads);
     let t_read = Instant::now();
     // The training games first: a held-out game that repeats one is left out.
     let mut seen = HashSet::new();
