@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use engine::game::{Game, Outcome};
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
-use engine::games::dots_and_boxes::labels::first_with_free;
+use engine::games::dots_and_boxes::positions::first_with_free;
 use engine::games::dots_and_boxes::rollout::ChainRollout;
 use engine::games::DotsAndBoxes;
 use engine::record::Dataset;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::config::{Encoding, TrainConfig, ValueTargets};
+use crate::config::{TrainConfig, ValueTargets};
 use crate::data::{DataIndex, Encoder};
 use crate::metrics::EpochMetrics;
 
@@ -62,13 +62,8 @@ pub fn write_card(
             }
             None => "streamed, the rows not counted".to_string(),
         };
-        let side = if config.encoding == Encoding::Late {
-            " for its player to move"
-        } else {
-            ""
-        };
         s += &format!(
-            "| targets | the recorded searches' values: each root move of at least {} visits gives the position after it, labelled with the search's mean result through it{side}; {counts} |\n",
+            "| targets | the recorded searches' values: each root move of at least {} visits gives the position after it, labelled with the search's mean result through it; {counts} |\n",
             config.min_visits
         );
     }

@@ -47,9 +47,6 @@ pub enum Encoding {
     Table2,
     /// The grid and the player to move (86 on 5x5), not in the paper.
     Table2ToMove,
-    /// A late net's (`engine label` games, with `free_edges`): the grid from the mover's side,
-    /// chain counts and parities (106 on 5x5); labels are (mover wins, mover loses, draw).
-    Late,
 }
 
 /// What a position is labelled with.
@@ -61,7 +58,7 @@ pub enum ValueTargets {
     Outcome,
     /// The positions after each root move of every recorded search with at least `min_visits`
     /// visits, labelled with the search's mean result through that move (a soft target:
-    /// P(P1 wins) = (1 + mean) / 2; with the late encoding, the mover's odds), so the net learns
+    /// P(P1 wins) = (1 + mean) / 2), so the net learns
     /// what a search would say of a move rather than who went on to win the game.
     Search,
 }
@@ -96,9 +93,6 @@ pub struct TrainConfig {
     pub patience: usize,
     /// The paper's cut-off: a prediction counts as sure when its largest output reaches this.
     pub threshold: f64,
-    /// Dots and Boxes: train only on positions with this many free edges, `[min, max]` (a late
-    /// net on `engine label`'s exact games); every position when absent.
-    pub free_edges: Option<[u32; 2]>,
     /// Positions held in memory. A dataset that fits is encoded once and reshuffled every
     /// epoch; a larger one is streamed in shuffled games through a buffer of this size.
     pub memory_positions: usize,
@@ -134,7 +128,6 @@ impl Default for TrainConfig {
             patience: 5,
             threshold: 0.9,
             memory_positions: 2_000_000,
-            free_edges: None,
             value_targets: ValueTargets::Outcome,
             min_visits: 100,
             symmetries: false,
@@ -186,29 +179,9 @@ impl TrainConfig {
                 self.threshold
             ));
         }
-        if let Some([min, max]) = self.free_edges {
-            if min > max {
-                return Err(format!(
-                    "free_edges [{min}, {max}]: the first is above the second"
-                ));
-            }
-        }
         if self.memory_positions < self.batch_size {
             return Err("memory_positions must be at least batch_size".into());
         }
         Ok(())
-    }
-}
-
-/// `--free-edges MIN-MAX` (or a single number).
-pub fn parse_free_edges(text: &str) -> Result<[u32; 2], String> {
-    let number = |t: &str| {
-        t.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("free edges '{text}': expected MIN-MAX, like 33-36"))
-    };
-    match text.split_once('-') {
-        Some((a, b)) => Ok([number(a)?, number(b)?]),
-        None => number(text).map(|n| [n, n]),
     }
 }

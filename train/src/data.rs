@@ -5,8 +5,6 @@
 use std::path::PathBuf;
 
 use engine::game::Game;
-use engine::games::dots_and_boxes::labels::free_edges;
-use engine::games::dots_and_boxes::late::{late_feature_len, late_features, LATE_ENCODING};
 use engine::games::{DotsAndBoxes, GameSpec, TicTacToe};
 use engine::record::{outcome_class, replay, Dataset, GameRecord, RecordReader, RootStat};
 use engine::registry::Lookup;
@@ -70,10 +68,6 @@ pub struct Encoder {
     feature_len: usize,
     /// The player to move as one more input (1 for P1, 0 for P2).
     to_move: bool,
-    /// The late encoding (Dots and Boxes): features and labels from the mover's side.
-    late: bool,
-    /// Dots and Boxes: only positions with this many free edges, `[min, max]`.
-    free_edges: Option<[u32; 2]>,
     /// With search targets: the fewest visits a root move needs to give a row.
     search_targets: Option<u32>,
     /// Dots and Boxes: each game is encoded once more in each of its board's mirror and
@@ -136,21 +130,17 @@ impl Encoder {
             }
         };
         let to_move = encoding == crate::config::Encoding::Table2ToMove;
-        let late = encoding == crate::config::Encoding::Late;
         let feature_len = match &board {
-            Board::DotsAndBoxes(g) if late => late_feature_len(g.geometry()),
             Board::DotsAndBoxes(g) => g.feature_len() + usize::from(to_move),
             Board::TicTacToe(g) => g.feature_len(),
         };
-        if (to_move || late) && !matches!(board, Board::DotsAndBoxes(_)) {
-            return Err("encodings table2-to-move and late are for dots_and_boxes".into());
+        if to_move && !matches!(board, Board::DotsAndBoxes(_)) {
+            return Err("encoding table2-to-move is for dots_and_boxes".into());
         }
         Ok(Encoder {
             board,
             feature_len,
             to_move,
-            late,
-            free_edges: None,
             search_targets: None,
             symmetric: false,
         })
@@ -182,19 +172,9 @@ impl Encoder {
         Ok(self)
     }
 
-    /// Keeps only the positions with `[min, max]` free edges (Dots and Boxes); `None` keeps all.
-    pub fn with_free_edges(mut self, free_edges: Option<[u32; 2]>) -> Result<Encoder, String> {
-        if free_edges.is_some() && !matches!(self.board, Board::DotsAndBoxes(_)) {
-            return Err("free_edges is for dots_and_boxes".into());
-        }
-        self.free_edges = free_edges;
-        Ok(self)
-    }
-
     /// The model-file name of the encoding.
     pub fn encoding_name(&self) -> &'static str {
         match self.board {
-            Board::DotsAndBoxes(_) if self.late => LATE_ENCODING,
             Board::DotsAndBoxes(_) if self.to_move => {
                 engine::games::dots_and_boxes::net::DAB_ENCODING_TO_MOVE
             }
@@ -207,8 +187,7 @@ impl Encoder {
         self.feature_len
     }
 
-    /// Appends one row per position of `game` (the state before each move; with `free_edges`,
-    /// those with that many free edges) to `features` and its label (the game's outcome class)
+    /// Appends one row per position of `game` (the state before each move) to `features` and its label (the game's outcome class)
     /// to `labels`; with [`with_symmetries`](Self::with_symmetries), then the rows of each of
     /// the game's images under its board's other symmetries.
     pub fn encode(
@@ -244,42 +223,36 @@ impl Encoder {
         features: &mut Vec<f32>,
         labels: &mut Vec<u8>,
     ) -> Result<(), String> {
-        /// One row per position `row` keeps: it writes the features into the row's `width`
-        /// floats and returns the label, or `None` to leave the position out.
+        /// One row per position: `row` writes the features into the row's `width` floats and
+        /// returns the label.
         fn rows<G: Game>(
             initial: G,
             game: &GameRecord,
             width: usize,
-            row: impl Fn(&G, &mut [f32]) -> Option<u8>,
+            row: impl Fn(&G, &mut [f32]) -> u8,
             features: &mut Vec<f32>,
             labels: &mut Vec<u8>,
         ) -> Result<(), String> {
             replay(game, initial, |state, _, _| {
                 let start = features.len();
                 features.resize(start + width, 0.0);
-                match row(state, &mut features[start..]) {
-                    Some(label) => labels.push(label),
-                    None => features.truncate(start),
-                }
+                labels.push(row(state, &mut features[start..]));
             })
             .map(|_| ())
         }
         // The grid encodings: the game's features, then who is to move if asked, and the
         // game's outcome class.
-        fn grid<G: Game>(to_move: bool, outcome: u8) -> impl Fn(&G, &mut [f32]) -> Option<u8> {
+        fn grid<G: Game>(to_move: bool, outcome: u8) -> impl Fn(&G, &mut [f32]) -> u8 {
             move |state, out| {
                 let n = out.len() - usize::from(to_move);
                 state.encode_features(&mut out[..n]);
                 if to_move && state.to_move() == engine::Player::P1 {
                     out[n] = 1.0;
                 }
-                Some(outcome)
+                outcome
             }
         }
         let (width, to_move) = (self.feature_len, self.to_move);
-        // Dots and Boxes: the positions with the free edges asked for (all by default).
-        let [min, max] = self.free_edges.unwrap_or([0, u32::MAX]);
-        let keep = |s: &DotsAndBoxes| (min..=max).contains(&free_edges(s));
         if let Some(min_visits) = self.search_targets {
             let rows = SearchRows {
                 game,
@@ -288,43 +261,14 @@ impl Encoder {
                 min_visits,
             };
             return match self.board {
-                Board::DotsAndBoxes(g) => {
-                    if self.late {
-                        rows.encode(g, keep, late_search_row, features, labels)
-                    } else {
-                        let grid = |c: &_, r: &_, out: &mut _| rows.grid_row(c, r, out);
-                        rows.encode(g, keep, grid, features, labels)
-                    }
-                }
-                Board::TicTacToe(g) => {
-                    let grid = |c: &_, r: &_, out: &mut _| rows.grid_row(c, r, out);
-                    rows.encode(g, |_| true, grid, features, labels)
-                }
+                Board::DotsAndBoxes(g) => rows.encode(g, features, labels),
+                Board::TicTacToe(g) => rows.encode(g, features, labels),
             };
         }
         let outcome = outcome_class(game.outcome);
         match self.board {
             Board::DotsAndBoxes(g) => {
-                if self.late {
-                    let late = late_row(game.outcome);
-                    return rows(
-                        g,
-                        game,
-                        width,
-                        |s, out| keep(s).then(|| late(s, out)),
-                        features,
-                        labels,
-                    );
-                }
-                let grid = grid(to_move, outcome);
-                rows(
-                    g,
-                    game,
-                    width,
-                    |s, out| keep(s).then(|| grid(s, out)).flatten(),
-                    features,
-                    labels,
-                )
+                rows(g, game, width, grid(to_move, outcome), features, labels)
             }
             Board::TicTacToe(g) => rows(g, game, width, grid(to_move, outcome), features, labels),
         }
@@ -370,22 +314,18 @@ impl SearchRows<'_> {
         bad.map_or(Ok(()), Err)
     }
 
-    /// A row for each position of [`each_child`](Self::each_child) that `keep` accepts: `row`
-    /// writes its features into the row's `width` floats and returns its label.
+    /// A row for each position of [`each_child`](Self::each_child): the grid encoding
+    /// ([`grid_row`](Self::grid_row)) and the search's value.
     fn encode<G: Game>(
         &self,
         initial: G,
-        keep: impl Fn(&G) -> bool,
-        row: impl Fn(&G, &RootStat, &mut [f32]) -> u8,
         features: &mut Vec<f32>,
         labels: &mut Vec<u8>,
     ) -> Result<(), String> {
         self.each_child(initial, |child, r| {
-            if keep(child) {
-                let start = features.len();
-                features.resize(start + self.width, 0.0);
-                labels.push(row(child, r, &mut features[start..]));
-            }
+            let start = features.len();
+            features.resize(start + self.width, 0.0);
+            labels.push(self.grid_row(child, r, &mut features[start..]));
         })
     }
 
@@ -399,38 +339,6 @@ impl SearchRows<'_> {
         }
         soft_label((1.0 + r.value_for(engine::Player::P1)) / 2.0)
     }
-}
-
-/// The late encoding's row of the position after a searched root move: seen from its player to
-/// move ([`late_features_of`]), labelled with that player's odds by the search (a soft label
-/// whose first class is "the mover wins").
-fn late_search_row(child: &DotsAndBoxes, r: &RootStat, out: &mut [f32]) -> u8 {
-    late_features_of(child, out);
-    soft_label((1.0 + r.value_for(child.to_move())) / 2.0)
-}
-
-/// The late encoding's row of a position of a game that ended in `outcome`: [`late_features`],
-/// and the outcome from the side of the player to move (0 wins, 1 loses, 2 draw).
-fn late_row(outcome: engine::Outcome) -> impl Fn(&DotsAndBoxes, &mut [f32]) -> u8 {
-    move |state, out| {
-        late_features_of(state, out);
-        match outcome.winner() {
-            Some(p) if p == state.to_move() => 0,
-            Some(_) => 1,
-            None => 2,
-        }
-    }
-}
-
-/// [`late_features`] of `state`, seen from its player to move.
-fn late_features_of(state: &DotsAndBoxes, out: &mut [f32]) {
-    late_features(
-        state.geometry(),
-        state.edges(),
-        state.box_owners(),
-        state.to_move(),
-        out,
-    );
 }
 
 /// The games of one or more datasets (of one game), indexed once and split by game.

@@ -6,7 +6,6 @@
 //! * [`data`]: positions read through `engine::record`, split by game, shuffled batches.
 //! * [`model`]: the net in burn and its conversion to `engine::nn::ValueNet`.
 //! * [`trainer`]: the loop, checkpoints, resume, early stopping, export.
-//! * [`policy`]: `train policy`, a policy net on the searches' root visit counts.
 //! * [`pattern`]: `train pattern`, the Gomoku pattern net (`pvs`'s learned evaluation).
 //! * [`metrics`], [`card`]: what each epoch measured, `metrics.csv`, the curves, the card.
 
@@ -16,6 +15,5 @@ pub mod data;
 pub mod metrics;
 pub mod model;
 pub mod pattern;
-pub mod policy;
 pub mod sparse;
 pub mod trainer;

@@ -1,4 +1,5 @@
-//! The `train` binary: `train run` (value nets) and `train policy` (policy nets).
+//! The `train` binary: `train run` (Dots-and-Boxes value nets) and `train pattern` (Gomoku
+//! pattern nets).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,7 +7,6 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use train::config::{Backend, CpuBackend, Encoding, Loss, Optimiser, TrainConfig, ValueTargets};
 use train::pattern::{train_pattern, Keep, LrDecay, PatternConfig, RankMoves, RankPick, Trainer};
-use train::policy::{train_policy, PolicyConfig, PolicyTargets};
 use train::trainer::{train, TrainOptions};
 
 #[derive(Parser)]
@@ -24,8 +24,6 @@ struct Cli {
 enum Command {
     /// Train (or resume training) and export the best net.
     Run(Box<RunArgs>),
-    /// Fit a policy net (Dots and Boxes) to the root visit counts of recorded searches.
-    Policy(PolicyArgs),
     /// Fit a Gomoku pattern net (pvs's learned evaluation, `pvs:model=`) to recorded games.
     Pattern(PatternArgs),
 }
@@ -145,47 +143,6 @@ struct PatternArgs {
 }
 
 #[derive(Args)]
-struct PolicyArgs {
-    /// Dataset folder with root statistics (`engine match --records`); repeatable.
-    #[arg(long, required = true)]
-    data: Vec<PathBuf>,
-    /// Output folder: model.safetensors (the best epoch's) and metrics.csv.
-    #[arg(long)]
-    out: PathBuf,
-    /// Hidden units.
-    #[arg(long, default_value_t = PolicyConfig::default().hidden)]
-    hidden: usize,
-    /// Training epochs at most.
-    #[arg(long, default_value_t = PolicyConfig::default().epochs)]
-    epochs: usize,
-    /// Stop after this many epochs without a better validation loss (0: never).
-    #[arg(long, default_value_t = PolicyConfig::default().patience)]
-    patience: usize,
-    /// Positions a batch.
-    #[arg(long, default_value_t = PolicyConfig::default().batch_size)]
-    batch_size: usize,
-    /// The learning rate (Adam).
-    #[arg(long, default_value_t = PolicyConfig::default().learning_rate)]
-    learning_rate: f64,
-    /// The share of games held out for validation.
-    #[arg(long, default_value_t = PolicyConfig::default().validation_share)]
-    validation_share: f64,
-    /// The seed of the split, the shuffles and the initial weights.
-    #[arg(long, default_value_t = PolicyConfig::default().seed)]
-    seed: u64,
-    /// Leave out positions whose root had fewer visits in all.
-    #[arg(long, default_value_t = PolicyConfig::default().min_visits)]
-    min_visits: u32,
-    /// shares: each root move's share of the visits where the records keep them; chosen: the
-    /// move played alone, over every legal move.
-    #[arg(long, value_enum, default_value_t = PolicyTargets::Shares)]
-    targets: PolicyTargets,
-    /// Only the final line.
-    #[arg(long)]
-    quiet: bool,
-}
-
-#[derive(Args)]
 struct RunArgs {
     /// TOML config (see configs/train-5x5.toml); flags override its keys.
     #[arg(long)]
@@ -206,8 +163,7 @@ struct RunArgs {
     /// CPU backend of burn.
     #[arg(long, value_enum)]
     cpu_backend: Option<CpuBackend>,
-    /// Input encoding: table2 (the paper's), table2-to-move (adds the player to move) or late (a
-    /// late net's: the mover's side, chain counts and parities; see docs/train.md).
+    /// Input encoding: table2 (the paper's) or table2-to-move (adds the player to move).
     #[arg(long, value_enum)]
     encoding: Option<Encoding>,
     /// The seed of the split, the shuffles and the initial weights [default: 1].
@@ -245,10 +201,6 @@ struct RunArgs {
     /// Training sets up to this many positions are encoded into memory once; larger ones are streamed [default: 2000000].
     #[arg(long)]
     memory_positions: Option<usize>,
-    /// Dots and Boxes: train only on positions with MIN to MAX free edges (inclusive), say
-    /// 33-36 for a late net on `engine label`'s games.
-    #[arg(long, value_name = "MIN-MAX", value_parser = train::config::parse_free_edges)]
-    free_edges: Option<[u32; 2]>,
     /// Labels: outcome (each position's game result, the paper's) or search (the recorded
     /// searches' mean result through each root move, a soft target; needs root statistics,
     /// as `engine match --records` keeps them).
@@ -276,7 +228,6 @@ struct RunArgs {
 fn main() -> ExitCode {
     let result = match engine::cli::parse_args::<Cli>().command {
         Command::Run(args) => run(*args),
-        Command::Policy(args) => policy(args),
         Command::Pattern(args) => pattern(args),
     };
     engine::cli::finish("train", result)
@@ -311,9 +262,6 @@ fn run(args: RunArgs) -> Result<(), String> {
     );
     if !args.extra_data.is_empty() {
         config.extra_data = args.extra_data.clone();
-    }
-    if args.free_edges.is_some() {
-        config.free_edges = args.free_edges;
     }
     if args.symmetries {
         config.symmetries = true;
@@ -396,37 +344,6 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         } else {
             String::new()
         },
-        s.valid_positions,
-        s.train_positions,
-        s.model.display()
-    );
-    Ok(())
-}
-
-fn policy(args: PolicyArgs) -> Result<(), String> {
-    let config = PolicyConfig {
-        data: args.data,
-        out: args.out,
-        hidden: args.hidden,
-        epochs: args.epochs,
-        patience: args.patience,
-        batch_size: args.batch_size,
-        learning_rate: args.learning_rate,
-        validation_share: args.validation_share,
-        seed: args.seed,
-        min_visits: args.min_visits,
-        targets: args.targets,
-    };
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let s = train_policy(&config, !args.quiet, &command)?;
-    println!(
-        "best epoch {} of {}: validation loss {:.5} (a uniform guess {:.5}), top-1 {:.2}% (a uniform guess {:.2}%) on {} positions ({} for training) | {}",
-        s.best.epoch,
-        s.epochs_run,
-        s.best.valid_loss,
-        s.uniform_loss,
-        100.0 * s.best.valid_top1,
-        100.0 * s.uniform_top1,
         s.valid_positions,
         s.train_positions,
         s.model.display()

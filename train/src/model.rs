@@ -5,7 +5,7 @@ use burn::module::{Module, Param};
 use burn::nn::Linear;
 use burn::tensor::activation::sigmoid;
 use burn::tensor::{Device, Tensor, TensorData};
-use engine::nn::{ModelMeta, PolicyNet, ValueNet, OUTPUTS};
+use engine::nn::{ModelMeta, ValueNet, OUTPUTS};
 use engine::rng::Rng;
 
 #[derive(Module, Debug)]
@@ -71,19 +71,6 @@ impl Net {
         let [hidden_weight, hidden_bias, output_weight, output_bias] = self.weights();
         ValueNet {
             meta,
-            hidden_weight,
-            hidden_bias,
-            output_weight,
-            output_bias,
-        }
-    }
-
-    /// The policy net in the engine's format.
-    pub fn to_policy_net(&self, meta: ModelMeta) -> PolicyNet {
-        let [hidden_weight, hidden_bias, output_weight, output_bias] = self.weights();
-        PolicyNet {
-            meta,
-            outputs: output_bias.len(),
             hidden_weight,
             hidden_bias,
             output_weight,

@@ -128,9 +128,6 @@ fn identity(config: &TrainConfig) -> serde_json::Value {
     if !config.extra_data.is_empty() {
         identity["extra_data"] = serde_json::json!(config.extra_data);
     }
-    if let Some(range) = config.free_edges {
-        identity["free_edges"] = serde_json::json!(range);
-    }
     if config.symmetries {
         identity["symmetries"] = serde_json::json!(true);
     }
@@ -242,8 +239,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
     let config = &options.config;
     config.validate()?;
     let index = DataIndex::build(&config.datasets(), config.validation_share, config.seed)?;
-    let mut encoder =
-        Encoder::with_encoding(index.spec, config.encoding)?.with_free_edges(config.free_edges)?;
+    let mut encoder = Encoder::with_encoding(index.spec, config.encoding)?;
     if config.value_targets == ValueTargets::Search {
         encoder = encoder.with_search_targets(config.min_visits)?;
     }
@@ -304,21 +300,6 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, String> {
         },
         load_start.elapsed().as_secs_f64()
     ));
-    if let Some([min, max]) = config.free_edges {
-        // Streamed, the counts stay those of every position (an upper bound).
-        if in_memory {
-            (train_positions, valid_positions) = (train_source.len(), valid_source.len());
-        }
-        say(format!(
-            "free_edges {min}-{max}: {train_positions} positions for training, {valid_positions} for validation"
-        ));
-        if in_memory && train_positions == 0 {
-            return Err(format!(
-                "free_edges {min}-{max}: no position of {} has that many free edges",
-                index.dirs_text()
-            ));
-        }
-    }
     if config.value_targets == ValueTargets::Search {
         // A row per root move with enough visits, not per position of the games.
         if in_memory {

@@ -387,277 +387,6 @@ fn the_to_move_encoding_trains_and_loads() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// The late encoding: features and labels from the mover's side, only the positions of the
-/// free-edge range; the net loads as a late net and is refused as a rollout net (and the other
-/// way round).
-#[test]
-fn the_late_encoding_keeps_a_free_edge_range_and_writes_a_late_net() {
-    let dir = temp_dir("late");
-    let data = dir.join("data");
-    dataset(&data, 12);
-    let spec = engine::games::DotsAndBoxes::spec_for(3, 3).unwrap();
-    let encoder = train::data::Encoder::with_encoding(spec, train::config::Encoding::Late)
-        .unwrap()
-        .with_free_edges(Some([10, 14]))
-        .unwrap();
-    // 24 edges, 9 boxes and the counts.
-    let width = 33 + engine::games::dots_and_boxes::late::LATE_EXTRA;
-    assert_eq!(encoder.feature_len(), width);
-    let dataset = engine::record::Dataset::open(&data).unwrap();
-    let game = dataset.games().next().unwrap().unwrap();
-    let (mut features, mut labels) = (Vec::new(), Vec::new());
-    encoder.encode(&game, &mut features, &mut labels).unwrap();
-    assert_eq!(
-        labels.len(),
-        5,
-        "one position at each of 14..=10 free edges"
-    );
-    let mut state = engine::games::DotsAndBoxes::new(3, 3).unwrap();
-    let mut row = 0;
-    for m in &game.moves {
-        let free = 24 - state.edges_drawn();
-        if (10..=14).contains(&free) {
-            let mover = engine::Game::to_move(&state);
-            let want = match game.outcome.winner() {
-                Some(p) if p == mover => 0,
-                Some(_) => 1,
-                None => 2,
-            };
-            assert_eq!(labels[row], want, "free {free}");
-            // P1-to-move input (the 15th count) says who moves.
-            let p1 = features[row * width + 33 + 14];
-            assert_eq!(
-                p1,
-                if mover == engine::Player::P1 {
-                    1.0
-                } else {
-                    -1.0
-                }
-            );
-            row += 1;
-        }
-        engine::Game::apply(&mut state, m.action);
-    }
-    assert!(train::data::Encoder::with_encoding(
-        GameSpec::parse::<&str>("tictactoe", &[]).unwrap(),
-        train::config::Encoding::Late
-    )
-    .is_err());
-
-    let mut opts = options(&data, &dir.join("model"), 1, false);
-    opts.config.encoding = train::config::Encoding::Late;
-    opts.config.free_edges = Some([6, 14]);
-    let summary = train(&opts).unwrap();
-    assert_eq!(summary.train_positions + summary.valid_positions, 12 * 9);
-    let board = engine::games::DotsAndBoxes::new(3, 3).unwrap();
-    // The late net's file: the 3x3 board, the late encoding and its inputs.
-    let late = ValueNet::load(
-        &summary.model,
-        &[<engine::games::DotsAndBoxes as engine::games::RegisteredGame>::INFO],
-    )
-    .unwrap();
-    assert_eq!(late.meta.encoding, "dab-late-v1");
-    assert_eq!(
-        late.inputs(),
-        engine::games::dots_and_boxes::late::late_feature_len(board.geometry())
-    );
-    let err = engine::games::dots_and_boxes::net::load_dab_net(&summary.model, &board).unwrap_err();
-    assert!(err.to_string().contains("dab-late-v1"), "{err}");
-    let other = dir.join("other");
-    let mut opts = options(&data, &other, 1, false);
-    opts.config.encoding = train::config::Encoding::Table2ToMove;
-    let summary = train(&opts).unwrap();
-    let other = ValueNet::load(
-        &summary.model,
-        &[<engine::games::DotsAndBoxes as engine::games::RegisteredGame>::INFO],
-    )
-    .unwrap();
-    assert_ne!(other.meta.encoding, "dab-late-v1");
-    std::fs::remove_dir_all(dir).unwrap();
-}
-
-/// `train policy` on selfplay's records (root statistics) and on records of chosen moves alone
-/// (where a rule is there to learn, it is learnt); the file names that board, its inputs and
-/// its edges; a dataset of another game is refused by name.
-#[test]
-fn a_policy_net_learns_the_searches_choices_and_names_its_board() {
-    use engine::games::DotsAndBoxes;
-    use train::policy::{train_policy, PolicyConfig, PolicyTargets};
-    let dir = temp_dir("policy");
-    let data = dir.join("data");
-    dataset(&data, 60);
-    let out = dir.join("net");
-    let config = PolicyConfig {
-        data: vec![data.clone()],
-        out: out.clone(),
-        hidden: 32,
-        epochs: 60,
-        patience: 0,
-        batch_size: 64,
-        learning_rate: 0.01,
-        validation_share: 0.2,
-        seed: 3,
-        min_visits: 100,
-        targets: PolicyTargets::Shares,
-    };
-    let summary = train_policy(&config, false, "test").unwrap();
-    assert!(summary.train_positions > 0 && summary.valid_positions > 0);
-    assert!(summary.best.valid_loss.is_finite());
-    // 300-iteration searches on 3x3 spread their visits almost evenly (their shares are
-    // close to a uniform guess's): no more than that is asked of this net.
-    assert!(
-        summary.best.valid_loss <= summary.uniform_loss + 0.01,
-        "{summary:?}"
-    );
-    let path = out.join(MODEL_FILE);
-    // The file: the 3x3 board's positions with the player to move, an output for each edge.
-    let net = engine::nn::PolicyNet::load(
-        &path,
-        &[<DotsAndBoxes as engine::games::RegisteredGame>::INFO],
-    )
-    .unwrap();
-    let board = DotsAndBoxes::new(3, 3).unwrap();
-    assert_eq!(net.meta.game, DotsAndBoxes::spec_for(3, 3).unwrap());
-    assert_eq!(net.meta.inputs, engine::Game::feature_len(&board) + 1);
-    assert_eq!(net.outputs, board.geometry().num_edges);
-    assert!(std::fs::read_to_string(out.join("metrics.csv"))
-        .unwrap()
-        .starts_with("epoch,train_loss,valid_loss,valid_top1,seconds\n"));
-    // Records without root statistics: each move is the target. Games whose every move is
-    // the lowest free edge but one in three, drawn at random: the rule is learnt.
-    let chosen = dir.join("chosen");
-    chosen_move_dataset(&chosen, 200);
-    let learnt = train_policy(
-        &PolicyConfig {
-            data: vec![chosen],
-            out: dir.join("net-chosen"),
-            ..config.clone()
-        },
-        false,
-        "test",
-    )
-    .unwrap();
-    assert!(
-        learnt.best.valid_top1 > 0.5 && learnt.best.valid_top1 > learnt.uniform_top1 + 0.3,
-        "{learnt:?}"
-    );
-    let empty = PolicyConfig {
-        data: Vec::new(),
-        ..config
-    };
-    let err = train_policy(&empty, false, "test").unwrap_err();
-    assert!(err.contains("--data"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// A position's target: the root's visit shares over the root's moves, or with `--targets
-/// chosen` the move played over every legal move; a move without root statistics (a solver's)
-/// is its own target either way, and a root with too few visits is left out of the shares.
-#[test]
-fn policy_targets_are_visit_shares_or_the_chosen_move() {
-    use engine::game::Game;
-    use engine::games::DotsAndBoxes;
-    use engine::record::{GameRecord, MoveKind, MoveRecord, RootStat};
-    use train::policy::{PolicyRows, PolicyTargets};
-    let board = DotsAndBoxes::new(2, 2).unwrap();
-    let stat = |action, visits| RootStat {
-        action,
-        visits,
-        p1_wins: 0,
-        p2_wins: 0,
-    };
-    let searched = |action, root| MoveRecord {
-        action,
-        player: engine::Player::P1,
-        kind: MoveKind::Searched,
-        iterations: 200,
-        root,
-    };
-    let mut second = searched(5, Vec::new());
-    second.player = engine::Player::P2;
-    let mut third = searched(7, vec![stat(7, 30), stat(8, 20)]);
-    third.player = engine::Player::P1;
-    // Edge 0 chosen with 150 of 200 visits; edge 5 by a solver; edge 7 from 50 visits; the
-    // rest of the game played by the solver (moves of kind solved: no target).
-    let mut moves = vec![searched(0, vec![stat(0, 150), stat(3, 50)]), second, third];
-    let mut state = board;
-    for m in &moves {
-        assert_eq!(state.to_move(), m.player);
-        state.apply(m.action);
-    }
-    let mut legal_now = Vec::new();
-    while !state.is_terminal() {
-        state.legal_actions(&mut legal_now);
-        let action = legal_now[0];
-        moves.push(MoveRecord {
-            action,
-            player: state.to_move(),
-            kind: MoveKind::Solved,
-            iterations: 0,
-            root: Vec::new(),
-        });
-        state.apply(action);
-    }
-    let outcome = state.outcome().unwrap();
-    let game = GameRecord {
-        index: 0,
-        seed: 0,
-        outcome,
-        scores: engine::record::recorded_scores(&state, outcome),
-        moves,
-    };
-    let (outputs, legal) = (12, |ply: usize| 12 - ply);
-    let mut shares = PolicyRows::new(&board);
-    shares
-        .add_game(&game, board, 100, PolicyTargets::Shares)
-        .unwrap();
-    assert_eq!(shares.len(), 2, "the 50-visit root is left out");
-    assert_eq!(shares.targets[0], 0.75);
-    assert_eq!(shares.targets[3], 0.25);
-    let open = |rows: &PolicyRows, r: usize| {
-        rows.masks[r * outputs..(r + 1) * outputs]
-            .iter()
-            .filter(|&&m| m == 0.0)
-            .count()
-    };
-    assert_eq!(open(&shares, 0), 2, "the root's moves alone");
-    assert_eq!(shares.targets[outputs + 5], 1.0);
-    assert_eq!(open(&shares, 1), legal(1));
-    let mut chosen = PolicyRows::new(&board);
-    chosen
-        .add_game(&game, board, 100, PolicyTargets::Chosen)
-        .unwrap();
-    assert_eq!(chosen.len(), 3);
-    for (r, m) in game.moves.iter().take(3).enumerate() {
-        let row = &chosen.targets[r * outputs..(r + 1) * outputs];
-        assert_eq!(row[m.action as usize], 1.0);
-        assert_eq!(row.iter().sum::<f32>(), 1.0);
-        assert_eq!(open(&chosen, r), legal(r));
-    }
-    assert_eq!(
-        shares.features[..shares.inputs],
-        chosen.features[..chosen.inputs]
-    );
-}
-
-/// A 3x3 dataset of `games` games without root statistics, as `engine match --records` writes
-/// them: two moves in three are the lowest free edge, the third a random one.
-fn chosen_move_dataset(dir: &Path, games: u64) {
-    use engine::games::DotsAndBoxes;
-    let start = DotsAndBoxes::new(3, 3).unwrap();
-    let spec = DotsAndBoxes::spec_for(3, 3).unwrap();
-    write_dataset(dir, start, spec, games, 7, |_, legal, rng| {
-        if rng.below(3) == 0 {
-            legal[rng.below(legal.len() as u32) as usize]
-        } else {
-            *legal.iter().min().unwrap()
-        }
-    });
-}
-
-/// A one-file dataset of `games` games from `start`, each move `choose(state, legal moves,
-/// rng)`, recorded as searched moves without root statistics (as `engine match --records`
-/// writes a player that keeps none), with its manifest.
 fn write_dataset<G: engine::game::Game>(
     dir: &Path,
     start: G,
@@ -730,13 +459,10 @@ fn soft_labels_hold_a_searchs_odds() {
 
 /// Search targets: one row for the position after each root move with enough visits of each
 /// recorded search, labelled with the search's mean through that move; with `min_visits` above
-/// every count there is none; a fit on them runs and learns; the late encoding has them from the
-/// mover's side.
+/// every count there is none; a fit on them runs and learns.
 #[test]
 fn search_targets_label_the_positions_after_the_root_moves() {
     use engine::game::Game;
-    use engine::games::dots_and_boxes::labels::free_edges;
-    use engine::games::dots_and_boxes::late::late_features;
     use engine::games::DotsAndBoxes;
     use engine::record::{replay, Dataset};
     use train::config::{Encoding, ValueTargets};
@@ -815,64 +541,6 @@ fn search_targets_label_the_positions_after_the_root_moves() {
         card.contains("mean result through it; streamed, the rows not counted |"),
         "{card}"
     );
-    // The late encoding: the same rows, each seen from its player to move and labelled with
-    // that player's odds; a fit on them runs and says so on its card.
-    let late_encoder = Encoder::with_encoding(spec, Encoding::Late)
-        .unwrap()
-        .with_search_targets(20)
-        .unwrap()
-        .with_free_edges(Some([8, 20]))
-        .unwrap();
-    let late_width = late_encoder.feature_len();
-    let mut late_rows = 0;
-    for game in dataset.games() {
-        let game = game.unwrap();
-        let (mut features, mut labels) = (Vec::new(), Vec::new());
-        late_encoder
-            .encode(&game, &mut features, &mut labels)
-            .unwrap();
-        let (mut want, mut want_features) = (Vec::new(), Vec::new());
-        replay(&game, board, |state, _, m| {
-            for r in m.root.iter().filter(|r| r.visits >= 20) {
-                let mut child = *state;
-                child.apply(r.action);
-                if child.is_terminal() || !(8..=20).contains(&free_edges(&child)) {
-                    continue;
-                }
-                let mover = child.to_move();
-                let mut row = vec![0f32; late_width];
-                late_features(
-                    child.geometry(),
-                    child.edges(),
-                    child.box_owners(),
-                    mover,
-                    &mut row,
-                );
-                want_features.extend(row);
-                want.push(soft_label((1.0 + r.value_for(mover)) / 2.0));
-            }
-        })
-        .unwrap();
-        assert_eq!(labels, want, "game {}", game.index);
-        assert_eq!(features, want_features, "game {}", game.index);
-        late_rows += labels.len();
-    }
-    assert!(
-        late_rows > 50 && late_rows < rows,
-        "{late_rows} of {rows} rows"
-    );
-    let mut late = options(&data, &root.join("late"), 2, false);
-    late.config.value_targets = ValueTargets::Search;
-    late.config.min_visits = 20;
-    late.config.encoding = Encoding::Late;
-    late.config.free_edges = Some([8, 20]);
-    let s = train(&late).unwrap();
-    assert_eq!(s.train_positions + s.valid_positions, late_rows as u64);
-    let card = std::fs::read_to_string(root.join("late").join("MODEL.md")).unwrap();
-    assert!(
-        card.contains("mean result through it for its player to move;"),
-        "{card}"
-    );
     let mut unvisited = options(&data, &root.join("unvisited"), 1, false);
     unvisited.config.value_targets = ValueTargets::Search;
     unvisited.config.min_visits = u32::MAX;
@@ -883,8 +551,8 @@ fn search_targets_label_the_positions_after_the_root_moves() {
 }
 
 /// `--symmetries`: each game gives its rows once more in each mirror and rotation of its
-/// board (8 on 3x3), with the same labels; the chain counts of the late encoding do not move
-/// and the grid's cells are only permuted; training then sees 8 times the rows and
+/// board (8 on 3x3), with the same labels; the player to move does not change and the grid's
+/// cells are only permuted; training then sees 8 times the rows and
 /// validation the games as played; tictactoe is refused.
 #[test]
 fn symmetries_give_each_game_in_every_image_of_its_board() {
@@ -898,8 +566,8 @@ fn symmetries_give_each_game_in_every_image_of_its_board() {
     let spec = dataset.spec();
     for (encoding, search) in [
         (Encoding::Table2, false),
-        (Encoding::Late, false),
-        (Encoding::Late, true),
+        (Encoding::Table2ToMove, false),
+        (Encoding::Table2ToMove, true),
     ] {
         let mut plain = Encoder::with_encoding(spec, encoding).unwrap();
         if search {

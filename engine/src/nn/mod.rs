@@ -10,7 +10,6 @@
 //! is for: see [`ModelMeta`] and `models/README.md`.
 
 pub mod inference;
-pub mod policy;
 mod safetensors;
 
 use std::collections::BTreeMap;
@@ -19,7 +18,6 @@ use std::path::{Path, PathBuf};
 use crate::game_spec::{GameInfo, GameSpec};
 
 pub use inference::FastNet;
-pub use policy::{draw_by_softmax, softmax_in_place, PolicyNet};
 pub use safetensors::{parse_safetensors, write_safetensors, TensorEntry};
 
 /// What every model file says it is.
@@ -183,9 +181,8 @@ impl ValueNet {
     }
 }
 
-/// The file layout shared by the value and policy nets: two dense layers (inputs -> sigmoid
-/// hidden layer -> outputs) in safetensors, PyTorch's `nn.Linear` layout, with string metadata.
-/// The kinds differ in their format string and output activation.
+/// The value nets' file layout: two dense layers (inputs -> sigmoid hidden layer -> outputs) in
+/// safetensors, PyTorch's `nn.Linear` layout, with string metadata.
 struct FileLayout {
     format: &'static str,
     output_activation: &'static str,
@@ -197,11 +194,6 @@ impl FileLayout {
         format: MODEL_FORMAT,
         output_activation: "sigmoid",
         outputs_text: "p1_win,p2_win,draw",
-    };
-    const POLICY: FileLayout = FileLayout {
-        format: policy::POLICY_FORMAT,
-        output_activation: "softmax",
-        outputs_text: "edge_logits",
     };
 
     /// Writes `meta` and the tensors (hidden weight, hidden bias, output weight, output bias).

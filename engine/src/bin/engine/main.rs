@@ -15,7 +15,6 @@ use engine::registry::{describe_games, describe_players, GameVisitor, Lookup};
 use engine::{Action, Game, Player};
 
 mod botzone_cmd;
-mod label_cmd;
 mod match_cmd;
 mod paper_amazons;
 mod paper_cmd;
@@ -54,9 +53,6 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Write a file of State-S-like start positions (with their perfect-play winners).
     Positions(match_cmd::PositionsArgs),
-    /// Dots and Boxes: finish recorded games by perfect play from a horizon (exact labels for a
-    /// late value net; see docs/players.md).
-    Label(label_cmd::LabelArgs),
     /// Play a paper's experiments again and write them as markdown (Dots and Boxes: Tables 3-5
     /// against the rival; Amazons: the MG-PEO ablation).
     Paper(paper_cmd::PaperArgs),
@@ -359,7 +355,6 @@ fn main() -> ExitCode {
         Command::Botzone(args) => botzone_cmd::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Positions(args) => match_cmd::positions(args),
-        Command::Label(args) => label_cmd::label(args),
         Command::Paper(args) => paper_cmd::run(args),
         Command::Serve(args) => engine::serve::run(engine::serve::ServeOptions {
             host: args.host,

@@ -7,7 +7,7 @@ use crate::agents::{Agent, AgentError, Choice, MctsAgent};
 use crate::game::{Action, Game};
 use crate::games::dots_and_boxes::analysis::{free_capture, safe_first_moves};
 use crate::games::dots_and_boxes::endgame::EndgameSolver;
-use crate::games::dots_and_boxes::labels::free_edges;
+use crate::games::dots_and_boxes::positions::free_edges;
 use crate::games::DotsAndBoxes;
 use std::time::Duration;
 

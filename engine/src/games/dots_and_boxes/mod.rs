@@ -18,8 +18,6 @@ pub mod endgame;
 mod engine;
 mod geometry;
 pub mod knowledge;
-pub mod labels;
-pub mod late;
 pub mod net;
 pub mod options;
 pub mod players;

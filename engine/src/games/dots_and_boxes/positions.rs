@@ -7,6 +7,7 @@ use super::analysis::{capture_edges, greedy_moves, random_edge};
 use super::endgame::EndgameSolver;
 use super::DotsAndBoxes;
 use crate::game::{Action, Game};
+use crate::game_record::MoveRecord;
 use crate::rng::{derive_seed, Rng};
 
 /// Seeded random play from `board` to `edges` drawn that takes a capture when there is one,
@@ -101,6 +102,24 @@ pub fn positions_file(
         out.push('\n');
     }
     out
+}
+
+/// Free edges of `state`.
+pub fn free_edges(state: &DotsAndBoxes) -> u32 {
+    state.geometry().num_edges as u32 - state.edges_drawn()
+}
+
+/// The first position of a game (`moves` played from `start`) with at most `free` free edges,
+/// or where the moves or the game end before that.
+pub fn first_with_free(start: DotsAndBoxes, moves: &[MoveRecord], free: u32) -> DotsAndBoxes {
+    let mut state = start;
+    for m in moves {
+        if state.is_terminal() || free_edges(&state) <= free {
+            break;
+        }
+        state.apply(m.action);
+    }
+    state
 }
 
 #[cfg(test)]
