@@ -98,18 +98,9 @@ struct PatternArgs {
     /// moves of the side that won the game: the loser's hold the mistakes that lost it).
     #[arg(long, value_enum, default_value_t = RankMoves::All)]
     rank_moves: RankMoves,
-    /// Also read each line's window: the eight points around a point, four either side
-    /// (empty, own, other's, off the board; a window and its mirror one code, 32,896 of them),
-    /// beside the shapes. Off by default: the shapes alone. Needs --trainer burn.
-    #[arg(long)]
-    windows: bool,
-    /// With --windows: a window seen fewer times than this in the training positions has no
-    /// row of its own; the rare ones share one. 0: every window its own row.
-    #[arg(long, default_value_t = PatternConfig::default().window_min_count)]
-    window_min_count: usize,
     /// Start from this net's weights (a model.safetensors of train pattern) instead of random
     /// ones; its features and hidden units are the run's (a --features or --hidden that differs
-    /// is refused), and with --windows a net without them starts with its windows at zero.
+    /// is refused).
     #[arg(long, value_name = "MODEL")]
     init: Option<PathBuf>,
     /// The positions learnt: all (but those with a five or live four to make) or quiet (no
@@ -121,8 +112,8 @@ struct PatternArgs {
     #[arg(long, default_value_t = PatternConfig::default().train_share)]
     train_share: f64,
     /// What computes the gradients: sparse (the net's forward and backward written out for
-    /// its sparse input, on every core; no --windows, no --policy-weight) or burn (burn's
-    /// autodiff on --backend, which trains those too).
+    /// its sparse input, on every core; no --policy-weight) or burn (burn's autodiff on
+    /// --backend, which trains the policy too).
     #[arg(long, value_enum, default_value_t = Trainer::Sparse)]
     trainer: Trainer,
     /// Threads of the sparse trainer (0: every core this process may use).
@@ -314,8 +305,6 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         rank_share: args.rank_share,
         rank_pick: args.rank_pick,
         rank_moves: args.rank_moves,
-        windows: args.windows,
-        window_min_count: args.window_min_count,
         init: args.init,
         keep: args.keep,
         trainer: args.trainer,

@@ -24,10 +24,7 @@ use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::activation::{log_softmax, sigmoid};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use engine::game::Game;
-use engine::games::gomoku::net::{
-    point_codes, point_windows, PatternNet, CODES, NET_ENCODING, NET_ENCODING_WINDOWS, POINT_NORM,
-    WINDOWS,
-};
+use engine::games::gomoku::net::{point_codes, PatternNet, CODES, NET_ENCODING, POINT_NORM};
 use engine::games::gomoku::patterns::Shape;
 use engine::games::gomoku::pvs::{shape_order, EvalWeights};
 use engine::games::gomoku::shape_board::ShapeBoard;
@@ -60,10 +57,10 @@ pub enum Keep {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Trainer {
     /// The forward and backward written out for the net's sparse input (`sparse.rs`), on
-    /// every core: some 50 times burn's speed. No windows and no policy.
+    /// every core: some 50 times burn's speed. No policy.
     #[default]
     Sparse,
-    /// burn's autodiff (`--backend`), which also trains the windows and the policy.
+    /// burn's autodiff (`--backend`), which also trains the policy.
     Burn,
 }
 
@@ -171,14 +168,7 @@ pub struct PatternConfig {
     pub rank_pick: RankPick,
     /// Whose moves get ranking rows.
     pub rank_moves: RankMoves,
-    /// Whether the net also reads each line's window (the eight points around a point:
-    /// [`NET_ENCODING_WINDOWS`]).
-    pub windows: bool,
-    /// With windows: a window seen fewer times than this in the training rows (either side's
-    /// view, empty points) has no row of its own; all such share one (learnt like any).
-    pub window_min_count: usize,
-    /// A net to start from (its features and hidden units): its weights, and the windows at
-    /// zero where it has none.
+    /// A net to start from (its features and hidden units): its weights.
     pub init: Option<PathBuf>,
     /// Which positions are learnt.
     pub keep: Keep,
@@ -214,8 +204,6 @@ impl Default for PatternConfig {
             rank_share: 1.0,
             rank_pick: RankPick::Near,
             rank_moves: RankMoves::All,
-            windows: false,
-            window_min_count: 0,
             init: None,
             keep: Keep::All,
             trainer: Trainer::Sparse,
@@ -290,9 +278,6 @@ impl PatternConfig {
             ));
         }
         if self.trainer == Trainer::Sparse {
-            if self.windows {
-                return Err("--windows is trained by --trainer burn only (the sparse trainer reads no windows)".into());
-            }
             if self.policy_weight > 0.0 {
                 return Err("--policy-weight is trained by --trainer burn only (the sparse trainer has no policy)".into());
             }
@@ -319,12 +304,6 @@ pub struct PatternRows {
     pub rank_block: Vec<u32>,
     /// The children's codes, seen from their side to move: `children` positions a block.
     pub child_codes: Vec<u8>,
-    /// With windows: each point's window codes, the side to move's four then the other's
-    /// (8 a point), of the rows and of the children.
-    pub windows: Vec<u16>,
-    pub child_windows: Vec<u16>,
-    /// Whether the rows keep the windows.
-    pub with_windows: bool,
     /// Whether the rows and children are kept packed for the sparse trainer (`packed` and
     /// `child_packed`) instead of a point's codes each (`codes`, `child_codes`).
     pub pack: bool,
@@ -400,9 +379,6 @@ impl PatternRows {
                 } else {
                     push_codes(&mut self.codes, &board, mover);
                 }
-                if self.with_windows {
-                    push_windows(&mut self.windows, &board, mover);
-                }
                 let ranked_mover = match config.rank_moves {
                     RankMoves::All => true,
                     RankMoves::Winner => game.outcome == Outcome::win_for(mover),
@@ -468,9 +444,6 @@ impl PatternRows {
             } else {
                 push_codes(&mut self.child_codes, &board, child.to_move());
             }
-            if self.with_windows {
-                push_windows(&mut self.child_windows, &board, child.to_move());
-            }
         }
         Some(index)
     }
@@ -494,7 +467,6 @@ impl PatternRows {
             } else {
                 0
             },
-            with_windows: config.windows,
             pack: config.trainer == Trainer::Sparse,
             ..PatternRows::default()
         };
@@ -560,8 +532,6 @@ impl PatternRows {
             }
         }));
         self.child_codes.extend(other.child_codes);
-        self.windows.extend(other.windows);
-        self.child_windows.extend(other.child_windows);
         self.packed.append(&other.packed);
         self.child_packed.append(&other.child_packed);
         self.blocks += other.blocks;
@@ -589,10 +559,7 @@ impl PatternRows {
         for &r in picks {
             let r = r as usize;
             let row = &self.codes[r * width..(r + 1) * width];
-            let windows = self
-                .with_windows
-                .then(|| &self.windows[r * 2 * width..(r + 1) * 2 * width]);
-            unpack(row, windows, &mut mine, &mut theirs, &mut mask);
+            unpack(row, &mut mine, &mut theirs, &mut mask);
         }
         let targets = picks.iter().map(|&r| self.targets[r as usize]).collect();
         let moves = picks
@@ -613,10 +580,7 @@ impl PatternRows {
             if b != NO_RANK {
                 let b = b as usize;
                 let codes = &self.child_codes[b * block..(b + 1) * block];
-                let windows = self
-                    .with_windows
-                    .then(|| &self.child_windows[b * 2 * block..(b + 1) * 2 * block]);
-                unpack(codes, windows, &mut mine, &mut theirs, &mut mask);
+                unpack(codes, &mut mine, &mut theirs, &mut mask);
                 blocks += 1;
             }
         }
@@ -675,75 +639,17 @@ fn push_codes(codes: &mut Vec<u8>, board: &ShapeBoard, side: engine::game::Playe
     }
 }
 
-/// Appends the window codes of every point of `board`, seen from `side` and from the other
-/// (8 a point; a stone's are 0, masked out).
-fn push_windows(windows: &mut Vec<u16>, board: &ShapeBoard, side: engine::game::Player) {
-    for p in 0..board.points() {
-        if board.is_empty(p) {
-            for s in [side, side.opponent()] {
-                windows.extend(point_windows(board, s, p).map(|w| w as u16));
-            }
-        } else {
-            windows.extend([0; 8]);
-        }
-    }
-}
-
-/// The rare windows' shared row ([`PatternConfig::window_min_count`]): after the windows.
-const RARE_WINDOW: u16 = WINDOWS as u16;
-
-/// Each window code's row: its own where `rows` hold it at least `min_count` times, else
-/// [`RARE_WINDOW`]; and how many have their own.
-fn window_rows(rows: &PatternRows, min_count: usize) -> (Vec<u16>, usize) {
-    let mut counts = vec![0usize; WINDOWS];
-    for (codes, windows) in [
-        (&rows.codes, &rows.windows),
-        (&rows.child_codes, &rows.child_windows),
-    ] {
-        for (point, w) in codes.chunks_exact(4).zip(windows.chunks_exact(8)) {
-            if point[0] != STONE {
-                for &c in w {
-                    counts[usize::from(c)] += 1;
-                }
-            }
-        }
-    }
-    let remap: Vec<u16> = counts
-        .iter()
-        .enumerate()
-        .map(|(c, &n)| {
-            if n >= min_count {
-                c as u16
-            } else {
-                RARE_WINDOW
-            }
-        })
-        .collect();
-    let own = remap.iter().filter(|&&r| r != RARE_WINDOW).count();
-    (remap, own)
-}
-
 /// Embedding rows (gathered codes) as a tensor on `device`.
 fn int_tensor(codes: Vec<i32>, device: &Device) -> Tensor<1, Int> {
     let len = codes.len();
     Tensor::<1, Int>::from_data(TensorData::new(codes, [len]), device)
 }
 
-/// The embedding's first window row: the windows follow the codes and the stone's row.
-const WINDOW_BASE: i32 = CODES as i32 + 1;
-
-/// Unpacks stored codes (4 a point, and with `windows` 8 window codes a point) into the
-/// net's inputs, each point's embedding rows (4, or 8 with the windows'): seen from the side
-/// to move, the same seen from the other side, and the empty points' mask.
-fn unpack(
-    codes: &[u8],
-    windows: Option<&[u16]>,
-    mine: &mut Vec<i32>,
-    theirs: &mut Vec<i32>,
-    mask: &mut Vec<f32>,
-) {
+/// Unpacks stored codes (4 a point) into the net's inputs, each point's embedding rows: seen
+/// from the side to move, the same seen from the other side, and the empty points' mask.
+fn unpack(codes: &[u8], mine: &mut Vec<i32>, theirs: &mut Vec<i32>, mask: &mut Vec<f32>) {
     let nine = Shape::ALL.len() as u8;
-    for (p, point) in codes.chunks_exact(4).enumerate() {
+    for point in codes.chunks_exact(4) {
         for &c in point {
             mine.push(i32::from(c));
             let swapped = if c == STONE {
@@ -752,11 +658,6 @@ fn unpack(
                 (c % nine) * nine + c / nine
             };
             theirs.push(i32::from(swapped));
-        }
-        if let Some(windows) = windows {
-            let w = &windows[p * 8..p * 8 + 8];
-            mine.extend(w[..4].iter().map(|&c| WINDOW_BASE + i32::from(c)));
-            theirs.extend(w[4..].iter().map(|&c| WINDOW_BASE + i32::from(c)));
         }
     }
     mask.extend(
@@ -773,8 +674,7 @@ type Gathered = (Vec<i32>, Vec<i32>, Vec<f32>, Vec<f32>, Vec<i32>);
 /// The pattern net in burn.
 #[derive(Module, Debug)]
 pub struct PatternModel {
-    /// (CODES + 1) x features: the last row is a stone's, masked out; with windows, the
-    /// WINDOWS window rows after it.
+    /// (CODES + 1) x features: the last row is a stone's, masked out.
     pub embedding: Param<Tensor<2>>,
     pub point_bias: Param<Tensor<1>>,
     pub head: Linear,
@@ -784,26 +684,14 @@ pub struct PatternModel {
 }
 
 impl PatternModel {
-    pub fn new(
-        features: usize,
-        hidden: usize,
-        windows: bool,
-        seed: u64,
-        device: &Device,
-    ) -> PatternModel {
+    pub fn new(features: usize, hidden: usize, seed: u64, device: &Device) -> PatternModel {
         let mut rng = Rng::new(seed);
         // Small codes' rows and a bias of a quarter: most points start inside (0, 1), where
-        // the clamp passes gradients. The windows start at zero: a net of the shapes alone.
-        let mut embedding: Vec<f32> = (0..(CODES + 1) * features)
+        // the clamp passes gradients.
+        let embedding: Vec<f32> = (0..(CODES + 1) * features)
             .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * 0.15) as f32)
             .collect();
-        let rows = if windows {
-            // The windows' rows and the rare windows' shared one.
-            embedding.resize((CODES + 1 + WINDOWS + 1) * features, 0.0);
-            CODES + 1 + WINDOWS + 1
-        } else {
-            CODES + 1
-        };
+        let rows = CODES + 1;
         let embedding =
             Tensor::<2>::from_data(TensorData::new(embedding, [rows, features]), device);
         let bias =
@@ -817,26 +705,12 @@ impl PatternModel {
         }
     }
 
-    /// A model holding `net`'s weights (a policy's where it has one), to train on; with
-    /// `windows`, its window rows (zero where it has none). A net with windows is not made
-    /// one without.
-    pub fn from_net(
-        net: &PatternNet,
-        windows: bool,
-        device: &Device,
-    ) -> Result<PatternModel, String> {
-        if net.has_windows() && !windows {
-            return Err("the net reads the windows: train it with --windows".into());
-        }
+    /// A model holding `net`'s weights (a policy's where it has one), to train on.
+    pub fn from_net(net: &PatternNet, device: &Device) -> Result<PatternModel, String> {
         let (f, h) = (net.features, net.hidden);
         let mut embedding = net.embedding.clone();
         embedding.resize((CODES + 1) * f, 0.0);
-        if windows {
-            embedding.extend(&net.windows);
-            // Zero where the net has none, and the rare windows' row.
-            embedding.resize((CODES + 1 + WINDOWS + 1) * f, 0.0);
-        }
-        let rows = embedding.len() / f;
+        let rows = CODES + 1;
         let layer = |weight: &[f32], bias: &[f32], inputs: usize, outputs: usize| {
             untransposed(weight, bias, inputs, outputs, device)
         };
@@ -859,7 +733,7 @@ impl PatternModel {
         })
     }
 
-    /// The point activations of one side's `codes` (4 a point, or 8 with the windows'): rows
+    /// The point activations of one side's `codes` (4 a point): rows
     /// x points x features (stones' too, masked by the caller).
     fn point_acts(&self, codes: Tensor<1, Int>, rows: usize, points: usize) -> Tensor<3> {
         let [_, f] = self.embedding.val().dims();
@@ -904,25 +778,10 @@ impl PatternModel {
     }
 
     /// The net in the engine's format, with its policy or without.
-    /// `remap`: each window code's row ([`window_rows`]; empty: its own).
-    pub fn to_pattern_net(
-        &self,
-        start: &Gomoku,
-        with_policy: bool,
-        remap: &[u16],
-    ) -> Result<PatternNet, String> {
+    pub fn to_pattern_net(&self, start: &Gomoku, with_policy: bool) -> Result<PatternNet, String> {
         let vec = |t: Tensor<2>| -> Vec<f32> { t.into_data().try_to_vec().expect("f32 weights") };
-        let [rows, f] = self.embedding.val().dims();
+        let [_, f] = self.embedding.val().dims();
         let mut embedding = vec(self.embedding.val());
-        let windows = (rows > CODES + 1).then(|| {
-            let table = &embedding[(CODES + 1) * f..];
-            (0..WINDOWS)
-                .flat_map(|c| {
-                    let r = remap.get(c).map_or(c, |&r| usize::from(r));
-                    table[r * f..(r + 1) * f].iter().copied()
-                })
-                .collect::<Vec<f32>>()
-        });
         embedding.truncate(CODES * f);
         let point_bias: Vec<f32> = self
             .point_bias
@@ -942,10 +801,6 @@ impl PatternModel {
             output_weight,
             output_bias[0],
         )?;
-        let net = match windows {
-            Some(windows) => net.with_windows(windows)?,
-            None => net,
-        };
         if !with_policy {
             return Ok(net);
         }
@@ -1111,12 +966,6 @@ pub fn train_pattern(
     let from = match &config.init {
         Some(path) => {
             let net = PatternNet::load(path)?;
-            if net.has_windows() && !config.windows {
-                return Err(format!(
-                    "--init {}: the net reads the windows: train it with --windows",
-                    path.display()
-                ));
-            }
             if (net.features, net.hidden) != (config.features, config.hidden) {
                 return Err(format!(
                     "--init {} has {} features and {} hidden units, the run asks for {} and {} (leave --features and --hidden out to take the net's)",
@@ -1179,23 +1028,8 @@ pub fn train_pattern(
     let mut load = |games: &[GameRef]| {
         PatternRows::load(games, &index.files, &start, config, &mut seen, threads)
     };
-    let mut train = load(&index.train)?;
-    let mut valid = load(&index.valid)?;
-    let remap = if config.windows {
-        let (remap, own) = window_rows(&train, config.window_min_count);
-        for rows in [&mut train, &mut valid] {
-            for w in rows.windows.iter_mut().chain(rows.child_windows.iter_mut()) {
-                *w = remap[usize::from(*w)];
-            }
-        }
-        say(format!(
-            "windows: {own} of {WINDOWS} seen at least {} times have a row of their own, the rest share one",
-            config.window_min_count
-        ));
-        remap
-    } else {
-        Vec::new()
-    };
+    let train = load(&index.train)?;
+    let valid = load(&index.valid)?;
     if train.is_empty() {
         return Err(format!("{}: no position to train on", index.dirs_text()));
     }
@@ -1312,27 +1146,20 @@ pub fn train_pattern(
     };
     if let (Some(path), Some(from)) = (&config.init, &from) {
         say(format!(
-            "starting from {} ({} features, {} hidden{})",
+            "starting from {} ({} features, {} hidden)",
             path.display(),
             from.features,
             from.hidden,
-            if from.has_windows() { ", windows" } else { "" }
         ));
     }
     let model = match &from {
-        Some(from) => PatternModel::from_net(from, config.windows, &device).map_err(|e| {
+        Some(from) => PatternModel::from_net(from, &device).map_err(|e| {
             format!(
                 "--init {}: {e}",
                 config.init.as_ref().expect("a net to start from").display()
             )
         })?,
-        None => PatternModel::new(
-            config.features,
-            config.hidden,
-            config.windows,
-            config.seed,
-            &device,
-        ),
+        None => PatternModel::new(config.features, config.hidden, config.seed, &device),
     };
     let mut fitter = match config.trainer {
         Trainer::Burn => Fitter::Burn {
@@ -1341,7 +1168,7 @@ pub fn train_pattern(
         },
         Trainer::Sparse => {
             // The same starting weights as burn's.
-            let net = SparseNet::from_net(&model.to_pattern_net(&start, false, &[])?)?;
+            let net = SparseNet::from_net(&model.to_pattern_net(&start, false)?)?;
             Fitter::Sparse {
                 adam: Adam::new(net.params.len()),
                 net,
@@ -1483,7 +1310,7 @@ pub fn train_pattern(
                 Fitter::Burn { net, .. } => (**net)
                     .as_ref()
                     .expect("the net is there")
-                    .to_pattern_net(&start, with_policy, &remap)?,
+                    .to_pattern_net(&start, with_policy)?,
                 Fitter::Sparse { net, .. } => net.to_net(start.rule(), start.size())?,
             };
             net.extra = BTreeMap::from([
@@ -1630,8 +1457,8 @@ fn write_card(
          `pvs:model={model}` plays with it (docs/gomoku-results.md).\n\n\
          | | |\n|---|---|\n\
          | Game | {spec} |\n\
-         | Encoding | `{encoding}`: per empty point and direction, the shapes of the side to move and of the other (81 codes){windows} |\n\
-         | Net | 81 codes{window_rows} -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
+         | Encoding | `{NET_ENCODING}`: per empty point and direction, the shapes of the side to move and of the other (81 codes) |\n\
+         | Net | 81 codes -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
          | Policy | {policy} |\n\
          | Ranking | {ranking} |\n\
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
@@ -1644,13 +1471,6 @@ fn write_card(
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         model = summary.model.display(),
         spec = index.spec,
-        encoding = if config.windows { NET_ENCODING_WINDOWS } else { NET_ENCODING },
-        windows = if config.windows {
-            ", and the window of the eight points around it (32,896 codes, a window and its mirror one)"
-        } else {
-            ""
-        },
-        window_rows = if config.windows { " + 32,896 windows" } else { "" },
         init = config.init.as_ref().map_or(String::new(), |p| format!(", from {}", p.display())),
         f = config.features,
         h = config.hidden,
@@ -1790,16 +1610,16 @@ mod tests {
         }
     }
 
-    /// The trainer's model of a net (its windows too) gives the logit the engine's f32
+    /// The trainer's model of a net gives the logit the engine's f32
     /// reference gives, on positions of either side to move: both read the same codes, each
     /// side's the same way.
     #[test]
     fn the_model_of_a_net_gives_the_engines_logit() {
-        use super::{push_codes, push_windows, PatternModel, PatternRows};
+        use super::{push_codes, PatternModel, PatternRows};
         use crate::config::{Backend, CpuBackend};
         use crate::trainer::device_of;
         use burn::tensor::{Int, Tensor, TensorData};
-        use engine::games::gomoku::net::{PatternNet, CODES, WINDOWS};
+        use engine::games::gomoku::net::{PatternNet, CODES};
         let mut rng = Rng::new(5);
         let mut draw = |n: usize, scale: f64| -> Vec<f32> {
             (0..n)
@@ -1818,11 +1638,9 @@ mod tests {
             draw(h, 2.0),
             0.1,
         )
-        .unwrap()
-        .with_windows(draw(WINDOWS * f, 0.5))
         .unwrap();
         let device = device_of(Backend::Cpu, CpuBackend::Flex).unwrap();
-        let model = PatternModel::from_net(&net, true, &device).unwrap();
+        let model = PatternModel::from_net(&net, &device).unwrap();
         let mut state = start;
         for (i, m) in ["e5", "e6", "d4", "f6", "c3", "g7", "e4"]
             .iter()
@@ -1832,11 +1650,9 @@ mod tests {
             let board = ShapeBoard::new(&state);
             let mut rows = PatternRows {
                 points: state.points(),
-                with_windows: true,
                 ..PatternRows::default()
             };
             push_codes(&mut rows.codes, &board, state.to_move());
-            push_windows(&mut rows.windows, &board, state.to_move());
             rows.targets.push(0.5);
             rows.moves.push(0);
             let (mine, theirs, mask, _, _) = rows.gather(&[0]);
@@ -1976,7 +1792,7 @@ mod tests {
             let device = device_of(Backend::Cpu, CpuBackend::Flex)
                 .unwrap()
                 .autodiff();
-            let model = PatternModel::from_net(&net, false, &device).unwrap();
+            let model = PatternModel::from_net(&net, &device).unwrap();
             let n = picks.len();
             let (mine, theirs, mask, targets, _) = plain.gather(&picks);
             let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, plain.points, 1]), &device);

@@ -152,11 +152,8 @@ impl SparseNet {
         Layout::new(self.features, self.hidden)
     }
 
-    /// The weights of `net` (one without windows; a policy is left out).
+    /// The weights of `net` (a policy is left out).
     pub fn from_net(net: &PatternNet) -> Result<SparseNet, String> {
-        if net.has_windows() {
-            return Err("the sparse trainer reads no windows (give --trainer burn)".into());
-        }
         let mut params = Vec::with_capacity(Layout::new(net.features, net.hidden).len);
         params.extend(&net.embedding[..CODES * net.features]);
         params.extend(&net.point_bias);

@@ -887,15 +887,13 @@ fn a_pattern_run_without_held_out_games_or_with_a_folder_twice_is_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `train pattern --windows --trainer burn` trains a net that also reads the lines' windows;
-/// `--init` starts from a net of the run's sizes (a net without windows widened with them at
-/// zero), and refuses one of other sizes, of another rule, or with windows for a run without.
-/// The sparse trainer refuses windows and a policy.
+/// `train pattern --init` starts from a net of the run's sizes (here with `--trainer burn`),
+/// and refuses one of other sizes or of another rule. The sparse trainer refuses a policy.
 #[test]
-fn a_gomoku_window_net_trains_from_a_shapes_net() {
-    use engine::games::gomoku::net::{PatternNet, NET_ENCODING_WINDOWS, WINDOWS};
+fn a_gomoku_net_trains_from_a_net_of_its_sizes() {
+    use engine::games::gomoku::net::PatternNet;
     use train::pattern::{train_pattern, PatternConfig, Trainer};
-    let dir = temp_dir("pattern-windows");
+    let dir = temp_dir("pattern-init");
     let data = dir.join("data");
     gomoku_dataset(&data, 400, 5);
     let plain = PatternConfig {
@@ -912,9 +910,8 @@ fn a_gomoku_window_net_trains_from_a_shapes_net() {
     };
     train_pattern(&plain, false, "test").unwrap();
     let shapes = plain.out.join(MODEL_FILE);
-    let windowed = PatternConfig {
-        out: dir.join("windowed"),
-        windows: true,
+    let resumed = PatternConfig {
+        out: dir.join("resumed"),
         init: Some(shapes.clone()),
         epochs: 2,
         trainer: Trainer::Burn,
@@ -925,17 +922,9 @@ fn a_gomoku_window_net_trains_from_a_shapes_net() {
             PatternConfig {
                 out: dir.join("narrower"),
                 features: 4,
-                ..windowed.clone()
+                ..resumed.clone()
             },
             "has 8 features and 8 hidden units, the run asks for 4 and 8",
-        ),
-        (
-            PatternConfig {
-                out: dir.join("sparse-windows"),
-                trainer: Trainer::Sparse,
-                ..windowed.clone()
-            },
-            "--windows is trained by --trainer burn only",
         ),
         (
             PatternConfig {
@@ -951,31 +940,16 @@ fn a_gomoku_window_net_trains_from_a_shapes_net() {
         assert!(!bad.out.exists());
     }
     // Started from a net that learnt the results, not from scratch.
-    let summary = train_pattern(&windowed, false, "test").unwrap();
+    let summary = train_pattern(&resumed, false, "test").unwrap();
     assert!(
         summary.best.valid_loss < summary.constant_loss - 0.02,
         "{summary:?}"
     );
-    let net = PatternNet::load(&windowed.out.join(MODEL_FILE)).unwrap();
-    assert!(net.has_windows());
-    assert_eq!((net.features, net.windows.len()), (8, WINDOWS * 8));
-    // The windows near the games' stones moved from zero.
-    assert!(net.windows.iter().any(|&w| w != 0.0));
-    let card = std::fs::read_to_string(windowed.out.join("MODEL.md")).unwrap();
-    assert!(card.contains(NET_ENCODING_WINDOWS), "{card}");
+    let card = std::fs::read_to_string(resumed.out.join("MODEL.md")).unwrap();
     assert!(
         card.contains(&format!("from {}", shapes.display())),
         "{card}"
     );
-    // A net with windows does not lose them.
-    let narrowed = PatternConfig {
-        out: dir.join("narrowed"),
-        windows: false,
-        init: Some(windowed.out.join(MODEL_FILE)),
-        ..plain.clone()
-    };
-    let err = train_pattern(&narrowed, false, "test").unwrap_err();
-    assert!(err.contains("train it with --windows"), "{err}");
     // A net of another rule does not start a run on these games.
     let mut renju = PatternNet::load(&shapes).unwrap();
     renju.rule = engine::games::gomoku::Rule::Renju;

@@ -5,14 +5,9 @@
 //! * **Inputs**: what the pattern evaluation sees. Each empty point has, in each of its four
 //!   directions, the [`Shape`] each colour would make there ([`ShapeBoard::shape`]). Seen from
 //!   one side, a (point, direction) is one of 81 codes: `9 * own shape + other's shape`.
-//! * **Windows** (optional, [`NET_ENCODING_WINDOWS`]): each (point, direction) also has the
-//!   eight points around it on the line (four either side: empty, own, other's, off the
-//!   board), one of [`WINDOWS`] codes once a window and its mirror image are made one. The
-//!   shapes say what a stone there makes; the window says how: a split three from a solid
-//!   one, a stone two points away from one four away, the edge.
 //! * **Points**: a point's activation is `clamp(bias + sum over its four directions of the
-//!   code's embedding (and the window's), 0, 1)`, a vector of `features`: one learnt table of
-//!   81 rows (and one of [`WINDOWS`]), the same for every direction and point, so the net is
+//!   code's embedding, 0, 1)`, a vector of `features`: one learnt table of
+//!   81 rows, the same for every direction and point, so the net is
 //!   blind to the board's symmetries by construction. The nonlinearity is per point: a four and
 //!   a live three through the same point can be worth more than the two apart.
 //! * **Sides**: the activations of every empty point are summed twice, once seen from each
@@ -29,8 +24,7 @@
 //! its unmake restore them exactly; lazily, when a position below the move is evaluated), and
 //! an evaluation is the head alone.
 //!
-//! The file is safetensors: `point.embedding` (81 x features), `window.embedding` (where the
-//! encoding has windows: [`WINDOWS`] x features), `point.bias` (features),
+//! The file is safetensors: `point.embedding` (81 x features), `point.bias` (features),
 //! `head.weight` (hidden x 2 features, PyTorch's `nn.Linear` layout), `head.bias`,
 //! `output.weight` (1 x hidden), `output.bias` (1), and where the net has a policy
 //! `policy.weight` (1 x 2 features, the side to move's half first) and `policy.bias` (1), f32,
@@ -49,13 +43,8 @@ use crate::nn::{parse_safetensors, write_safetensors, TensorEntry};
 pub const NET_FORMAT: &str = "gomoku pattern net";
 /// The inputs' definition: shape pairs of the empty points, by direction.
 pub const NET_ENCODING: &str = "gomoku-shape-pairs-v1";
-/// The inputs' definition of a net that also reads the windows.
-pub const NET_ENCODING_WINDOWS: &str = "gomoku-shape-pairs-windows-v1";
 /// The codes of a (point, direction) seen from one side: `9 * own shape + other's shape`.
 pub const CODES: usize = Shape::ALL.len() * Shape::ALL.len();
-/// The window codes: the 4^8 windows of eight points, a window and its mirror image one
-/// code ((65,536 + 256 palindromes) / 2).
-pub const WINDOWS: usize = 32_896;
 /// The head reads each side's sum of point activations divided by this (a board has up to
 /// 400 empty points: it keeps the head's inputs near 1).
 pub const POINT_NORM: f32 = 32.0;
@@ -118,9 +107,6 @@ pub struct PatternNet {
     pub hidden: usize,
     /// CODES x features, row-major.
     pub embedding: Vec<f32>,
-    /// WINDOWS x features, row-major; empty: a net that reads no windows
-    /// ([`with_windows`](Self::with_windows)).
-    pub windows: Vec<f32>,
     pub point_bias: Vec<f32>,
     /// hidden x (2 features): the side to move's sum first.
     pub head_weight: Vec<f32>,
@@ -133,9 +119,8 @@ pub struct PatternNet {
     pub policy_bias: f32,
     /// Everything else the file says (dataset, metrics, command ...), kept as written.
     pub extra: BTreeMap<String, String>,
-    /// The embedding, windows and bias in units of [`ACT_ONE`].
+    /// The embedding and bias in units of [`ACT_ONE`].
     embedding_q: Vec<i16>,
-    windows_q: Vec<i16>,
     bias_q: Vec<i16>,
     /// The head's weights over the integer sums: `head_weight / (ACT_ONE * POINT_NORM)`.
     head_q: Vec<f32>,
@@ -143,81 +128,14 @@ pub struct PatternNet {
     policy_q: Vec<f32>,
 }
 
-/// A (point, direction) as a net reads it, seen from black: both colours' shapes (`pair`:
-/// `9 * black's + white's`, [`code`]) and the eight points around it on the line (`window`:
-/// two bits a point, the nearest in the middle, as [`ShapeBoard::line_window`] gives it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LineCode {
-    pub pair: u8,
-    pub window: u16,
-}
-
-/// A window seen from the other colour: black's and white's stones (codes 1 and 2) swapped.
-#[inline]
-fn swap_colours(window: u16) -> u16 {
-    let low = window & 0x5555;
-    let high = (window >> 1) & 0x5555;
-    (low << 1) | high
-}
-
-/// A window read from the other end of its line.
-fn mirror(window: u16) -> u16 {
-    (0..8).fold(0, |out, i| out | ((window >> (2 * i)) & 3) << (2 * (7 - i)))
-}
-
-/// Each raw window's code ([`WINDOWS`] of them), seen from black (as the window is) and from
-/// white (the colours swapped).
-struct WindowCodes {
-    black: Vec<u16>,
-    white: Vec<u16>,
-}
-
-fn window_codes() -> &'static WindowCodes {
-    static CODES_OF: std::sync::OnceLock<WindowCodes> = std::sync::OnceLock::new();
-    CODES_OF.get_or_init(|| {
-        // A window and its mirror image share the code of the smaller, numbered in order.
-        let mut black = vec![0u16; 1 << 16];
-        let mut next = 0u16;
-        for w in 0..=u16::MAX {
-            let m = mirror(w);
-            if w <= m {
-                black[usize::from(w)] = next;
-                next += 1;
-            } else {
-                black[usize::from(w)] = black[usize::from(m)];
-            }
-        }
-        debug_assert_eq!(usize::from(next), WINDOWS);
-        let white = (0..=u16::MAX)
-            .map(|w| black[usize::from(swap_colours(w))])
-            .collect();
-        WindowCodes { black, white }
-    })
-}
-
-/// The window codes of a raw window (seen from black), seen from black and from white.
-#[inline]
-pub fn window_code_pair(window: u16) -> [usize; 2] {
-    let codes = window_codes();
-    [
-        usize::from(codes.black[usize::from(window)]),
-        usize::from(codes.white[usize::from(window)]),
-    ]
-}
-
-/// The four window codes of empty point `p` seen from `side`.
-pub fn point_windows(board: &ShapeBoard, side: Player, p: usize) -> [usize; 4] {
-    std::array::from_fn(|d| window_code_pair(board.line_window(p, d))[side.index()])
-}
-
-/// The four line codes of empty point `p`, seen from black.
-pub fn line_codes(board: &ShapeBoard, p: usize) -> [LineCode; 4] {
-    std::array::from_fn(|d| LineCode {
-        pair: code(
+/// The four pair codes of empty point `p` (`9 * black's shape + white's`, [`code`]), seen
+/// from black: what a net reads of its four directions.
+pub fn line_codes(board: &ShapeBoard, p: usize) -> [u8; 4] {
+    std::array::from_fn(|d| {
+        code(
             board.shape(Player::P1, p, d) as u8,
             board.shape(Player::P2, p, d) as u8,
-        ) as u8,
-        window: board.line_window(p, d),
+        ) as u8
     })
 }
 
@@ -235,7 +153,7 @@ const PAIR_SEEN_FROM: [[u8; 256]; 2] = {
     table
 };
 
-/// The pair code of a [`LineCode`] seen from `colour` (0 black, 1 white).
+/// A pair code ([`line_codes`]) seen from `colour` (0 black, 1 white).
 #[inline(always)]
 fn pair_seen_from(pair: u8, colour: usize) -> usize {
     usize::from(PAIR_SEEN_FROM[colour & 1][usize::from(pair)])
@@ -291,8 +209,6 @@ impl PatternNet {
             features,
             hidden,
             embedding_q: embedding.iter().map(quantise).collect(),
-            windows_q: Vec::new(),
-            windows: Vec::new(),
             bias_q: point_bias.iter().map(quantise).collect(),
             head_q: head_weight.iter().map(|w| w * scale).collect(),
             embedding,
@@ -308,59 +224,9 @@ impl PatternNet {
         })
     }
 
-    /// The net reading the windows too: `windows` is their embedding ([`WINDOWS`] x
-    /// features).
-    pub fn with_windows(mut self, windows: Vec<f32>) -> Result<PatternNet, String> {
-        let want = WINDOWS * self.features;
-        if windows.len() != want {
-            return Err(format!(
-                "window.embedding has {} numbers, the net's sizes want {want}",
-                windows.len()
-            ));
-        }
-        if let Some(bad) = windows.iter().find(|w| !w.is_finite() || w.abs() > 1e4) {
-            return Err(format!(
-                "a window weight is {bad}: each must be finite and within 1e4"
-            ));
-        }
-        // A point's value is its bias, four pair rows and four window rows: each feature's
-        // window entries are held to what keeps the largest such sum inside an i16 (the
-        // engine's sums wrap in between and are exact only then).
-        let f = self.features;
-        let room: Vec<i32> = (0..f)
-            .map(|i| {
-                let pairs = (0..CODES)
-                    .map(|c| i32::from(self.embedding_q[c * f + i]).abs())
-                    .max()
-                    .unwrap_or(0);
-                let left = i32::from(i16::MAX) - i32::from(self.bias_q[i]).abs() - 4 * pairs;
-                (left / 4).max(0)
-            })
-            .collect();
-        self.windows_q = windows
-            .iter()
-            .enumerate()
-            .map(|(k, w)| {
-                let r = room[k % f];
-                i32::from(quantise(w)).clamp(-r, r) as i16
-            })
-            .collect();
-        self.windows = windows;
-        Ok(self)
-    }
-
-    /// Whether the net reads the windows.
-    pub fn has_windows(&self) -> bool {
-        !self.windows.is_empty()
-    }
-
     /// The inputs' definition, as the file names it.
     pub fn encoding(&self) -> &'static str {
-        if self.has_windows() {
-            NET_ENCODING_WINDOWS
-        } else {
-            NET_ENCODING
-        }
+        NET_ENCODING
     }
 
     /// The net with a policy: `weight` over a point's activations (the side to move's
@@ -495,7 +361,7 @@ impl PatternNet {
     fn update_point(
         &self,
         colour: usize,
-        codes: Option<[LineCode; 4]>,
+        codes: Option<[u8; 4]>,
         pre: &mut [i16],
         acts: &mut [i16],
         sums: &mut [i32],
@@ -510,12 +376,12 @@ impl PatternNet {
             return;
         };
         let [r0, r1, r2, r3] = codes.map(|c| {
-            let c = pair_seen_from(c.pair, colour);
+            let c = pair_seen_from(c, colour);
             &self.embedding_q[c * f..c * f + f]
         });
         let bias = &self.bias_q[..f];
         // Wrapping sums are exact: the quantised weights keep every point's value inside an
-        // i16 ([`PatternNet::with_windows`]), whatever the partial sums do.
+        // i16 ([`MAX_QUANTISED`]), whatever the partial sums do.
         for i in 0..f {
             pre[i] = bias[i]
                 .wrapping_add(r0[i])
@@ -523,62 +389,36 @@ impl PatternNet {
                 .wrapping_add(r2[i])
                 .wrapping_add(r3[i]);
         }
-        if self.has_windows() {
-            for c in codes {
-                let w = window_code_pair(c.window)[colour];
-                for (p, r) in pre.iter_mut().zip(&self.windows_q[w * f..w * f + f]) {
-                    *p = p.wrapping_add(*r);
-                }
-            }
-        }
         for i in 0..f {
             settle(pre[i], &mut pre[i], &mut acts[i], &mut sums[i]);
         }
     }
 
-    /// One direction's code of a point seen from `colour` goes from `old` to `new`: its
-    /// preactivations move by the difference of the rows (exactly: integers), and its
+    /// One direction's pair code of a point seen from `colour` goes from `old` to `new`:
+    /// its preactivations move by the difference of the rows (exactly: integers), and its
     /// activations and `sums` follow.
     #[inline(always)]
     fn shift_point(
         &self,
         colour: usize,
-        old: LineCode,
-        new: LineCode,
+        old: u8,
+        new: u8,
         pre: &mut [i16],
         acts: &mut [i16],
         sums: &mut [i32],
     ) {
         let f = self.features;
         let (pre, acts, sums) = (&mut pre[..f], &mut acts[..f], &mut sums[..f]);
-        // Row `o` of `table` out, row `n` in.
-        let swap_rows = |pre: &mut [i16], table: &[i16], o: usize, n: usize| {
-            let (ro, rn) = (&table[o * f..o * f + f], &table[n * f..n * f + f]);
-            for i in 0..f {
-                pre[i] = pre[i].wrapping_sub(ro[i]).wrapping_add(rn[i]);
-            }
-        };
-        if old.pair != new.pair {
-            let (o, n) = (
-                pair_seen_from(old.pair, colour),
-                pair_seen_from(new.pair, colour),
-            );
-            if f == 16 && !self.has_windows() {
-                // The shipped width, fixed: the compiler keeps each row in registers.
-                let rows = (&self.embedding_q[o * f..], &self.embedding_q[n * f..]);
-                return shift_fixed::<16>(pre, acts, sums, rows);
-            }
-            swap_rows(pre, &self.embedding_q, o, n);
+        let (o, n) = (pair_seen_from(old, colour), pair_seen_from(new, colour));
+        let rows = (&self.embedding_q[o * f..], &self.embedding_q[n * f..]);
+        if f == 16 {
+            // The shipped width, fixed: the compiler keeps each row in registers.
+            return shift_fixed::<16>(pre, acts, sums, rows);
         }
-        if self.has_windows() && old.window != new.window {
-            let (o, n) = (
-                window_code_pair(old.window)[colour],
-                window_code_pair(new.window)[colour],
-            );
-            swap_rows(pre, &self.windows_q, o, n);
-        }
+        let (ro, rn) = (&rows.0[..f], &rows.1[..f]);
         for i in 0..f {
-            settle(pre[i], &mut pre[i], &mut acts[i], &mut sums[i]);
+            let v = pre[i].wrapping_sub(ro[i]).wrapping_add(rn[i]);
+            settle(v, &mut pre[i], &mut acts[i], &mut sums[i]);
         }
     }
 
@@ -672,20 +512,13 @@ impl PatternNet {
     fn reference_point(&self, board: &ShapeBoard, side: Player, p: usize) -> Vec<f32> {
         let f = self.features;
         let codes = point_codes(board, side, p);
-        let windows = point_windows(board, side, p);
         (0..f)
             .map(|i| {
-                let mut v: f32 = self.point_bias[i]
+                let v: f32 = self.point_bias[i]
                     + codes
                         .iter()
                         .map(|&c| self.embedding[c * f + i])
                         .sum::<f32>();
-                if self.has_windows() {
-                    v += windows
-                        .iter()
-                        .map(|&w| self.windows[w * f + i])
-                        .sum::<f32>();
-                }
                 v.clamp(0.0, 1.0)
             })
             .collect()
@@ -721,13 +554,6 @@ impl PatternNet {
             TensorEntry::new("output.weight", vec![1, h], &self.output_weight),
             TensorEntry::new("output.bias", vec![1], &output_bias),
         ];
-        if self.has_windows() {
-            tensors.push(TensorEntry::new(
-                "window.embedding",
-                vec![WINDOWS, f],
-                &self.windows,
-            ));
-        }
         if self.has_policy() {
             tensors.push(TensorEntry::new(
                 "policy.weight",
@@ -765,16 +591,11 @@ impl PatternNet {
             return Err(format!("a net for {game}, not gomoku"));
         }
         let encoding = get("encoding")?;
-        let windows = match encoding {
-            NET_ENCODING => false,
-            NET_ENCODING_WINDOWS => true,
-            _ => {
-                return Err(format!(
-                    "encoding '{encoding}'; this engine reads '{NET_ENCODING}' and \
-                     '{NET_ENCODING_WINDOWS}'"
-                ))
-            }
-        };
+        if encoding != NET_ENCODING {
+            return Err(format!(
+                "encoding '{encoding}'; this engine reads '{NET_ENCODING}' only"
+            ));
+        }
         let rule = Rule::parse(get("rule")?)?;
         let size: usize = get("size")?
             .parse()
@@ -801,6 +622,11 @@ impl PatternNet {
             (Err(_), Err(_)) => None,
             _ => return Err("it has one of policy.weight and policy.bias, not both".into()),
         };
+        if let Some(name) = tensors.keys().min() {
+            return Err(format!(
+                "it has a tensor '{name}' this engine does not read"
+            ));
+        }
         let mut net = PatternNet::new(
             rule,
             size,
@@ -811,9 +637,6 @@ impl PatternNet {
             output_weight,
             output_bias,
         )?;
-        if windows {
-            net = net.with_windows(take("window.embedding")?)?;
-        }
         if let Some((weight, bias)) = policy {
             net = net.with_policy(weight, bias)?;
         }
@@ -919,7 +742,7 @@ impl NetSums {
     /// Sets point `p`'s activations seen from each colour from its four line codes (`None`
     /// for a stone, which counts nothing) and moves the sums by the change.
     #[inline]
-    pub fn set_point(&mut self, p: usize, codes: Option<[LineCode; 4]>) {
+    pub fn set_point(&mut self, p: usize, codes: Option<[u8; 4]>) {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
@@ -929,7 +752,7 @@ impl NetSums {
     }
 
     #[inline(always)]
-    fn set_point_portable(&mut self, p: usize, codes: Option<[LineCode; 4]>) {
+    fn set_point_portable(&mut self, p: usize, codes: Option<[u8; 4]>) {
         let f = self.net.features;
         let (black, white) = self.acts[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
         let (pre_b, pre_w) = self.pre[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
@@ -942,14 +765,14 @@ impl NetSums {
     /// [`set_point`](Self::set_point) compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn set_point_avx2(&mut self, p: usize, codes: Option<[LineCode; 4]>) {
+    unsafe fn set_point_avx2(&mut self, p: usize, codes: Option<[u8; 4]>) {
         self.set_point_portable(p, codes)
     }
 
     /// One direction's line code of empty point `p` goes from `old` to `new`: its activations
     /// follow by the rows' difference, cheaper than [`set_point`](Self::set_point).
     #[inline]
-    pub fn shift_point(&mut self, p: usize, old: LineCode, new: LineCode) {
+    pub fn shift_point(&mut self, p: usize, old: u8, new: u8) {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: the CPU has AVX2 (checked once, [`has_avx2`]).
@@ -959,7 +782,7 @@ impl NetSums {
     }
 
     #[inline(always)]
-    fn shift_point_portable(&mut self, p: usize, old: LineCode, new: LineCode) {
+    fn shift_point_portable(&mut self, p: usize, old: u8, new: u8) {
         let f = self.net.features;
         let (black, white) = self.acts[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
         let (pre_b, pre_w) = self.pre[p * 2 * f..(p + 1) * 2 * f].split_at_mut(f);
@@ -972,7 +795,7 @@ impl NetSums {
     /// [`shift_point`](Self::shift_point) compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn shift_point_avx2(&mut self, p: usize, old: LineCode, new: LineCode) {
+    unsafe fn shift_point_avx2(&mut self, p: usize, old: u8, new: u8) {
         self.shift_point_portable(p, old, new)
     }
 
@@ -1031,79 +854,18 @@ mod tests {
         .unwrap()
     }
 
-    /// [`random_net`] reading the windows too.
-    pub(crate) fn random_window_net(rule: Rule, size: usize, seed: u64) -> PatternNet {
-        let net = random_net(rule, size, seed);
-        let mut rng = Rng::new(seed ^ 0x77);
-        let windows = (0..WINDOWS * net.features)
-            .map(|_| ((rng.unit_f64() * 2.0 - 1.0) * 0.4) as f32)
-            .collect();
-        net.with_windows(windows).unwrap()
-    }
-
-    #[test]
-    fn a_window_and_its_mirror_share_a_code_and_the_colours_swap() {
-        let codes = window_codes();
-        assert_eq!(
-            codes.black.iter().map(|&c| usize::from(c)).max(),
-            Some(WINDOWS - 1)
-        );
-        // Black stones at offsets -1 and +2, white at +4, the board's edge past -3.
-        let cell = |offset: i32| if offset < 0 { offset + 4 } else { offset + 3 } as u16;
-        let w = (1 << (2 * cell(-1)))
-            | (1 << (2 * cell(2)))
-            | (2 << (2 * cell(4)))
-            | (3 << (2 * cell(-4)));
-        let mirrored = (1 << (2 * cell(1)))
-            | (1 << (2 * cell(-2)))
-            | (2 << (2 * cell(-4)))
-            | (3 << (2 * cell(4)));
-        assert_eq!(mirror(w), mirrored);
-        assert_eq!(window_code_pair(w), window_code_pair(mirrored));
-        let swapped = (2 << (2 * cell(-1)))
-            | (2 << (2 * cell(2)))
-            | (1 << (2 * cell(4)))
-            | (3 << (2 * cell(-4)));
-        assert_eq!(swap_colours(w), swapped);
-        assert_eq!(window_code_pair(w)[1], window_code_pair(swapped)[0]);
-        assert_ne!(window_code_pair(w)[0], window_code_pair(w)[1]);
-        // The board's window of a point reads its line the same way.
-        let g = Gomoku::new(15, Rule::Freestyle).unwrap();
-        let mut board = ShapeBoard::new(&g);
-        for m in ["g8", "k8", "h9", "m8"] {
-            board.make(usize::from(g.parse_legal_action(m).unwrap()));
-        }
-        // From h8 along the row: g8 black at -1, k8 white at +3, m8 white at +5 (out of the
-        // window).
-        let h8 = usize::from(g.parse_legal_action("h8").unwrap());
-        let row = (0..4)
-            .find(|&d| super::super::DIRECTIONS[d] == (1, 0))
-            .unwrap();
-        assert_eq!(
-            board.line_window(h8, row),
-            (1 << (2 * cell(-1))) | (2 << (2 * cell(3)))
-        );
-    }
-
     #[test]
     fn the_sums_follow_moves_and_unmakes_exactly_and_match_the_f32_reference() {
         let mut rng = Rng::new(11);
         // The last two play a net on a board of another size than its own.
-        // The last reads the windows too.
-        for (rule, trained, size, windows) in [
-            (Rule::Freestyle, 15, 15, false),
-            (Rule::Standard, 9, 9, false),
-            (Rule::Renju, 15, 15, false),
-            (Rule::Freestyle, 15, 20, false),
-            (Rule::Standard, 15, 9, false),
-            (Rule::Freestyle, 15, 15, true),
-            (Rule::Freestyle, 15, 20, true),
+        for (rule, trained, size) in [
+            (Rule::Freestyle, 15, 15),
+            (Rule::Standard, 9, 9),
+            (Rule::Renju, 15, 15),
+            (Rule::Freestyle, 15, 20),
+            (Rule::Standard, 15, 9),
         ] {
-            let net = Arc::new(if windows {
-                random_window_net(rule, trained, 5)
-            } else {
-                random_net(rule, trained, 5)
-            });
+            let net = Arc::new(random_net(rule, trained, 5));
             let start = Gomoku::new(size, rule).unwrap();
             let mut board = ShapeBoard::new(&start).with_net(net.clone()).unwrap();
             let first = board.net_sums().unwrap().sums().clone();
@@ -1188,15 +950,7 @@ mod tests {
     /// a fresh board's, and moves unmade before a sync never reach them.
     #[test]
     fn lazy_sums_follow_any_mix_of_moves_unmakes_and_syncs() {
-        for net in [
-            random_net(Rule::Freestyle, 15, 9),
-            random_window_net(Rule::Freestyle, 15, 9),
-        ] {
-            lazy_sums_follow(Arc::new(net));
-        }
-    }
-
-    fn lazy_sums_follow(net: Arc<PatternNet>) {
+        let net = Arc::new(random_net(Rule::Freestyle, 15, 9));
         let mut rng = Rng::new(3);
         let start = Gomoku::new(15, Rule::Freestyle).unwrap();
         let mut board = ShapeBoard::new(&start).with_net(net.clone()).unwrap();
@@ -1242,13 +996,7 @@ mod tests {
         net.extra.insert("positions".into(), "1234".into());
         net.save(&path).unwrap();
         let back = PatternNet::load(&path).unwrap();
-        assert!(!back.has_windows());
-        let windowed = random_window_net(Rule::Freestyle, 15, 3);
-        windowed.save(&path).unwrap();
-        let windowed_back = PatternNet::load(&path).unwrap();
-        assert_eq!(windowed_back.windows, windowed.windows);
-        assert_eq!(windowed_back.encoding(), NET_ENCODING_WINDOWS);
-        net.save(&path).unwrap();
+        assert_eq!(back.encoding(), NET_ENCODING);
         assert_eq!(back.embedding, net.embedding);
         assert_eq!(back.head_weight, net.head_weight);
         assert_eq!(back.output_bias, net.output_bias);
@@ -1284,6 +1032,47 @@ mod tests {
         let e = PatternNet::load(&dab).unwrap_err();
         assert!(
             e.ends_with("format 'selfplay-mcts value net', not a gomoku pattern net"),
+            "{e}"
+        );
+        // A net of the retired windows encoding (issue 83) is refused by name, in one line.
+        let windowed = dir.join("windows.safetensors");
+        let mut meta = BTreeMap::from([
+            ("format".to_string(), NET_FORMAT.to_string()),
+            ("game".to_string(), "gomoku".to_string()),
+            (
+                "encoding".to_string(),
+                "gomoku-shape-pairs-windows-v1".to_string(),
+            ),
+        ]);
+        write_safetensors(&windowed, &meta, &[TensorEntry::new("x", vec![1], &[0.0])]).unwrap();
+        let e = PatternNet::load(&windowed).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "model {}: encoding 'gomoku-shape-pairs-windows-v1'; this engine reads \
+                 '{NET_ENCODING}' only",
+                windowed.display()
+            )
+        );
+        // So is a tensor the net does not read.
+        meta.insert("encoding".into(), NET_ENCODING.into());
+        meta.insert("rule".into(), "freestyle".into());
+        meta.insert("size".into(), "15".into());
+        let (f, h) = (net.features, net.hidden);
+        let output_bias = [net.output_bias];
+        let tensors = [
+            TensorEntry::new("point.embedding", vec![CODES, f], &net.embedding),
+            TensorEntry::new("point.bias", vec![f], &net.point_bias),
+            TensorEntry::new("head.weight", vec![h, 2 * f], &net.head_weight),
+            TensorEntry::new("head.bias", vec![h], &net.head_bias),
+            TensorEntry::new("output.weight", vec![1, h], &net.output_weight),
+            TensorEntry::new("output.bias", vec![1], &output_bias),
+            TensorEntry::new("window.embedding", vec![1], &[0.0]),
+        ];
+        write_safetensors(&windowed, &meta, &tensors).unwrap();
+        let e = PatternNet::load(&windowed).unwrap_err();
+        assert!(
+            e.ends_with("it has a tensor 'window.embedding' this engine does not read"),
             "{e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();

@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::net::{line_codes, LineCode, NetSums, PatternNet};
+use super::net::{line_codes, NetSums, PatternNet};
 use super::patterns::{coded_table, digit, Shape};
 use super::{renju, Gomoku, Rule, DIRECTIONS, EMPTY, MAX_POINTS};
 use crate::game::{Game, Player};
@@ -67,13 +67,6 @@ fn pair_table(black_exactly: bool, white_exactly: bool) -> &'static [u8] {
             .map(|(&b, &w)| pair(b, w))
             .collect()
     })
-}
-
-/// The window of a (point, direction)'s key: its digits 1 to 8, the offsets -4 to -1 and 1
-/// to 4 ([`LineCode`]).
-#[inline]
-fn window_of(key: u32) -> u16 {
-    ((key >> 2) & 0xFFFF) as u16
 }
 
 /// Zobrist keys: one a point a colour, and one for white to move.
@@ -160,11 +153,8 @@ pub struct ShapeBoard {
     /// net nothing.
     net: Option<NetSums>,
     /// The waiting changes, move after move: the stone's point ([`NET_CLEAR`]), then each line
-    /// point whose codes changed, with its old and new line codes.
-    net_log: Vec<(u16, LineCode, LineCode)>,
-    /// Whether the attached net reads the windows: then a stone changes the codes of the
-    /// points within four of it on its lines, not only of those whose shapes change.
-    net_windows: bool,
+    /// point whose pair codes changed, with its old and new pair code.
+    net_log: Vec<(u16, u8, u8)>,
     /// Where each move made starts in `net_log` (the moves already in the sums: anything).
     net_marks: Vec<u32>,
     /// The moves made whose changes are in the sums (the first `net_applied`).
@@ -172,18 +162,13 @@ pub struct ShapeBoard {
 }
 
 /// In the net's log, a stone's point, which leaves the sums.
-const NET_CLEAR: LineCode = LineCode {
-    pair: u8::MAX,
-    window: 0,
-};
+const NET_CLEAR: u8 = u8::MAX;
 
 /// An empty point that sees a move along one of its lines ([`ShapeBoard::set_on_lines`]).
 #[derive(Clone, Copy)]
 struct LineNeighbour {
     point: u16,
     direction: u8,
-    /// How far the move is, 1 to [`REACH`].
-    distance: u8,
 }
 
 impl ShapeBoard {
@@ -210,7 +195,6 @@ impl ShapeBoard {
             undo_marks: Vec::with_capacity(points),
             net: None,
             net_log: Vec::new(),
-            net_windows: false,
             net_marks: Vec::with_capacity(points),
             net_applied: 0,
         };
@@ -255,7 +239,6 @@ impl ShapeBoard {
     /// refused when the net was made for another rule or board size.
     pub fn with_net(mut self, net: Arc<PatternNet>) -> Result<ShapeBoard, String> {
         net.check_fits(self.pos.rule(), self.size as usize)?;
-        self.net_windows = net.has_windows();
         let mut sums = NetSums::new(net, self.size as usize);
         for p in (0..self.points()).filter(|&p| self.is_empty(p)) {
             sums.set_point(p, Some(line_codes(&self, p)));
@@ -321,14 +304,6 @@ impl ShapeBoard {
     pub fn net_sums(&mut self) -> Option<&NetSums> {
         self.sync_net();
         self.net.as_ref()
-    }
-
-    /// The eight points around `p` on its line in direction `d`, two bits each (empty, black,
-    /// white, off the board), from four points back to four points on: the pattern net's
-    /// window ([`LineCode`]).
-    #[inline]
-    pub fn line_window(&self, p: usize, d: usize) -> u16 {
-        window_of(self.keys[p][d])
     }
 
     /// The position.
@@ -553,14 +528,14 @@ impl ShapeBoard {
     }
 
     /// Sets `p`'s digit to `code` (0 empty, 1 black, 2 white) in the keys of the points that
-    /// see it along its lines, and visits the empty ones with their key before and after.
+    /// see it along its lines, and visits the empty ones with their new key.
     /// Both line walks of a move go through them in this order.
     #[inline(always)]
     fn set_on_lines(
         &mut self,
         p: usize,
         code: u32,
-        mut visit: impl FnMut(&mut ShapeBoard, LineNeighbour, u32, u32),
+        mut visit: impl FnMut(&mut ShapeBoard, LineNeighbour, u32),
     ) {
         for d in 0..4 {
             let step = self.steps[d];
@@ -570,16 +545,14 @@ impl ShapeBoard {
                     let q = (p as i32 + sign * step * k) as usize;
                     // `p` is at offset -sign * k from `q`.
                     let shift = 2 * digit(-sign * k);
-                    let old_key = self.keys[q][d];
-                    let key = (old_key & !(3 << shift)) | code << shift;
+                    let key = (self.keys[q][d] & !(3 << shift)) | code << shift;
                     self.keys[q][d] = key;
                     if self.is_empty(q) {
                         let neighbour = LineNeighbour {
                             point: q as u16,
                             direction: d as u8,
-                            distance: k as u8,
                         };
-                        visit(self, neighbour, old_key, key);
+                        visit(self, neighbour, key);
                     }
                 }
             }
@@ -590,7 +563,7 @@ impl ShapeBoard {
     /// the points that see it, reads their shapes and keeps the pairs it changed for the
     /// unmake; with `record`, the changes wait in the net's log.
     fn place_on_lines(&mut self, p: usize, code: u32, record: bool) {
-        self.set_on_lines(p, code, |board, n, old_key, key| {
+        self.set_on_lines(p, code, |board, n, key| {
             let (q, d) = (usize::from(n.point), usize::from(n.direction));
             let new = board.table[key as usize & 0xF_FFFF];
             let old = board.pair_code(q, d);
@@ -600,10 +573,8 @@ impl ShapeBoard {
                 board.count_pair(new, 1);
                 board.undo.push((n.point, n.direction, old));
             }
-            if record {
-                if let Some((old, new)) = board.net_change(n, (old, old_key), (new, key)) {
-                    board.net_log.push((n.point, old, new));
-                }
+            if record && old != new {
+                board.net_log.push((n.point, old, new));
             }
         });
     }
@@ -613,7 +584,7 @@ impl ShapeBoard {
     /// net's sums back as well. The counts are the caller's to restore.
     fn lift_from_lines(&mut self, p: usize, mark: usize, apply: bool) {
         let mut next = mark;
-        self.set_on_lines(p, 0, |board, n, old_key, key| {
+        self.set_on_lines(p, 0, |board, n, key| {
             let (q, d) = (usize::from(n.point), usize::from(n.direction));
             // The make walked the same points in the same order, and they were empty then.
             let now = board.pair_code(q, d);
@@ -626,34 +597,13 @@ impl ShapeBoard {
                 _ => now,
             };
             debug_assert_eq!(before, board.table[key as usize & 0xF_FFFF]);
-            if apply {
-                if let Some((old, new)) = board.net_change(n, (now, old_key), (before, key)) {
-                    if let Some(net) = &mut board.net {
-                        net.shift_point(q, old, new);
-                    }
+            if apply && now != before {
+                if let Some(net) = &mut board.net {
+                    net.shift_point(q, now, before);
                 }
             }
         });
         debug_assert_eq!(next, self.undo.len(), "every change of the move put back");
-    }
-
-    /// The line codes of an empty point's direction before and after a move, each from its
-    /// pair code and key, where a net must see the change: the pair changed, or (a net that
-    /// reads windows, which see the four nearest points either side) the window did.
-    #[inline]
-    fn net_change(
-        &self,
-        n: LineNeighbour,
-        (old_pair, old_key): (u8, u32),
-        (new_pair, new_key): (u8, u32),
-    ) -> Option<(LineCode, LineCode)> {
-        (old_pair != new_pair || (self.net_windows && n.distance <= 4)).then(|| {
-            let code = |pair, key| LineCode {
-                pair,
-                window: window_of(key),
-            };
-            (code(old_pair, old_key), code(new_pair, new_key))
-        })
     }
 
     /// Sets both colours' shapes of (`p`, `d`) from a pair code.
