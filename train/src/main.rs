@@ -47,7 +47,7 @@ struct PatternArgs {
     #[arg(long, default_value_t = PatternConfig::default().epochs)]
     epochs: usize,
     /// Stop after this many epochs without a better held-out objective: the validation loss,
-    /// plus the ranking's and the policy's at their weights (0: never).
+    /// plus the ranking's at its weight (0: never).
     #[arg(long, default_value_t = PatternConfig::default().patience)]
     patience: usize,
     /// Positions a batch.
@@ -70,11 +70,6 @@ struct PatternArgs {
     /// the game's result).
     #[arg(long, default_value_t = PatternConfig::default().search_weight)]
     search_weight: f64,
-    /// The weight of the policy's loss (cross-entropy of the move played) beside the value's;
-    /// 0: a net without a policy. pvs orders its quiet moves by the policy. Needs --trainer
-    /// burn.
-    #[arg(long, default_value_t = PatternConfig::default().policy_weight)]
-    policy_weight: f64,
     /// The weight of a ranking loss beside the value's; 0: none. The value net is also asked
     /// about the position after the move played and after --rank-alternatives other points
     /// near the stones, and learns to find the move played the best of them (as the search
@@ -112,8 +107,8 @@ struct PatternArgs {
     #[arg(long, default_value_t = PatternConfig::default().train_share)]
     train_share: f64,
     /// What computes the gradients: sparse (the net's forward and backward written out for
-    /// its sparse input, on every core; no --policy-weight) or burn (burn's autodiff on
-    /// --backend, which trains the policy too).
+    /// its sparse input, on every core) or burn (burn's autodiff on --backend, slower: the
+    /// reference the sparse trainer's gradients are checked against, and the GPU's).
     #[arg(long, value_enum, default_value_t = Trainer::Sparse)]
     trainer: Trainer,
     /// Threads of the sparse trainer (0: every core this process may use).
@@ -299,7 +294,6 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
         validation_share: args.validation_share,
         seed: args.seed,
         search_weight: args.search_weight,
-        policy_weight: args.policy_weight,
         rank_weight: args.rank_weight,
         rank_alternatives: args.rank_alternatives,
         rank_share: args.rank_share,
@@ -317,22 +311,13 @@ fn pattern(args: PatternArgs) -> Result<(), String> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let s = train_pattern(&config, !args.quiet, &command)?;
     println!(
-        "best epoch {} of {}: validation loss {:.5} (the fitted evaluation's {:.5}, a constant guess's {:.5}), accuracy {:.2}%{} on {} positions ({} for training) | {}",
+        "best epoch {} of {}: validation loss {:.5} (the fitted evaluation's {:.5}, a constant guess's {:.5}), accuracy {:.2}% on {} positions ({} for training) | {}",
         s.best.epoch,
         s.epochs_run,
         s.best.valid_loss,
         s.baseline_loss,
         s.constant_loss,
         100.0 * s.best.valid_accuracy,
-        if config.policy_weight > 0.0 {
-            format!(
-                ", policy loss {:.4} with the move played first {:.1}%",
-                s.best.valid_policy_loss,
-                100.0 * s.best.valid_policy_top1
-            )
-        } else {
-            String::new()
-        },
         s.valid_positions,
         s.train_positions,
         s.model.display()

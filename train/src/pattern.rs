@@ -57,10 +57,11 @@ pub enum Keep {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Trainer {
     /// The forward and backward written out for the net's sparse input (`sparse.rs`), on
-    /// every core: some 50 times burn's speed. No policy.
+    /// every core: some 50 times burn's speed.
     #[default]
     Sparse,
-    /// burn's autodiff (`--backend`), which also trains the policy.
+    /// burn's autodiff (`--backend`): the reference the sparse trainer's gradients are
+    /// checked against (`the_sparse_gradients_are_burns`), and the GPU's.
     Burn,
 }
 
@@ -152,8 +153,6 @@ pub struct PatternConfig {
     /// The share of a searched position's target that is the search's estimate (the rest is
     /// the game's result).
     pub search_weight: f64,
-    /// The weight of the policy's loss beside the value's (0: no policy).
-    pub policy_weight: f64,
     /// The weight of the ranking loss beside the value's (0: none): the value net itself,
     /// asked about the position after the move played and after `rank_alternatives` other
     /// points near the stones, should find the move played the best for the mover (a softmax
@@ -198,7 +197,6 @@ impl Default for PatternConfig {
             train_share: 1.0,
             seed: 1,
             search_weight: 0.5,
-            policy_weight: 0.0,
             rank_weight: 0.0,
             rank_alternatives: 3,
             rank_share: 1.0,
@@ -244,12 +242,6 @@ impl PatternConfig {
                 self.validation_share
             ));
         }
-        if !(self.policy_weight.is_finite() && self.policy_weight >= 0.0) {
-            return Err(format!(
-                "policy_weight is 0 or more, got {}",
-                self.policy_weight
-            ));
-        }
         if !(self.rank_weight.is_finite() && self.rank_weight >= 0.0) {
             return Err(format!(
                 "rank_weight is 0 or more, got {}",
@@ -277,13 +269,8 @@ impl PatternConfig {
                 self.search_weight
             ));
         }
-        if self.trainer == Trainer::Sparse {
-            if self.policy_weight > 0.0 {
-                return Err("--policy-weight is trained by --trainer burn only (the sparse trainer has no policy)".into());
-            }
-            if self.backend == Backend::Gpu {
-                return Err("--backend gpu is burn's: give --trainer burn with it (the sparse trainer runs on the CPU's cores)".into());
-            }
+        if self.trainer == Trainer::Sparse && self.backend == Backend::Gpu {
+            return Err("--backend gpu is burn's: give --trainer burn with it (the sparse trainer runs on the CPU's cores)".into());
         }
         Ok(())
     }
@@ -296,8 +283,6 @@ pub struct PatternRows {
     pub points: usize,
     pub codes: Vec<u8>,
     pub targets: Vec<f32>,
-    /// The point played from each position (the policy's target).
-    pub moves: Vec<u16>,
     pub eval_scores: Vec<f32>,
     /// With a ranking loss: per row, its block of children (the position after the move
     /// played, then after each alternative) in `child_codes`, or [`NO_RANK`].
@@ -405,7 +390,6 @@ impl PatternRows {
                 };
                 self.rank_block.push(block.unwrap_or(NO_RANK));
                 self.targets.push(target as f32);
-                self.moves.push(m.action);
                 let opp = mover.opponent();
                 let score: i32 = (1..8)
                     .map(|s| {
@@ -522,7 +506,6 @@ impl PatternRows {
         let blocks = self.blocks as u32;
         self.codes.extend(other.codes);
         self.targets.extend(other.targets);
-        self.moves.extend(other.moves);
         self.eval_scores.extend(other.eval_scores);
         self.rank_block.extend(other.rank_block.iter().map(|&b| {
             if b == NO_RANK {
@@ -552,7 +535,7 @@ impl PatternRows {
     }
 
     /// The rows `picks`, gathered: the side to move's codes, the other side's, the mask of
-    /// empty points, the targets and the moves played.
+    /// empty points and the targets.
     fn gather(&self, picks: &[u32]) -> Gathered {
         let width = self.points * 4;
         let (mut mine, mut theirs, mut mask) = (Vec::new(), Vec::new(), Vec::new());
@@ -562,11 +545,7 @@ impl PatternRows {
             unpack(row, &mut mine, &mut theirs, &mut mask);
         }
         let targets = picks.iter().map(|&r| self.targets[r as usize]).collect();
-        let moves = picks
-            .iter()
-            .map(|&r| i32::from(self.moves[r as usize]))
-            .collect();
-        (mine, theirs, mask, targets, moves)
+        (mine, theirs, mask, targets)
     }
 
     /// The children of the rows of `picks` that have a ranking block, gathered as
@@ -668,8 +647,8 @@ fn unpack(codes: &[u8], mine: &mut Vec<i32>, theirs: &mut Vec<i32>, mask: &mut V
 }
 
 /// Gathered rows: codes seen from the side to move and from the other, the empty points'
-/// mask, the targets and the moves played.
-type Gathered = (Vec<i32>, Vec<i32>, Vec<f32>, Vec<f32>, Vec<i32>);
+/// mask and the targets.
+type Gathered = (Vec<i32>, Vec<i32>, Vec<f32>, Vec<f32>);
 
 /// The pattern net in burn.
 #[derive(Module, Debug)]
@@ -679,8 +658,6 @@ pub struct PatternModel {
     pub point_bias: Param<Tensor<1>>,
     pub head: Linear,
     pub output: Linear,
-    /// The policy: a point's activations from both sides to its logit.
-    pub policy: Linear,
 }
 
 impl PatternModel {
@@ -701,11 +678,10 @@ impl PatternModel {
             point_bias: Param::from_tensor(bias),
             head: linear(2 * features, hidden, &mut rng, device),
             output: linear(hidden, 1, &mut rng, device),
-            policy: linear(2 * features, 1, &mut rng, device),
         }
     }
 
-    /// A model holding `net`'s weights (a policy's where it has one), to train on.
+    /// A model holding `net`'s weights, to train on.
     pub fn from_net(net: &PatternNet, device: &Device) -> Result<PatternModel, String> {
         let (f, h) = (net.features, net.hidden);
         let mut embedding = net.embedding.clone();
@@ -715,12 +691,6 @@ impl PatternModel {
             untransposed(weight, bias, inputs, outputs, device)
         };
         let bias = Tensor::<1>::from_data(TensorData::new(net.point_bias.clone(), [f]), device);
-        let mut rng = Rng::new(1);
-        let policy = if net.has_policy() {
-            layer(&net.policy_weight, &[net.policy_bias], 2 * f, 1)
-        } else {
-            linear(2 * f, 1, &mut rng, device)
-        };
         Ok(PatternModel {
             embedding: Param::from_tensor(Tensor::<2>::from_data(
                 TensorData::new(embedding, [rows, f]),
@@ -729,7 +699,6 @@ impl PatternModel {
             point_bias: Param::from_tensor(bias),
             head: layer(&net.head_weight, &net.head_bias, 2 * f, h),
             output: layer(&net.output_weight, &[net.output_bias], h, 1),
-            policy,
         })
     }
 
@@ -749,16 +718,14 @@ impl PatternModel {
         pre.clamp(0.0, 1.0)
     }
 
-    /// The logits of the side to move's chance to win (rows x 1) and, `with_policy`, of each
-    /// point being its move (rows x points, stones far below the empty points).
+    /// The logits of the side to move's chance to win (rows x 1).
     pub fn forward(
         &self,
         mine: Tensor<1, Int>,
         theirs: Tensor<1, Int>,
         mask: Tensor<3>,
         (rows, points): (usize, usize),
-        with_policy: bool,
-    ) -> (Tensor<2>, Option<Tensor<2>>) {
+    ) -> Tensor<2> {
         let [_, f] = self.embedding.val().dims();
         let (a, b) = (
             self.point_acts(mine, rows, points),
@@ -766,19 +733,12 @@ impl PatternModel {
         );
         let sum =
             |acts: Tensor<3>| (acts * mask.clone()).sum_dim(1).reshape([rows, f]) / POINT_NORM;
-        let x = Tensor::cat(vec![sum(a.clone()), sum(b.clone())], 1);
-        let value = self.output.forward(self.head.forward(x).clamp(0.0, 1.0));
-        let policy = with_policy.then(|| {
-            self.policy
-                .forward(Tensor::cat(vec![a, b], 2))
-                .reshape([rows, points])
-                + (mask.reshape([rows, points]) - 1.0) * 1e4
-        });
-        (value, policy)
+        let x = Tensor::cat(vec![sum(a), sum(b)], 1);
+        self.output.forward(self.head.forward(x).clamp(0.0, 1.0))
     }
 
-    /// The net in the engine's format, with its policy or without.
-    pub fn to_pattern_net(&self, start: &Gomoku, with_policy: bool) -> Result<PatternNet, String> {
+    /// The net in the engine's format.
+    pub fn to_pattern_net(&self, start: &Gomoku) -> Result<PatternNet, String> {
         let vec = |t: Tensor<2>| -> Vec<f32> { t.into_data().try_to_vec().expect("f32 weights") };
         let [_, f] = self.embedding.val().dims();
         let mut embedding = vec(self.embedding.val());
@@ -791,7 +751,7 @@ impl PatternModel {
             .expect("f32 bias");
         let (head_weight, head_bias) = transposed(&self.head);
         let (output_weight, output_bias) = transposed(&self.output);
-        let net = PatternNet::new(
+        PatternNet::new(
             start.rule(),
             start.size(),
             embedding,
@@ -800,12 +760,7 @@ impl PatternModel {
             head_bias,
             output_weight,
             output_bias[0],
-        )?;
-        if !with_policy {
-            return Ok(net);
-        }
-        let (policy_weight, policy_bias) = transposed(&self.policy);
-        net.with_policy(policy_weight, policy_bias[0])
+        )
     }
 }
 
@@ -817,10 +772,6 @@ pub struct PatternEpoch {
     pub valid_loss: f64,
     /// How often the net's favourite side won the game (validation, decided games).
     pub valid_accuracy: f64,
-    /// The policy's cross-entropy of the move played, and how often the move played was
-    /// its first choice (validation; 0 without a policy).
-    pub valid_policy_loss: f64,
-    pub valid_policy_top1: f64,
     /// The ranking's cross-entropy of the move played among its block, and how often its
     /// position was the best of the block for the mover (validation; 0 without ranking).
     pub valid_rank_loss: f64,
@@ -908,9 +859,6 @@ struct Outputs {
     chances: Vec<f32>,
     /// The mover's log-chances of each ranking block's children, block after block.
     ranks: Vec<f32>,
-    /// The policy's loss summed over the rows, and how often its first choice was the move.
-    policy_loss: f64,
-    policy_top1: usize,
 }
 
 impl Outputs {
@@ -934,7 +882,6 @@ impl Outputs {
             rank_top1 += usize::from(block[1..].iter().all(|&o| o < block[0]));
             rank_blocks += 1;
         }
-        let rows = targets.len().max(1) as f64;
         PatternEpoch {
             epoch: 0,
             train_loss: f64::NAN,
@@ -944,8 +891,6 @@ impl Outputs {
                 cross_entropy(&self.chances, targets)
             },
             valid_accuracy: right as f64 / decided.len().max(1) as f64,
-            valid_policy_loss: self.policy_loss / rows,
-            valid_policy_top1: self.policy_top1 as f64 / rows,
             valid_rank_loss: rank_loss / rank_blocks.max(1) as f64,
             valid_rank_top1: rank_top1 as f64 / rank_blocks.max(1) as f64,
             seconds: 0.0,
@@ -1067,14 +1012,13 @@ pub fn train_pattern(
     };
     let points = train.points;
     let batch = |rows: &PatternRows, picks: &[u32], device: &Device| {
-        let (mine, theirs, mask, targets, moves) = rows.gather(picks);
+        let (mine, theirs, mask, targets) = rows.gather(picks);
         let n = picks.len();
         (
             int_tensor(mine, device),
             int_tensor(theirs, device),
             Tensor::<3>::from_data(TensorData::new(mask, [n, points, 1]), device),
             Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), device),
-            Tensor::<2, Int>::from_data(TensorData::new(moves, [n, 1]), device),
         )
     };
     let children = train.children;
@@ -1088,13 +1032,11 @@ pub fn train_pattern(
         let n = blocks * children;
         let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, points, 1]), device);
         let (mine, theirs) = (int_tensor(mine, device), int_tensor(theirs, device));
-        let (value, _) = model.forward(mine, theirs, mask, (n, points), false);
+        let value = model.forward(mine, theirs, mask, (n, points));
         let logp = log_softmax(-value.reshape([blocks, children]), 1);
         Some((logp.clone().slice([0..blocks, 0..1]), logp))
     };
-    let with_policy = config.policy_weight > 0.0;
-    // The held-out outputs of a burn net: chances, rank log-chances block after block, and the
-    // policy's loss sum and how often its first choice was the move played.
+    // The held-out outputs of a burn net: chances, and rank log-chances block after block.
     let burn_outputs = |valid_model: &PatternModel| -> Result<Outputs, String> {
         let mut out = Outputs::default();
         let all: Vec<u32> = (0..valid.len() as u32).collect();
@@ -1102,25 +1044,11 @@ pub fn train_pattern(
             t.into_data().try_to_vec().map_err(|e| format!("{e:?}"))
         };
         for picks in all.chunks(1024) {
-            let (mine, theirs, mask, _, _) = batch(&valid, picks, &plain);
-            let (value, policy) =
-                valid_model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
+            let (mine, theirs, mask, _) = batch(&valid, picks, &plain);
+            let value = valid_model.forward(mine, theirs, mask, (picks.len(), points));
             out.chances.extend(floats(sigmoid(value))?);
             if let Some((_, logp)) = ranked(valid_model, &valid, picks, &plain) {
                 out.ranks.extend(floats(logp)?);
-            }
-            if let Some(policy) = policy {
-                let logp = floats(log_softmax(policy, 1))?;
-                for (row, &r) in logp.chunks_exact(points).zip(picks) {
-                    let m = usize::from(valid.moves[r as usize]);
-                    out.policy_loss -= f64::from(row[m]);
-                    let best = row
-                        .iter()
-                        .enumerate()
-                        .max_by(|a, b| a.1.total_cmp(b.1))
-                        .map(|(i, _)| i);
-                    out.policy_top1 += usize::from(best == Some(m));
-                }
             }
         }
         Ok(out)
@@ -1168,7 +1096,7 @@ pub fn train_pattern(
         },
         Trainer::Sparse => {
             // The same starting weights as burn's.
-            let net = SparseNet::from_net(&model.to_pattern_net(&start, false)?)?;
+            let net = SparseNet::from_net(&model.to_pattern_net(&start)?)?;
             Fitter::Sparse {
                 adam: Adam::new(net.params.len()),
                 net,
@@ -1181,12 +1109,7 @@ pub fn train_pattern(
     let mut bad_epochs = 0;
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     say(format!(
-        "epoch  train loss  valid loss  valid accuracy  {}{}seconds  positions/s",
-        if with_policy {
-            "policy loss  policy first  "
-        } else {
-            ""
-        },
+        "epoch  train loss  valid loss  valid accuracy  {}seconds  positions/s",
         if children > 0 {
             "  rank loss   rank first  "
         } else {
@@ -1223,23 +1146,15 @@ pub fn train_pattern(
             Fitter::Burn { net, optim } => {
                 for picks in order.chunks(config.batch_size) {
                     let model = net.take().expect("the net is there between batches");
-                    let (mine, theirs, mask, targets, moves) = batch(&train, picks, &device);
-                    let (logits, policy) =
-                        model.forward(mine, theirs, mask, (picks.len(), points), with_policy);
+                    let (mine, theirs, mask, targets) = batch(&train, picks, &device);
+                    let logits = model.forward(mine, theirs, mask, (picks.len(), points));
                     let value_loss = loss(Loss::Bce, logits, targets);
                     let value: f32 = value_loss.clone().into_scalar();
-                    let batch_loss = match policy {
-                        Some(policy) => {
-                            let chosen = log_softmax(policy, 1).gather(1, moves);
-                            value_loss - chosen.mean() * config.policy_weight
-                        }
-                        None => value_loss,
-                    };
                     let batch_loss = match ranked(&model, &train, picks, &device) {
                         Some((played, _)) if config.rank_weight > 0.0 => {
-                            batch_loss - played.mean() * config.rank_weight
+                            value_loss - played.mean() * config.rank_weight
                         }
-                        _ => batch_loss,
+                        _ => value_loss,
                     };
                     loss_sum += value as f64 * picks.len() as f64;
                     let grads = GradientsParams::from_grads(batch_loss.backward(), &model);
@@ -1265,20 +1180,11 @@ pub fn train_pattern(
             ..held_out
         };
         say(format!(
-            "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {}{}{:>7.1}  {:>11.0}",
+            "{:>5}  {:>10.5}  {:>10.5}  {:>13.2}%  {}{:>7.1}  {:>11.0}",
             epoch,
             metrics.train_loss,
             metrics.valid_loss,
             100.0 * metrics.valid_accuracy,
-            if with_policy {
-                format!(
-                    "{:>11.4}  {:>11.2}%  ",
-                    metrics.valid_policy_loss,
-                    100.0 * metrics.valid_policy_top1
-                )
-            } else {
-                String::new()
-            },
             if children > 0 {
                 format!(
                     "{:>11.4}  {:>11.2}%  ",
@@ -1291,15 +1197,11 @@ pub fn train_pattern(
             metrics.seconds,
             metrics.positions_per_second
         ));
-        // The held-out objective the net is trained on: a ranking's or a policy's loss counts
-        // at its weight, so an epoch that ranks better is not dropped for a dearer value loss.
+        // The held-out objective the net is trained on: a ranking's loss counts at its weight, so an epoch that ranks better is not dropped for a dearer value loss.
         let watched = |m: &PatternEpoch| {
             let mut objective = m.valid_loss;
             if config.rank_weight > 0.0 {
                 objective += config.rank_weight * m.valid_rank_loss;
-            }
-            if with_policy {
-                objective += config.policy_weight * m.valid_policy_loss;
             }
             objective
         };
@@ -1310,7 +1212,7 @@ pub fn train_pattern(
                 Fitter::Burn { net, .. } => (**net)
                     .as_ref()
                     .expect("the net is there")
-                    .to_pattern_net(&start, with_policy)?,
+                    .to_pattern_net(&start)?,
                 Fitter::Sparse { net, .. } => net.to_net(start.rule(), start.size())?,
             };
             net.extra = BTreeMap::from([
@@ -1390,17 +1292,17 @@ pub fn train_pattern(
 }
 
 fn write_metrics(path: &Path, history: &[PatternEpoch]) -> Result<(), String> {
+    // The policy's two columns stay, at zero (the policy was retired: issue 83), so that the
+    // files of every run read alike.
     let mut text =
         String::from("epoch,train_loss,valid_loss,valid_accuracy,valid_policy_loss,valid_policy_top1,valid_rank_loss,valid_rank_top1,seconds,positions_per_second\n");
     for m in history {
         text += &format!(
-            "{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.2},{:.0}\n",
+            "{},{:.6},{:.6},{:.6},0.000000,0.000000,{:.6},{:.6},{:.2},{:.0}\n",
             m.epoch,
             m.train_loss,
             m.valid_loss,
             m.valid_accuracy,
-            m.valid_policy_loss,
-            m.valid_policy_top1,
             m.valid_rank_loss,
             m.valid_rank_top1,
             m.seconds,
@@ -1459,7 +1361,6 @@ fn write_card(
          | Game | {spec} |\n\
          | Encoding | `{NET_ENCODING}`: per empty point and direction, the shapes of the side to move and of the other (81 codes) |\n\
          | Net | 81 codes -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
-         | Policy | {policy} |\n\
          | Ranking | {ranking} |\n\
          | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
          | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
@@ -1467,8 +1368,8 @@ fn write_card(
          | Kept epoch | {be} of the {er} run, the best by {objective}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
          | Epochs | {run_state} |\n\
          | Command | `{command}` |\n\n\
-         | Epoch | Train loss | Valid loss | Valid accuracy | Policy loss | Policy first | Rank loss | Rank first | Seconds | Positions/s |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | Epoch | Train loss | Valid loss | Valid accuracy | Rank loss | Rank first | Seconds | Positions/s |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|\n",
         model = summary.model.display(),
         spec = index.spec,
         init = config.init.as_ref().map_or(String::new(), |p| format!(", from {}", p.display())),
@@ -1508,9 +1409,6 @@ fn write_card(
             if config.rank_weight > 0.0 {
                 terms.push(format!("{} x the rank loss", config.rank_weight));
             }
-            if config.policy_weight > 0.0 {
-                terms.push(format!("{} x the policy loss", config.policy_weight));
-            }
             if terms.len() == 1 {
                 "the validation loss".to_string()
             } else {
@@ -1523,17 +1421,6 @@ fn write_card(
         bl = summary.baseline_loss,
         cl = summary.constant_loss,
         acc = 100.0 * b.valid_accuracy,
-        policy = if config.policy_weight > 0.0 {
-            format!(
-                "a point's {} features from both sides -> 1 logit (softmax over the empty points), loss weight {}; validation: cross-entropy {:.4}, the move played its first choice {:.1}%",
-                config.features,
-                config.policy_weight,
-                b.valid_policy_loss,
-                100.0 * b.valid_policy_top1
-            )
-        } else {
-            "none".to_string()
-        },
         ranking = if config.rank_weight > 0.0 {
             format!(
                 "the value net made to rank the position after the move played above those after {} other {} (a softmax over the mover's values), on {:.0}% of the positions{}, loss weight {}; validation: cross-entropy {:.4}, the move played ranked first {:.1}%",
@@ -1554,13 +1441,11 @@ fn write_card(
     );
     for m in history {
         text += &format!(
-            "| {} | {:.5} | {:.5} | {:.2}% | {:.4} | {:.1}% | {:.4} | {:.1}% | {:.1} | {:.0} |\n",
+            "| {} | {:.5} | {:.5} | {:.2}% | {:.4} | {:.1}% | {:.1} | {:.0} |\n",
             m.epoch,
             m.train_loss,
             m.valid_loss,
             100.0 * m.valid_accuracy,
-            m.valid_policy_loss,
-            100.0 * m.valid_policy_top1,
             m.valid_rank_loss,
             100.0 * m.valid_rank_top1,
             m.seconds,
@@ -1654,15 +1539,14 @@ mod tests {
             };
             push_codes(&mut rows.codes, &board, state.to_move());
             rows.targets.push(0.5);
-            rows.moves.push(0);
-            let (mine, theirs, mask, _, _) = rows.gather(&[0]);
+            let (mine, theirs, mask, _) = rows.gather(&[0]);
             let ints = |v: Vec<i32>| {
                 let len = v.len();
                 Tensor::<1, Int>::from_data(TensorData::new(v, [len]), &device)
             };
             let points = state.points();
             let mask = Tensor::<3>::from_data(TensorData::new(mask, [1, points, 1]), &device);
-            let (value, _) = model.forward(ints(mine), ints(theirs), mask, (1, points), false);
+            let value = model.forward(ints(mine), ints(theirs), mask, (1, points));
             let trained: f32 = value.into_scalar();
             let engine = net.reference_logit(&board);
             assert!(
@@ -1794,15 +1678,14 @@ mod tests {
                 .autodiff();
             let model = PatternModel::from_net(&net, &device).unwrap();
             let n = picks.len();
-            let (mine, theirs, mask, targets, _) = plain.gather(&picks);
+            let (mine, theirs, mask, targets) = plain.gather(&picks);
             let mask = Tensor::<3>::from_data(TensorData::new(mask, [n, plain.points, 1]), &device);
             let targets = Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), &device);
-            let (logits, _) = model.forward(
+            let logits = model.forward(
                 int_tensor(mine, &device),
                 int_tensor(theirs, &device),
                 mask,
                 (n, plain.points),
-                false,
             );
             let value_loss = loss(Loss::Bce, logits, targets);
             let burn_value: f32 = value_loss.clone().into_scalar();
@@ -1811,12 +1694,11 @@ mod tests {
             assert_eq!(b, blocks);
             let c = b * 4;
             let mask = Tensor::<3>::from_data(TensorData::new(mask, [c, plain.points, 1]), &device);
-            let (values, _) = model.forward(
+            let values = model.forward(
                 int_tensor(mine, &device),
                 int_tensor(theirs, &device),
                 mask,
                 (c, plain.points),
-                false,
             );
             let logp = log_softmax(-values.reshape([b, 4]), 1);
             let total = value_loss - logp.clone().slice([0..b, 0..1]).mean() * 0.7;
@@ -1997,8 +1879,6 @@ mod tests {
             train_loss: 0.5,
             valid_loss: 0.6,
             valid_accuracy: 0.7,
-            valid_policy_loss: 0.0,
-            valid_policy_top1: 0.0,
             valid_rank_loss: 0.0,
             valid_rank_top1: 0.0,
             seconds: 1.0,

@@ -152,7 +152,7 @@ impl SparseNet {
         Layout::new(self.features, self.hidden)
     }
 
-    /// The weights of `net` (a policy is left out).
+    /// The weights of `net`.
     pub fn from_net(net: &PatternNet) -> Result<SparseNet, String> {
         let mut params = Vec::with_capacity(Layout::new(net.features, net.hidden).len);
         params.extend(&net.embedding[..CODES * net.features]);

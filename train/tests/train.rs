@@ -716,7 +716,6 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         batch_size: 64,
         learning_rate: 0.005,
         validation_share: 0.2,
-        policy_weight: 0.5,
         trainer: Trainer::Burn,
         ..PatternConfig::default()
     };
@@ -726,23 +725,15 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         summary.best.valid_loss < summary.constant_loss - 0.02,
         "{summary:?}"
     );
-    // The games' moves are next to a stone (or win or block): the policy finds them far
-    // better than a uniform guess over the ~60 empty points (cross-entropy 4.1, 1.7% first).
-    assert!(
-        summary.best.valid_policy_loss < 3.6 && summary.best.valid_policy_top1 > 0.04,
-        "{summary:?}"
-    );
     let card = std::fs::read_to_string(out.join("MODEL.md")).unwrap();
     assert!(
         card.contains("gomoku-shape-pairs-v1") && card.contains("| 20 |"),
         "{card}"
     );
-    assert!(card.contains("| Policy | a point's 8 features"), "{card}");
 
     let path = out.join(MODEL_FILE);
     let net = PatternNet::load(&path).unwrap();
     assert!(net.check_fits(Rule::Freestyle, 9).is_ok());
-    assert!(net.has_policy());
     assert_eq!(
         net.extra["train_positions"],
         summary.train_positions.to_string()
@@ -769,18 +760,16 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         "{err}"
     );
 
-    // The default, without a policy, by the sparse trainer: the file has none, and pvs
-    // plays it as before. (With the learning rate falling, which the card says.)
+    // The default, by the sparse trainer. (With the learning rate falling, which the card
+    // says.)
     let plain = PatternConfig {
         out: dir.join("plain"),
         epochs: 2,
-        policy_weight: 0.0,
         lr_decay: LrDecay::Cosine,
         trainer: Trainer::Sparse,
         ..config.clone()
     };
     let summary = train_pattern(&plain, false, "test").unwrap();
-    assert_eq!(summary.best.valid_policy_top1, 0.0);
     assert_eq!(summary.best.valid_rank_top1, 0.0);
     let card = std::fs::read_to_string(plain.out.join("MODEL.md")).unwrap();
     assert!(
@@ -789,9 +778,7 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
         ) && card.contains("the sparse trainer"),
         "{card}"
     );
-    assert!(!PatternNet::load(&plain.out.join(MODEL_FILE))
-        .unwrap()
-        .has_policy());
+    assert!(PatternNet::load(&plain.out.join(MODEL_FILE)).is_ok());
 
     // A ranking loss: the games' moves touch a stone (or win or block), the alternatives are
     // any point within two of one, so the value net learns to rank the move played first
@@ -800,7 +787,6 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
     let ranked = PatternConfig {
         out: dir.join("ranked"),
         epochs: 3,
-        policy_weight: 0.0,
         rank_weight: 1.0,
         trainer: Trainer::Sparse,
         ..config.clone()
@@ -888,7 +874,7 @@ fn a_pattern_run_without_held_out_games_or_with_a_folder_twice_is_refused() {
 }
 
 /// `train pattern --init` starts from a net of the run's sizes (here with `--trainer burn`),
-/// and refuses one of other sizes or of another rule. The sparse trainer refuses a policy.
+/// and refuses one of other sizes or of another rule.
 #[test]
 fn a_gomoku_net_trains_from_a_net_of_its_sizes() {
     use engine::games::gomoku::net::PatternNet;
@@ -917,24 +903,14 @@ fn a_gomoku_net_trains_from_a_net_of_its_sizes() {
         trainer: Trainer::Burn,
         ..plain.clone()
     };
-    for (bad, says) in [
-        (
-            PatternConfig {
-                out: dir.join("narrower"),
-                features: 4,
-                ..resumed.clone()
-            },
-            "has 8 features and 8 hidden units, the run asks for 4 and 8",
-        ),
-        (
-            PatternConfig {
-                out: dir.join("sparse-policy"),
-                policy_weight: 0.5,
-                ..plain.clone()
-            },
-            "--policy-weight is trained by --trainer burn only",
-        ),
-    ] {
+    for (bad, says) in [(
+        PatternConfig {
+            out: dir.join("narrower"),
+            features: 4,
+            ..resumed.clone()
+        },
+        "has 8 features and 8 hidden units, the run asks for 4 and 8",
+    )] {
         let err = train_pattern(&bad, false, "test").unwrap_err();
         assert!(err.contains(says), "{err}");
         assert!(!bad.out.exists());

@@ -15,9 +15,6 @@
 //! * **Head**: the side to move's sum and the other's, concatenated and divided by
 //!   [`POINT_NORM`], a dense layer of `hidden` clipped-ReLU units and one output, the logit of
 //!   the side to move's chance to win.
-//! * **Policy** (optional): each empty point's activations seen from the side to move and from
-//!   the other, concatenated, through one linear unit: the logit of the point being the move
-//!   (a softmax over the empty points), which `pvs` orders its quiet moves by.
 //!
 //! A stone changes the shapes of the points on its four lines only, so the sums are kept
 //! move by move ([`ShapeBoard`] moves the points whose shapes changed, in integers: a move and
@@ -26,9 +23,7 @@
 //!
 //! The file is safetensors: `point.embedding` (81 x features), `point.bias` (features),
 //! `head.weight` (hidden x 2 features, PyTorch's `nn.Linear` layout), `head.bias`,
-//! `output.weight` (1 x hidden), `output.bias` (1), and where the net has a policy
-//! `policy.weight` (1 x 2 features, the side to move's half first) and `policy.bias` (1), f32,
-//! with string metadata naming the format, game, rule, size and encoding.
+//! `output.weight` (1 x hidden), `output.bias` (1), f32, with string metadata naming the format, game, rule, size and encoding.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -113,10 +108,6 @@ pub struct PatternNet {
     pub head_bias: Vec<f32>,
     pub output_weight: Vec<f32>,
     pub output_bias: f32,
-    /// The policy's weights over a point's activations (the side to move's, then the
-    /// other's; empty: no policy) and its bias ([`with_policy`](Self::with_policy)).
-    pub policy_weight: Vec<f32>,
-    pub policy_bias: f32,
     /// Everything else the file says (dataset, metrics, command ...), kept as written.
     pub extra: BTreeMap<String, String>,
     /// The embedding and bias in units of [`ACT_ONE`].
@@ -124,8 +115,6 @@ pub struct PatternNet {
     bias_q: Vec<i16>,
     /// The head's weights over the integer sums: `head_weight / (ACT_ONE * POINT_NORM)`.
     head_q: Vec<f32>,
-    /// The policy's weights over integer activations: `policy_weight / ACT_ONE`.
-    policy_q: Vec<f32>,
 }
 
 /// The four pair codes of empty point `p` (`9 * black's shape + white's`, [`code`]), seen
@@ -217,59 +206,13 @@ impl PatternNet {
             head_bias,
             output_weight,
             output_bias,
-            policy_weight: Vec::new(),
-            policy_bias: 0.0,
             extra: BTreeMap::new(),
-            policy_q: Vec::new(),
         })
     }
 
     /// The inputs' definition, as the file names it.
     pub fn encoding(&self) -> &'static str {
         NET_ENCODING
-    }
-
-    /// The net with a policy: `weight` over a point's activations (the side to move's
-    /// `features`, then the other's), and `bias`.
-    pub fn with_policy(mut self, weight: Vec<f32>, bias: f32) -> Result<PatternNet, String> {
-        if weight.len() != 2 * self.features {
-            return Err(format!(
-                "policy.weight has {} numbers, the net's sizes want {}",
-                weight.len(),
-                2 * self.features
-            ));
-        }
-        if let Some(bad) = weight
-            .iter()
-            .chain(std::iter::once(&bias))
-            .find(|w| !w.is_finite() || w.abs() > 1e4)
-        {
-            return Err(format!(
-                "a policy weight is {bad}: each must be finite and within 1e4"
-            ));
-        }
-        self.policy_q = weight.iter().map(|w| w / f32::from(ACT_ONE)).collect();
-        self.policy_weight = weight;
-        self.policy_bias = bias;
-        Ok(self)
-    }
-
-    /// Whether the net has a policy.
-    pub fn has_policy(&self) -> bool {
-        !self.policy_weight.is_empty()
-    }
-
-    /// The policy's logit of a point from its integer activations seen from the side to move
-    /// and from the other.
-    #[inline]
-    fn policy(&self, mine: &[i16], theirs: &[i16]) -> f32 {
-        let f = self.features;
-        let (a, b) = self.policy_q.split_at(f);
-        let mut out = self.policy_bias;
-        for i in 0..f {
-            out += a[i] * f32::from(mine[i]) + b[i] * f32::from(theirs[i]);
-        }
-        out
     }
 
     /// Whether the net plays this rule and board, else what does not fit: its own rule, on
@@ -494,20 +437,6 @@ impl PatternNet {
         out
     }
 
-    /// The policy's logit of empty point `p` for the side to move in f32 from a board's
-    /// shapes (the net has a policy): the reference of [`NetSums::policy_logit`].
-    pub fn reference_policy(&self, board: &ShapeBoard, p: usize) -> f32 {
-        let me = board.to_move();
-        let acts = [me, me.opponent()].map(|side| self.reference_point(board, side, p));
-        let weighed: f32 = acts
-            .concat()
-            .iter()
-            .zip(&self.policy_weight)
-            .map(|(a, w)| a * w)
-            .sum();
-        self.policy_bias + weighed
-    }
-
     /// Empty point `p`'s activations seen from `side`, in f32 from the board's shapes.
     fn reference_point(&self, board: &ShapeBoard, side: Player, p: usize) -> Vec<f32> {
         let f = self.features;
@@ -545,8 +474,7 @@ impl PatternNet {
         }
         let (f, h) = (self.features, self.hidden);
         let output_bias = [self.output_bias];
-        let policy_bias = [self.policy_bias];
-        let mut tensors = vec![
+        let tensors = vec![
             TensorEntry::new("point.embedding", vec![CODES, f], &self.embedding),
             TensorEntry::new("point.bias", vec![f], &self.point_bias),
             TensorEntry::new("head.weight", vec![h, 2 * f], &self.head_weight),
@@ -554,14 +482,6 @@ impl PatternNet {
             TensorEntry::new("output.weight", vec![1, h], &self.output_weight),
             TensorEntry::new("output.bias", vec![1], &output_bias),
         ];
-        if self.has_policy() {
-            tensors.push(TensorEntry::new(
-                "policy.weight",
-                vec![1, 2 * f],
-                &self.policy_weight,
-            ));
-            tensors.push(TensorEntry::new("policy.bias", vec![1], &policy_bias));
-        }
         write_safetensors(path, &meta, &tensors)
             .map_err(|e| format!("model {}: {e}", path.display()))
     }
@@ -617,11 +537,6 @@ impl PatternNet {
             _ => Err(format!("{name} has {} numbers, not 1", v.len())),
         };
         let output_bias = one("output.bias", output_bias)?;
-        let policy = match (take("policy.weight"), take("policy.bias")) {
-            (Ok(w), Ok(b)) => Some((w, one("policy.bias", b)?)),
-            (Err(_), Err(_)) => None,
-            _ => return Err("it has one of policy.weight and policy.bias, not both".into()),
-        };
         if let Some(name) = tensors.keys().min() {
             return Err(format!(
                 "it has a tensor '{name}' this engine does not read"
@@ -637,9 +552,6 @@ impl PatternNet {
             output_weight,
             output_bias,
         )?;
-        if let Some((weight, bias)) = policy {
-            net = net.with_policy(weight, bias)?;
-        }
         let own = [
             "format",
             "game",
@@ -799,17 +711,6 @@ impl NetSums {
         self.shift_point_portable(p, old, new)
     }
 
-    /// The policy's logit of empty point `p` for `to_move` (the net has a policy).
-    #[inline]
-    pub fn policy_logit(&self, to_move: Player, p: usize) -> f32 {
-        let f = self.net.features;
-        let (black, white) = self.acts[p * 2 * f..(p + 1) * 2 * f].split_at(f);
-        match to_move {
-            Player::P1 => self.net.policy(black, white),
-            Player::P2 => self.net.policy(white, black),
-        }
-    }
-
     /// The logit of `to_move`'s chance to win.
     pub fn logit(&self, to_move: Player) -> f32 {
         let me = to_move.index();
@@ -850,8 +751,6 @@ mod tests {
             0.1,
         )
         .unwrap()
-        .with_policy(draw(2 * f, 1.0), -0.2)
-        .unwrap()
     }
 
     #[test]
@@ -891,16 +790,6 @@ mod tests {
                     (fast - exact).abs() < slack * 4e-3 * (1.0 + exact.abs()),
                     "{fast} vs {exact}"
                 );
-                if let Some(p) = (0..board.points()).find(|&p| board.is_empty(p)) {
-                    let (fast, exact) = (
-                        board.net_policy(p).unwrap(),
-                        net.reference_policy(&board, p),
-                    );
-                    assert!(
-                        (fast - exact).abs() < 4e-3 * (1.0 + exact.abs()),
-                        "{fast} vs {exact}"
-                    );
-                }
                 // A pass changes the side the logit is for, and nothing else.
                 board.pass();
                 let passed = board.net_logit().unwrap();
@@ -1000,8 +889,6 @@ mod tests {
         assert_eq!(back.embedding, net.embedding);
         assert_eq!(back.head_weight, net.head_weight);
         assert_eq!(back.output_bias, net.output_bias);
-        assert_eq!(back.policy_weight, net.policy_weight);
-        assert_eq!(back.policy_bias, net.policy_bias);
         assert_eq!(back.extra, net.extra);
         assert!(back.check_fits(Rule::Freestyle, 15).is_ok());
         // Another board of its rule is played (its sums carried over), and the standard rule

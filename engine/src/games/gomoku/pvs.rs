@@ -161,10 +161,6 @@ fn order_beam(moves: &mut [(usize, i32)], beam: usize) -> usize {
     beam + threats
 }
 
-/// A policy logit's worth in ordering score: a quiet move's is `200 + 40 logit`, within
-/// [0, 400) (logits a move apart span a few units).
-const POLICY_ORDER: f32 = 40.0;
-
 /// How the searcher searches.
 #[derive(Clone, Debug)]
 pub struct PvsConfig {
@@ -188,9 +184,6 @@ pub struct PvsConfig {
     /// Without a `model`: the product's net where the rule and board have one
     /// ([`super::net::product_net`], 15x15 freestyle), else the weighed shapes (`best`).
     pub product_net: bool,
-    /// Whether quiet moves are ordered by the model's policy, where it has one
-    /// ([`Worker::order_score`]).
-    pub net_policy: bool,
     /// The transposition table's size in MiB (rounded down to a power of two entries).
     pub hash_mb: usize,
 }
@@ -254,7 +247,6 @@ impl PvsConfig {
             quick_vcf: 50,
             model: None,
             product_net: false,
-            net_policy: true,
             hash_mb: 16,
         }
     }
@@ -441,10 +433,6 @@ impl<'a> Worker<'a> {
             return Some(true);
         }
         let defending = self.board.count(opp, Shape::LiveFour) > 0;
-        if self.config.net_policy && self.board.net_has_policy() {
-            // The policy reads the sums.
-            self.board.sync_net();
-        }
         self.board.candidates(&mut self.scratch);
         let killers = self.killers[ply.min(MAX_PLY - 1)];
         for &p in &self.scratch {
@@ -482,17 +470,9 @@ impl<'a> Worker<'a> {
     }
 
     /// The ordering score of `p` for `me`, and whether it makes a four for `me`: the
-    /// history's, plus the shapes' (weighed by [`ORDER_ATTACK`] and [`ORDER_DEFENCE`]), or for
-    /// a quiet move (below a live three's) the net's policy instead where it has one.
+    /// history's, plus the shapes' (weighed by [`ORDER_ATTACK`] and [`ORDER_DEFENCE`]).
     fn order_score(&self, p: usize, me: Player) -> (i32, bool) {
-        let (mut shapes, makes_four) = shape_order(&self.board, me, p);
-        let quiet = ORDER_ATTACK[Shape::LiveThree as usize];
-        if shapes < quiet && self.config.net_policy {
-            if let Some(logit) = self.board.net_policy(p) {
-                // Within the quiet moves' band, the net's favourites first.
-                shapes = (quiet / 2 + (POLICY_ORDER * logit) as i32).clamp(0, quiet - 1);
-            }
-        }
+        let (shapes, makes_four) = shape_order(&self.board, me, p);
         let history = self.history[me.index()][p].min(4_000) as i32;
         (history + shapes, makes_four)
     }

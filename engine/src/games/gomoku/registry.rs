@@ -8,7 +8,7 @@ use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::GomokuPatterns;
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
 use crate::agents::spec::{
-    number, only_keys, switch, time_ms, unknown_key_in, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
+    number, only_keys, time_ms, unknown_key_in, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
 };
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 14] = [
+const PVS_KEYS: [KeyDecl; 13] = [
     key("time_ms", "1000", "milliseconds a move"),
     key("depth", "60", "the deepest iteration"),
     key("threads", "1", "search threads (lazy SMP: one shared table; 0: one a core; at most 256)"),
@@ -35,7 +35,6 @@ const PVS_KEYS: [KeyDecl; 14] = [
     key("quick_vcf", "50", "node budget of a quick VCF at the horizon (fours along the last four's lines, 8 deep) where the static score is below beta (0: none)"),
     key("hash_mb", "16", "the transposition table's size in MiB (a power of two entries of 16 bytes, rounded down)"),
     file_key("model", "none", "a pattern net (train's model.safetensors; it plays its own rule, a freestyle net the standard rule too, on any board) as the evaluation in place of the weighed shapes; product: the shipped net where it plays (freestyle and standard, 15x15 and bigger), else the weighed shapes (best's); none: the weighed shapes", &["product", "none"]),
-    key("policy", "1", "with a model that has a policy: order the quiet moves by it (0: by the weighed shapes)"),
 ];
 
 /// A `pvs` player from its keys.
@@ -71,7 +70,6 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "seed" => {
                 number::<u64>(key, value).map_err(err)?;
             }
-            "policy" => config.net_policy = switch(key, value).map_err(err)?,
             "hash_mb" => {
                 let mb: usize = number(key, value).map_err(err)?;
                 if !(1..=4096).contains(&mb) {

@@ -272,32 +272,11 @@ impl ShapeBoard {
         self.net_applied = self.made.len();
     }
 
-    /// Whether the net's sums are up to the position (no net: yes).
-    #[inline]
-    fn net_synced(&self) -> bool {
-        self.net.is_none() || self.net_applied == self.made.len()
-    }
-
     /// The attached net's logit of the side to move's chance to win.
     #[inline]
     pub fn net_logit(&mut self) -> Option<f32> {
         self.sync_net();
         self.net.as_ref().map(|n| n.logit(self.to_move()))
-    }
-
-    /// Whether the attached net has a policy.
-    #[inline]
-    pub fn net_has_policy(&self) -> bool {
-        self.net.as_ref().is_some_and(|n| n.net.has_policy())
-    }
-
-    /// The attached net's policy logit of empty point `p` for the side to move, where the net
-    /// has a policy; the sums must be up to the position ([`sync_net`](Self::sync_net)).
-    #[inline]
-    pub fn net_policy(&self, p: usize) -> Option<f32> {
-        let net = self.net.as_ref().filter(|n| n.net.has_policy())?;
-        assert!(self.net_synced(), "the net's policy asked before sync_net");
-        Some(net.policy_logit(self.to_move(), p))
     }
 
     /// The attached net's sums, brought up to the position (for tests).
