@@ -682,7 +682,10 @@ fn gomoku_pvs_keys_out_of_range_are_named() {
             "pvs:null_move=2",
             "unknown key 'null_move' (it takes time_ms, depth, threads, beam",
         ),
-        ("pvs:lmr_scale=3", "lmr_scale is within 0 to 2, not 3"),
+        (
+            "pvs:lmr=step",
+            "unknown key 'lmr' (it takes time_ms, depth, threads, beam",
+        ),
         ("pvs:vct=-1", "vct"),
         ("pvs:order=fitted", "unknown key 'order' (it takes time_ms"),
     ] {

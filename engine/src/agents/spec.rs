@@ -132,7 +132,7 @@ fn is_search_key(key: &str) -> bool {
 }
 
 /// Splits `key=value,key=value`, keeping commas inside values when what follows is not a key,
-/// and inside a value in double quotes (`cmd="prog --player pvs:lmr=deep,beam=12"`, the
+/// and inside a value in double quotes (`cmd="prog --player pvs:quick_vcf=0,beam=12"`, the
 /// quotes dropped).
 fn pairs(body: &str, known: &dyn Fn(&str) -> bool) -> Result<Vec<(String, String)>, String> {
     let mut out: Vec<(String, String)> = Vec::new();
@@ -748,14 +748,14 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // A quoted value keeps its commas and its key=value pieces.
-        let quoted = r#"gomocup:cmd="pb --player pvs:lmr=deep,beam=12",turn_ms=5"#;
+        let quoted = r#"gomocup:cmd="pb --player pvs:quick_vcf=0,beam=12",turn_ms=5"#;
         match parse_spec(quoted).unwrap() {
             AgentSpec::Game { keys, .. } => assert_eq!(
                 keys,
                 vec![
                     (
                         "cmd".to_string(),
-                        "pb --player pvs:lmr=deep,beam=12".to_string()
+                        "pb --player pvs:quick_vcf=0,beam=12".to_string()
                     ),
                     ("turn_ms".to_string(), "5".to_string())
                 ]

@@ -16,7 +16,7 @@ time taken from the manager's timeout_turn, timeout_match and time_left.
 Options:
       --threads <N>      Search threads (0: one a core, at most 256) [default: 1]
       --player <SPEC>    The searcher as a player spec of `pvs` (or `best`) with its keys, such as
-                         `pvs:lmr=deep` (`engine players --game gomoku` lists them); its time
+                         `pvs:beam=12` (`engine players --game gomoku` lists them); its time
                          comes from the manager's clock [default: best]
   -h, --help             Print help";
 

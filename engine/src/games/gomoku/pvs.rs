@@ -7,7 +7,7 @@
 //!   searched.
 //! * **Iterative deepening** of a negamax principal variation search: the first move with the
 //!   full window, the rest with a null window and searched again when they beat it; late
-//!   moves reduced by `ln(depth) ln(moves) / 2` plies (late move reductions, [`Reductions`]),
+//!   moves reduced by `ln(depth) ln(moves) / 2` plies (late move reductions, [`reduction`]),
 //!   searched again at full depth when they beat alpha.
 //! * **At the horizon**: a quick VCF ([`Worker::quick_vcf`]) where the static score is below
 //!   beta, and at any node a live four to make with no four to fear is a win.
@@ -173,10 +173,6 @@ pub struct PvsConfig {
     /// Node limits of the root's threat searches (VCF, VCT).
     pub vcf_nodes: u64,
     pub vct_nodes: u64,
-    /// How late quiet moves are reduced.
-    pub reductions: Reductions,
-    /// The factor of the logarithmic reductions ([`Reductions::plies`]; 0.5).
-    pub lmr_scale: f32,
     /// Node budget of the quick VCF at the horizon ([`Worker::quick_vcf`]; 0: none).
     pub quick_vcf: u32,
     /// A learned evaluation in place of the weighed shape counts ([`super::net`]).
@@ -195,40 +191,19 @@ const NET_SCORE_SCALE: f32 = 400.0;
 /// The most fours in a line of the horizon's quick VCF.
 const QUICK_VCF_FOURS: u32 = 8;
 
-/// Late move reductions: how many plies shallower a late quiet move is searched first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reductions {
-    /// One ply from the fourth move, two from the eleventh (from depth 3).
-    Step,
-    /// `ln(depth) * ln(n) / 2` plies, rounded, `n` the move's index from 0, and at most
-    /// `depth - 2` (a ply above the evaluation): from the fourth move at depths 3 and 4 (as
-    /// `Step`), from the third at depth 5 on; the deeper the node and the later the move, the
-    /// more.
-    Log,
-    /// `ln(depth) * ln(n + 1) / 2` plies, rounded, for every move but the first (threats
-    /// too), from depth 3; a ply less on the principal variation; never below depth 1.
-    Deep,
-}
+/// The factor of the late move reductions ([`reduction`]).
+const LMR_SCALE: f32 = 0.5;
 
-impl Reductions {
-    /// The plies by which the `n`th move (from 0) of a node `depth` deep is reduced, `scale`
-    /// the logarithmic kinds' factor (`ln(depth) ln(n)` times it; 0.5 as described).
-    fn plies(self, depth: i32, n: usize, scale: f32) -> i32 {
-        match self {
-            Reductions::Step if n >= 3 && depth >= 3 => 1 + i32::from(n >= 10),
-            Reductions::Step => 0,
-            Reductions::Log if n >= 2 && depth >= 2 => {
-                let r = (depth as f32).ln() * (n as f32).ln() * scale;
-                // Never straight into the evaluation from more than a ply above it.
-                ((r + 0.5) as i32).min(depth - 2)
-            }
-            Reductions::Log => 0,
-            Reductions::Deep if n >= 1 && depth >= 3 => {
-                let r = (depth as f32).ln() * ((n + 1) as f32).ln() * scale;
-                ((r + 0.5) as i32).min(depth - 2)
-            }
-            Reductions::Deep => 0,
-        }
+/// Late move reductions: the plies by which the `n`th move (from 0) of a node `depth` deep is
+/// searched shallower first: `ln(depth) * ln(n + 1) / 2`, rounded, for every move but the first
+/// (threats too), from depth 3, at most `depth - 2` (the caller takes a ply less on the
+/// principal variation; never below depth 1).
+fn reduction(depth: i32, n: usize) -> i32 {
+    if n >= 1 && depth >= 3 {
+        let r = (depth as f32).ln() * ((n + 1) as f32).ln() * LMR_SCALE;
+        ((r + 0.5) as i32).min(depth - 2)
+    } else {
+        0
     }
 }
 
@@ -242,8 +217,6 @@ impl PvsConfig {
             beam: 20,
             vcf_nodes: 200_000,
             vct_nodes: 100_000,
-            reductions: Reductions::Deep,
-            lmr_scale: 0.5,
             quick_vcf: 50,
             model: None,
             product_net: false,
@@ -517,20 +490,16 @@ impl<'a> Worker<'a> {
         let alpha0 = alpha;
         let mut best = -WIN;
         let mut best_move = None;
-        let (kind, scale) = (self.config.reductions, self.config.lmr_scale);
         for i in start..end {
-            let (p, order) = self.stack[i];
+            let p = self.stack[i].0;
             let n = i - start;
             let new_depth = if forced { depth } else { depth - 1 };
-            let quiet = !forced && order < ORDER_ATTACK[Shape::LiveThree as usize];
-            let reduction = match kind {
-                // Every move but the block, a ply less on the principal variation.
-                Reductions::Deep if !forced => {
-                    let pv = i32::from(beta - alpha > 1);
-                    (kind.plies(depth, n, scale) - pv).max(0)
-                }
-                _ if quiet => kind.plies(depth, n, scale),
-                _ => 0,
+            // Every move but the block, a ply less on the principal variation.
+            let reduction = if forced {
+                0
+            } else {
+                let pv = i32::from(beta - alpha > 1);
+                (reduction(depth, n) - pv).max(0)
             };
             self.board.make(p);
             let mut score;

@@ -2,7 +2,7 @@
 
 use super::manager::{BrainConfig, GomocupAgent, GOMOCUP_KEYS};
 use super::patterns::PatternWeights;
-use super::pvs::{Pvs, PvsConfig, Reductions};
+use super::pvs::{Pvs, PvsConfig};
 use super::rival::AlphaBeta;
 use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::GomokuPatterns;
@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 13] = [
+const PVS_KEYS: [KeyDecl; 11] = [
     key("time_ms", "1000", "milliseconds a move"),
     key("depth", "60", "the deepest iteration"),
     key("threads", "1", "search threads (lazy SMP: one shared table; 0: one a core; at most 256)"),
@@ -30,8 +30,6 @@ const PVS_KEYS: [KeyDecl; 13] = [
     key("seed", "1", "read as every player's is; the search makes no random choice, so it changes nothing"),
     key("vcf", "200000", "node limit of the root's VCF search, ours and (as if we passed) the opponent's (0: none)"),
     key("vct", "100000", "node limit of the root's VCT search (0: none); the root's threat searches stop at a third of the move's time whatever their limits"),
-    key("lmr", "deep", "late quiet moves searched shallower first: step (from depth 3, 1 ply from the 4th move, 2 from the 11th), log (ln depth * ln move index / 2, at most depth - 2) or deep (every move but the first, threats too: ln depth * ln move count / 2, a ply less on the principal variation)"),
-    key("lmr_scale", "0.5", "the factor of the log and deep reductions: ln(depth) ln(move) times it, in plies (0 to 2)"),
     key("quick_vcf", "50", "node budget of a quick VCF at the horizon (fours along the last four's lines, 8 deep) where the static score is below beta (0: none)"),
     key("hash_mb", "16", "the transposition table's size in MiB (a power of two entries of 16 bytes, rounded down)"),
     file_key("model", "none", "a pattern net (train's model.safetensors; it plays its own rule, a freestyle net the standard rule too, on any board) as the evaluation in place of the weighed shapes; product: the shipped net where it plays (freestyle and standard, 15x15 and bigger), else the weighed shapes (best's); none: the weighed shapes", &["product", "none"]),
@@ -42,7 +40,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
     Ok(Pvs::new(text, pvs_config(text, keys)?))
 }
 
-/// The search configuration of a `pvs` (or `best`) spec, such as `pvs:lmr=deep`: what
+/// The search configuration of a `pvs` (or `best`) spec, such as `pvs:beam=12`: what
 /// `pbrain-engine --player` plays, its time then taken from the manager's clock.
 pub fn pvs_spec_config(text: &str) -> Result<PvsConfig, String> {
     let spec = crate::agents::parse_spec(text)?;
@@ -78,21 +76,6 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
                 config.hash_mb = mb;
             }
             "quick_vcf" => config.quick_vcf = number(key, value).map_err(err)?,
-            "lmr_scale" => {
-                let scale: f32 = number(key, value).map_err(err)?;
-                if !(0.0..=2.0).contains(&scale) {
-                    return Err(err(format!("lmr_scale is within 0 to 2, not {value}")));
-                }
-                config.lmr_scale = scale;
-            }
-            "lmr" => {
-                config.reductions = match value.as_str() {
-                    "step" => Reductions::Step,
-                    "log" => Reductions::Log,
-                    "deep" => Reductions::Deep,
-                    _ => return Err(err(format!("lmr is step, log or deep, not '{value}'"))),
-                }
-            }
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
             }
