@@ -53,10 +53,6 @@ const MAX_QUANTISED: f32 = 6000.0;
 /// The most features and hidden units a file may have.
 const MAX_WIDTH: usize = 256;
 
-/// The product's net as `pvs:model=` names it (relative to the repository); `best` plays
-/// with the binary's copy ([`product_net`]).
-pub const PRODUCT_NET: &str = "models/gomoku-15-freestyle/model.safetensors";
-
 /// The product's net for `rule` on a `size` board, where it has one: the freestyle net, for
 /// freestyle and the standard rule ([`PatternNet::plays`]) on 15x15 and the bigger boards,
 /// where its sums are carried over ([`PatternNet::size_offset`]). At 100 ms against the fitted

@@ -379,25 +379,6 @@ impl ShapeBoard {
         out.extend((0..self.points()).filter(|&p| self.near[p] > 0 && self.is_empty(p)));
     }
 
-    /// The empty points where `player` makes two threats at once: a live four, two fours, a
-    /// four and a live three, or two live threes (forbidden points counted too).
-    pub fn double_threat_points(&self, player: Player) -> u32 {
-        // Two threats need two lines with a four or a live three among the pairs counted.
-        let lines = self.count(player, Shape::Four)
-            + self.count(player, Shape::LiveFour)
-            + self.count(player, Shape::LiveThree);
-        if lines < 2 {
-            return 0;
-        }
-        (0..self.points())
-            .filter(|&p| self.near[p] > 0 && self.is_empty(p))
-            .filter(|&p| {
-                let t = self.threat(player, p);
-                t.is_double() || t.live_threes >= 2
-            })
-            .count() as u32
-    }
-
     /// Whether the side to move has won: it can make a live four (a live three of its own),
     /// and the opponent has no five point to win with and no four to make to delay it (under
     /// renju, not where black's points may be forbidden).
