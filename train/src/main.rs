@@ -25,7 +25,7 @@ enum Command {
     /// Train (or resume training) and export the best net.
     Run(Box<RunArgs>),
     /// Fit a Gomoku pattern net (pvs's learned evaluation, `pvs:model=`) to recorded games.
-    Pattern(PatternArgs),
+    Pattern(Box<PatternArgs>),
 }
 
 #[derive(Args)]
@@ -214,7 +214,7 @@ struct RunArgs {
 fn main() -> ExitCode {
     let result = match engine::cli::parse_args::<Cli>().command {
         Command::Run(args) => run(*args),
-        Command::Pattern(args) => pattern(args),
+        Command::Pattern(args) => pattern(*args),
     };
     engine::cli::finish("train", result)
 }

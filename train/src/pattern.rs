@@ -1063,11 +1063,7 @@ pub fn train_pattern(
             Fitter::Sparse { net, .. } => {
                 let (chances, ranks) =
                     sparse::evaluate(net, &batch_of(&valid), &all_valid, threads);
-                Outputs {
-                    chances,
-                    ranks,
-                    ..Outputs::default()
-                }
+                Outputs { chances, ranks }
             }
         };
         Ok(outputs.metrics(&valid.targets, children))
