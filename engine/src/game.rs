@@ -233,13 +233,6 @@ pub trait Game: Clone + Send + Sync + fmt::Display + 'static {
         format!("{} is not available", self.format_action(action))
     }
 
-    /// A hash of the position for a search's transposition table (`transpositions=1`):
-    /// positions with equal keys must have the same moves and the same results from here on,
-    /// whatever the path to them. `None` (the default): the game offers none.
-    fn transposition_key(&self) -> Option<u64> {
-        None
-    }
-
     /// Whether the player to move is in the middle of a turn of several plies (an Amazons
     /// arrow due after the queen move): commands that answer whole turns play on until it ends.
     fn mid_turn(&self) -> bool {

@@ -38,7 +38,7 @@ pub enum AgentSpec {
 }
 
 /// The keys every MCTS search shares.
-pub const SEARCH_KEYS: [KeyDecl; 9] = [
+pub const SEARCH_KEYS: [KeyDecl; 6] = [
     key(
         "iterations",
         "100000",
@@ -61,21 +61,6 @@ pub const SEARCH_KEYS: [KeyDecl; 9] = [
         "double: each node read from its mover's view; single: the paper's first, the root player's",
     ),
     key("seed", "1", "the seed of the search's random choices"),
-    key(
-        "minimax",
-        "0",
-        "the weight (0 to 1) of implicit minimax backups",
-    ),
-    key(
-        "widen",
-        "0",
-        "progressive widening: the children a node opens first (0: all)",
-    ),
-    key(
-        "transpositions",
-        "0",
-        "1: a move's value counts every visit to the position it leads to, by any path",
-    ),
 ];
 
 /// `random`, which every game has.
@@ -356,17 +341,7 @@ pub fn read_search_keys(
                 config.threads = search_threads(number(key, value).map_err(err)?).map_err(err)?
             }
             "cp" => config.cp = number(key, value).map_err(err)?,
-            "minimax" => {
-                config.minimax = number(key, value).map_err(err)?;
-                if !(0.0..=1.0).contains(&config.minimax) {
-                    return Err(err(format!(
-                        "minimax is a weight from 0 to 1, got '{value}'"
-                    )));
-                }
-            }
             "seed" => config.seed = number(key, value).map_err(err)?,
-            "widen" => config.widen = number(key, value).map_err(err)?,
-            "transpositions" => config.transpositions = switch(key, value).map_err(err)?,
             "counter" => {
                 config.counter = match value.as_str() {
                     "double" => CounterMode::Double,
@@ -385,13 +360,6 @@ pub fn read_search_keys(
             "cp must be a non-negative number, got {}",
             config.cp
         )));
-    }
-    if config.transpositions && config.minimax > 0.0 {
-        return Err(err(
-            "transpositions and minimax do not go together: a node's minimax value is its own \
-             subtree's"
-                .into(),
-        ));
     }
     config.budget = Budget {
         iterations,
@@ -775,8 +743,6 @@ mod tests {
             ("mcts:iterations", "unknown key 'iterations'"),
             ("external:name=x", "needs cmd"),
             ("mcts:counter=triple", "double or single"),
-            ("mcts:transpositions=yes", "transpositions is 0 or 1"),
-            ("mcts:transpositions=1,minimax=0.5", "do not go together"),
             ("random:cp=1", "unknown key 'cp'"),
             (r#"external:cmd="prog a,b"#, "a quoted value is not closed"),
             (r#"random:cmd="x,y""#, "unknown key 'cmd'"),
@@ -817,6 +783,12 @@ mod tests {
         assert!(build("mcts").is_none());
         let e = build("mcts:solver_edges=30").unwrap();
         assert!(e.contains("unknown key 'solver_edges'"), "{e}");
+        // The generic switches retired in session 84 are unknown keys like any other.
+        for key in ["minimax=0.5", "widen=5", "transpositions=1"] {
+            let e = build(&format!("mcts:{key}")).unwrap();
+            let name = key.split('=').next().unwrap();
+            assert!(e.contains(&format!("unknown key '{name}'")), "{e}");
+        }
         let e = build("nn").unwrap();
         assert!(e.contains("unknown player kind 'nn' for tictactoe"), "{e}");
         let keys = AlphaBetaKeys::read("alphabeta:depth=3", &[("depth".into(), "3".into())]);

@@ -87,13 +87,6 @@ pub trait RolloutPolicy<G: Game>: Clone + Send {
     #[inline]
     fn child_bias(&mut self, _state: &G, _actions: &[Action], _out: &mut Vec<f32>) {}
 
-    /// Whether a node's children get their first visits in the order of their biases (largest
-    /// first) instead of a random order: for biases that rank the moves (a policy net's).
-    #[inline]
-    fn first_visits_by_bias(&self) -> bool {
-        false
-    }
-
     /// What the rollouts since the last call did, and resets the counts.
     #[inline]
     fn take_stats(&mut self) -> RolloutStats {

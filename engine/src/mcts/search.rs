@@ -56,32 +56,6 @@ pub struct SearchConfig {
     pub seed: u64,
     /// A tree stops growing (iterations go on, as rollouts from its leaves) at this many nodes.
     pub max_nodes: usize,
-    /// The weight of implicit minimax backups in selection (0: plain MCTS; see [`Tree`]).
-    pub minimax: f32,
-    /// Progressive widening (0: off): a node's children are opened to selection this many at
-    /// first, then one more each time its visits grow by a factor (see [`widened`]), in the
-    /// order of their biases when the rollout policy gives biases.
-    pub widen: u32,
-    /// Whether a move's value counts every visit to the position it leads to, by whatever
-    /// path (a transposition table; for games with [`Game::transposition_key`]; see
-    /// [`Tree::set_shared`]).
-    pub transpositions: bool,
-}
-
-/// Visits after which a widening node opens its children beyond the first `widen`, and the
-/// factor by which its visits grow for each further child: Chaslot et al.'s progressive
-/// unpruning ("Progressive strategies for Monte-Carlo tree search", 2008: 50 and 1.3 there).
-const WIDEN_VISITS: f32 = 40.0;
-const WIDEN_GROWTH: f32 = 1.3;
-
-/// How many of a node's children a search with `widen` opens at `visits` visits.
-pub fn widened(widen: u32, visits: u32) -> usize {
-    let extra = if visits as f32 >= WIDEN_VISITS {
-        ((visits as f32 / WIDEN_VISITS).ln() / WIDEN_GROWTH.ln()) as usize + 1
-    } else {
-        0
-    };
-    widen as usize + extra
 }
 
 impl Default for SearchConfig {
@@ -94,9 +68,6 @@ impl Default for SearchConfig {
             seed: 0,
             // 16M nodes of 28 bytes: 450 MB a tree, reached only by long timed searches.
             max_nodes: 16 << 20,
-            minimax: 0.0,
-            widen: 0,
-            transpositions: false,
         }
     }
 }
@@ -230,10 +201,6 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Search<G, T, R> {
                 rollout: rollout.clone(),
                 tree: Tree::default(),
                 path: Vec::new(),
-                movers: Vec::new(),
-                minimax: config.minimax,
-                widen: config.widen,
-                transpositions: config.transpositions,
                 actions: Vec::new(),
                 rewards: Vec::new(),
                 biases: Vec::new(),
@@ -478,14 +445,6 @@ struct Worker<G: Game, T, R> {
     rollout: R,
     tree: Tree,
     path: Vec<u32>,
-    /// With implicit minimax backups: the player to move at each node of `path`.
-    movers: Vec<Player>,
-    /// The weight of implicit minimax backups (0: off).
-    minimax: f32,
-    /// Progressive widening's first children (0: every child is open).
-    widen: u32,
-    /// Whether nodes of one position share their results.
-    transpositions: bool,
     actions: Vec<Action>,
     /// The children's rewards of an expansion, when the rollout policy gives them.
     rewards: Vec<Reward>,
@@ -527,10 +486,7 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             Some(index) => self.tree.reroot(index, &mut self.scratch),
             None => {
                 self.tree.clear();
-                self.tree.set_minimax_weight(self.minimax);
                 self.tree.set_biased(self.rollout.gives_bias());
-                self.tree
-                    .set_shared(self.transpositions && self.minimax == 0.0);
             }
         }
         if let Some(n) = limit {
@@ -613,11 +569,6 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         let mut state = root.clone();
         self.path.clear();
         self.path.push(0);
-        let minimax = self.minimax > 0.0;
-        if minimax {
-            self.movers.clear();
-            self.movers.push(state.to_move());
-        }
         let mut index = 0usize;
         // Selection. Children are created in random order and a node is expanded on its
         // second visit, after which every visit goes to a child: so a node with v visits has
@@ -629,15 +580,8 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 break;
             }
             let first = node.first_child as usize;
-            let mut count = node.num_children as usize;
-            let mut visited = node.visits as usize - 1;
-            if self.widen > 0 {
-                // Only the first children are open; the next is opened (visited first) once
-                // the node's visits reach its turn. Children are opened in order, so the
-                // visited ones are a prefix.
-                count = count.min(widened(self.widen, node.visits));
-                visited = self.tree.nodes[first..first + count].partition_point(|c| c.visits > 0);
-            }
+            let count = node.num_children as usize;
+            let visited = node.visits as usize - 1;
             // A child that got its first visit from an evaluated expansion is not waiting.
             let pick = if visited < count && self.tree.nodes[first + visited].visits == 0 {
                 visited
@@ -649,7 +593,6 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                     CounterMode::Double => state.to_move(),
                     CounterMode::Single => root_player,
                 };
-                self.tree.refresh_shared(first, count);
                 self.tree_policy.select(
                     node.visits,
                     self.tree.children(first, count),
@@ -660,10 +603,6 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             index = first + pick;
             state.apply(self.tree.nodes[index].action);
             self.path.push(index as u32);
-            self.link(index, &state);
-            if minimax {
-                self.movers.push(state.to_move());
-            }
         }
         // Expansion (the paper's: a leaf already simulated once gets all its children) and
         // simulation from the first, random, child.
@@ -685,22 +624,13 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 {
                     return self.expand_evaluated(index, state.to_move());
                 }
-                // Biases that order the first visits are needed now; others only once every
-                // child has had its first visit (most nodes never get that far), so they wait:
-                // the first child's bias is NaN until then (see `bias_children`).
-                let biased = self.rollout.gives_bias();
-                let ordered = self.rollout.first_visits_by_bias() || self.widen > 0;
-                if biased && ordered {
-                    self.rollout
-                        .child_bias(&state, &self.actions, &mut self.biases);
-                    self.order_by_bias();
-                }
+                // Biases are needed only once every child has had its first visit (most nodes
+                // never get that far), so they wait: the first child's bias is NaN until then
+                // (see `bias_children`).
                 for &a in &self.actions {
                     self.tree.push(Node::leaf(a));
                 }
-                if biased && ordered {
-                    self.store_biases(first);
-                } else if biased {
+                if self.rollout.gives_bias() {
                     self.tree.set_bias(first, f32::NAN);
                 }
                 let parent = &mut self.tree.nodes[index];
@@ -709,10 +639,6 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
                 index = first;
                 state.apply(self.tree.nodes[index].action);
                 self.path.push(index as u32);
-                self.link(index, &state);
-                if minimax {
-                    self.movers.push(state.to_move());
-                }
             }
             if state.is_terminal() {
                 terminal_outcome(&state).into()
@@ -722,16 +648,6 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
             }
         };
         self.back_up(reward);
-    }
-
-    /// Links node `index` (at `state`) to its position's shared results, on its first visit.
-    #[inline]
-    fn link(&mut self, index: usize, state: &G) {
-        if self.tree.needs_link(index) {
-            if let Some(key) = state.transposition_key() {
-                self.tree.link(index, key);
-            }
-        }
     }
 
     /// Gives the `count` children from `first` of the node at `state` their biases, put off
@@ -752,31 +668,12 @@ impl<G: Game, T: TreePolicy, R: RolloutPolicy<G>> Worker<G, T, R> {
         }
     }
 
-    /// Puts `self.actions` and `self.biases` in the order of the biases, largest first (stable:
-    /// equal biases keep the shuffled order), so that a node's children get their first visits
-    /// in that order.
-    fn order_by_bias(&mut self) {
-        self.ranked.clear();
-        self.ranked
-            .extend(self.biases.iter().zip(&self.actions).map(|(&b, &a)| (b, a)));
-        self.ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (k, &(b, a)) in self.ranked.iter().enumerate() {
-            self.biases[k] = b;
-            self.actions[k] = a;
-        }
-    }
-
     /// Backpropagation along the path, in absolute terms.
     #[inline]
     fn back_up(&mut self, reward: Reward) {
         let fractional = self.rollout.fractional();
         for &i in &self.path {
             self.tree.record(i as usize, reward, fractional);
-        }
-        if self.minimax > 0.0 {
-            for (&i, &mover) in self.path.iter().zip(&self.movers).rev() {
-                self.tree.update_minimax(i as usize, mover);
-            }
         }
     }
 

@@ -405,69 +405,6 @@ fn evaluated_children_order_the_search() {
     }
 }
 
-/// Implicit minimax backups: with the solver as the evaluation, the blended search, and the
-/// pure minimax one (weight 1), play the solver's moves, and a seed gives the same search.
-#[test]
-fn implicit_minimax_searches_play_the_solvers_moves() {
-    let mut solver = TicTacToeSolver::new();
-    let positions = discriminating_tictactoe_positions();
-    for (i, s) in positions.iter().enumerate().step_by(3) {
-        for minimax in [0.5, 1.0] {
-            let run = || {
-                let policy = HalfRewards {
-                    constant: 0.0,
-                    exact_children: true,
-                };
-                let cfg = SearchConfig {
-                    cp: 0.05,
-                    minimax,
-                    ..config(200, i as u64)
-                };
-                Search::new(cfg, Ucb::new(0.05), policy).run(s).unwrap()
-            };
-            let r = run();
-            assert!(
-                solver.optimal_actions(s).contains(&r.best),
-                "{s}, minimax {minimax}: chose {}, {:?}",
-                r.best,
-                r.root_moves
-            );
-            assert_eq!(r.root_moves, run().root_moves);
-        }
-    }
-}
-
-/// Transpositions: a search whose moves count every visit to the position they lead to, by
-/// whatever path, still finds the proven moves of the small boards' positions above, and a
-/// seed gives the same search.
-#[test]
-fn searches_with_transpositions_pick_proven_moves() {
-    for (rows, cols, min_drawn) in [(2, 2, 4), (2, 3, 9)] {
-        let mut solver = Solver::new(rows, cols);
-        let positions = discriminating_dots_positions(rows, cols, min_drawn, 60, 77);
-        for (i, s) in positions.iter().enumerate() {
-            let run = || {
-                let cfg = SearchConfig {
-                    transpositions: true,
-                    ..config(100_000, i as u64)
-                };
-                Search::plain(cfg).run(s).unwrap()
-            };
-            let r = run();
-            assert!(
-                solver.optimal_actions_by_outcome(s).contains(&r.best),
-                "{s}\nedges {} chose {} (margins {:?})",
-                s.edge_string(),
-                s.format_action(r.best),
-                solver.action_margins(s)
-            );
-            if i % 10 == 0 {
-                assert_eq!(r.root_moves, run().root_moves);
-            }
-        }
-    }
-}
-
 /// Tree reuse: a search continued along a path the last tree expanded starts from what that
 /// tree learnt there (its children's visits carry over); a path it never expanded, or a plain
 /// `run`, starts afresh.
@@ -523,65 +460,8 @@ fn a_single_move_is_played_without_searching_on() {
     assert_eq!(result.iterations, 10_000);
 }
 
-/// Biases of each move's number, random rollouts; the first visits go in the order of the
-/// biases when the policy asks for it.
-#[derive(Clone)]
-struct RankedBiases;
-
-impl RolloutPolicy<TicTacToe> for RankedBiases {
-    fn rollout(&mut self, state: &mut TicTacToe, rng: &mut Rng) -> Outcome {
-        state.random_rollout(rng)
-    }
-
-    fn gives_bias(&self) -> bool {
-        true
-    }
-
-    fn first_visits_by_bias(&self) -> bool {
-        true
-    }
-
-    fn child_bias(&mut self, _: &TicTacToe, actions: &[Action], out: &mut Vec<f32>) {
-        out.clear();
-        out.extend(actions.iter().map(|&a| a as f32));
-    }
-}
-
-#[test]
-fn first_visits_follow_the_biases_when_asked() {
-    for (iterations, seed) in [(3, 1), (5, 2), (8, 3)] {
-        let r = Search::new(
-            config(iterations, seed),
-            Ucb::default().with_progressive_bias(true),
-            RankedBiases,
-        )
-        .run(&TicTacToe::new())
-        .unwrap();
-        let visited: Vec<Action> = r
-            .root_moves
-            .iter()
-            .filter(|m| m.visits > 0)
-            .map(|m| m.action)
-            .collect();
-        let lowest = visited.iter().min().copied().unwrap();
-        assert!(
-            !visited.is_empty() && visited.len() < 9,
-            "{:?}",
-            r.root_moves
-        );
-        for m in &r.root_moves {
-            assert_eq!(
-                m.visits > 0,
-                m.action >= lowest,
-                "{iterations}: {:?}",
-                r.root_moves
-            );
-        }
-    }
-}
-
-/// Large biases of each move's number that do not order the first visits; counts the
-/// children it was asked to bias, as net evaluations.
+/// Large biases of each move's number; counts the children it was asked to bias, as net
+/// evaluations.
 #[derive(Clone, Default)]
 struct CountedBiases {
     asked: u64,
@@ -632,40 +512,4 @@ fn children_get_their_biases_once_each_has_had_its_first_visit() {
     // the children made.
     let r = search(200);
     assert!(r.rollouts.net_evaluations < r.tree_nodes / 2, "{r:?}");
-}
-
-#[test]
-fn widening_opens_children_in_the_order_of_their_biases_as_visits_grow() {
-    use crate::mcts::search::widened;
-    assert_eq!((widened(5, 0), widened(5, 39), widened(5, 40)), (5, 5, 6));
-    assert_eq!((widened(5, 60), widened(5, 1000)), (7, 18));
-    // 60 iterations: the root's last selection saw 59 visits, so four children were open;
-    // they are the four the biases rank first (actions 8, 7, 6 and 5).
-    let r = Search::new(
-        SearchConfig {
-            widen: 2,
-            ..config(60, 4)
-        },
-        Ucb::default().with_progressive_bias(true),
-        RankedBiases,
-    )
-    .run(&TicTacToe::new())
-    .unwrap();
-    let mut visited: Vec<Action> = r
-        .root_moves
-        .iter()
-        .filter(|m| m.visits > 0)
-        .map(|m| m.action)
-        .collect();
-    visited.sort_unstable();
-    assert_eq!(visited, vec![5, 6, 7, 8], "{:?}", r.root_moves);
-    // Without biases the children open in their random order, as few of them.
-    let r = Search::plain(SearchConfig {
-        widen: 2,
-        ..config(30, 5)
-    })
-    .run(&TicTacToe::new())
-    .unwrap();
-    let open = r.root_moves.iter().filter(|m| m.visits > 0).count();
-    assert_eq!(open, 2, "{:?}", r.root_moves);
 }

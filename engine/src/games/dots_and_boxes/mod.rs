@@ -39,7 +39,7 @@ use std::fmt;
 pub use geometry::{EdgeKind, Geometry, Valences, MAX_BOXES, MAX_EDGES, MAX_SIZE};
 
 use crate::game::{Action, ActionError, Game, Outcome, Player};
-use crate::rng::{mix64, HalfDraws, Rng};
+use crate::rng::{HalfDraws, Rng};
 
 /// Value-net input value of a drawn edge (by either player).
 pub const FEATURE_EDGE_DRAWN: f32 = 0.25;
@@ -420,15 +420,6 @@ impl Game for DotsAndBoxes {
     #[inline]
     fn to_move(&self) -> Player {
         self.to_move
-    }
-
-    /// The drawn edges, the score difference and the player to move decide the rest of the
-    /// game: which boxes were whose does not.
-    fn transposition_key(&self) -> Option<u64> {
-        let lead = self.scores[0] as i64 - self.scores[1] as i64;
-        let tail = (lead as u64) << 1 | (self.to_move == Player::P2) as u64;
-        let mixed = mix64(self.edges as u64 ^ mix64((self.edges >> 64) as u64 ^ mix64(tail)));
-        Some(mixed)
     }
 
     #[inline]

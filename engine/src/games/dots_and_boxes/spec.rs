@@ -130,7 +130,7 @@ const NET: [KeyDecl; 5] = [
 
 /// `nn`'s keys: the net's, those every search shares (`iterations`, `time_ms`, `threads`,
 /// `seed`, `cp`, ...), and `mcts`'s own on Dots and Boxes.
-const NN_KEYS: [KeyDecl; 24] = joined_keys(&joined_keys::<14>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
+const NN_KEYS: [KeyDecl; 21] = joined_keys(&joined_keys::<11>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
 
 /// `qdab`'s keys, as [`QdabConfig::from_pairs`] reads them.
 const QDAB_KEYS: [KeyDecl; 6] = [
@@ -155,7 +155,7 @@ const QDAB_KEYS: [KeyDecl; 6] = [
 ];
 
 /// `rival`'s keys.
-const RIVAL_KEYS: [KeyDecl; 11] = [
+const RIVAL_KEYS: [KeyDecl; 8] = [
     key(
         "iterations",
         "20000",
@@ -165,9 +165,6 @@ const RIVAL_KEYS: [KeyDecl; 11] = [
     SEARCH_KEYS[2],
     SEARCH_KEYS[3],
     SEARCH_KEYS[5],
-    SEARCH_KEYS[6],
-    SEARCH_KEYS[7],
-    SEARCH_KEYS[8],
     key(
         "solver_edges",
         "30",
@@ -700,25 +697,6 @@ mod tests {
             let err = parse_spec(&format!("best:{key}")).unwrap_err();
             assert!(err.contains(&format!("unknown key '{name}'")), "{err}");
         }
-    }
-
-    #[test]
-    fn transpositions_are_read_and_refused_by_name() {
-        for (text, on) in [
-            ("mcts:transpositions=1", true),
-            ("nn:transpositions=0", false),
-        ] {
-            match parse_spec(text).unwrap() {
-                DotsSpec::Mcts { config, .. } | DotsSpec::Nn { config, .. } => {
-                    assert_eq!(config.transpositions, on, "{text}")
-                }
-                other => panic!("{other:?}"),
-            }
-        }
-        let err = parse_spec("mcts:transpositions=yes").unwrap_err();
-        assert!(err.contains("transpositions is 0 or 1"), "{err}");
-        let err = parse_spec("mcts:transpositions=1,minimax=0.5").unwrap_err();
-        assert!(err.contains("do not go together"), "{err}");
     }
 
     #[test]

@@ -308,31 +308,3 @@ fn rendering_shows_edges_owners_and_scores() {
         "   0   1   2   \n 0 +---+---+\n   | 2 |    \n 1 +---+   +\nP1 0 - P2 1, P1 to move";
     assert_eq!(text, expected);
 }
-
-/// The transposition key is a function of the drawn edges, the score difference and the
-/// player to move, and tells apart every such position that random games of 2x2 and 2x3 reach.
-#[test]
-fn transposition_keys_follow_edges_lead_and_mover() {
-    use std::collections::HashMap;
-    let mut rng = Rng::new(11);
-    let mut buf = Vec::new();
-    for (rows, cols) in [(2, 2), (2, 3)] {
-        let mut by_position = HashMap::new();
-        let mut by_key = HashMap::new();
-        for _ in 0..3000 {
-            let mut s = DotsAndBoxes::new(rows, cols).unwrap();
-            while !s.is_terminal() {
-                let key = s.transposition_key().expect("Dots and Boxes has keys");
-                let [p1, p2] = s.scores().unwrap();
-                let position = (s.edges(), p1 as i32 - p2 as i32, s.to_move());
-                assert_eq!(*by_position.entry(position).or_insert(key), key);
-                assert_eq!(*by_key.entry(key).or_insert(position), position);
-                s.legal_actions(&mut buf);
-                s.apply(buf[rng.below(buf.len() as u32) as usize]);
-            }
-        }
-        // The same edges with another player to move or another lead were met and kept apart.
-        let edge_sets: std::collections::HashSet<u128> = by_position.keys().map(|p| p.0).collect();
-        assert!(edge_sets.len() < by_position.len(), "{rows}x{cols}");
-    }
-}
