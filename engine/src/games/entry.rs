@@ -4,6 +4,7 @@
 //! the registry (`crate::registry`) lists the games and dispatches to them.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::agents::spec::expand_alias;
 use crate::agents::{Agent, AgentSpec};
@@ -289,6 +290,55 @@ pub trait RegisteredGame: Game + Sized {
     fn tunable(_set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
         None
     }
+}
+
+/// The protocol's `best` player where a game's engine plays it, kept from move to move so that
+/// its table carries over (as in a match), with the spec it was built from.
+pub type KeptBest<G> = Option<(String, Box<dyn Agent<G>>)>;
+
+/// The move of the game's `best` player for the search's time (1 s when it names only
+/// iterations) and threads: the player `best:time_ms=T,threads=N` builds, kept in `kept` and
+/// built again only when the time or the threads change, reseeded by the search's seed. The
+/// note names the kind that `best` stands for (`best (pvs)`).
+pub fn best_player_search<G: RegisteredGame>(
+    state: &G,
+    config: &SearchConfig,
+    kept: &mut KeptBest<G>,
+) -> Result<Searched, String> {
+    let time = config.budget.time.unwrap_or(Duration::from_secs(1));
+    let text = format!(
+        "best:time_ms={},threads={}",
+        time.as_millis(),
+        config.threads.max(1)
+    );
+    let player = match kept {
+        Some((built, player)) if *built == text => player,
+        _ => {
+            let player = G::build_player(&crate::agents::parse_spec(&text)?, state)?;
+            &mut kept.insert((text, player)).1
+        }
+    };
+    let kind = G::PLAYERS
+        .iter()
+        .find(|p| p.kind == "best")
+        .and_then(|p| p.alias_of)
+        .map_or("best", |alias| alias.split(':').next().unwrap_or(alias));
+    player.reseed(config.seed);
+    let choice = player
+        .choose(state, &[])
+        .map_err(|e| format!("best ({kind}): {e}"))?;
+    let odds = choice.win_probability.map_or(String::new(), |p| {
+        format!(", {:.0}% to win for it", 100.0 * p)
+    });
+    Ok(Searched {
+        plies: vec![choice.action],
+        result: None,
+        note: Some(format!(
+            "best ({kind}): {} nodes in {} ms{odds}",
+            choice.iterations,
+            time.as_millis()
+        )),
+    })
 }
 
 /// A source of perfect moves for late positions (`None` where it has none).

@@ -12,8 +12,8 @@ pub mod tictactoe;
 pub use amazons::Amazons;
 pub use dots_and_boxes::DotsAndBoxes;
 pub use entry::{
-    set_weights_option, weights_option_text, OptionDecl, Oracle, RegisteredGame, Searched,
-    WeightsChoice, WEIGHTS_OPTION,
+    best_player_search, set_weights_option, weights_option_text, KeptBest, OptionDecl, Oracle,
+    RegisteredGame, Searched, WeightsChoice, WEIGHTS_OPTION,
 };
 pub use gomoku::Gomoku;
 pub use surakarta::Surakarta;

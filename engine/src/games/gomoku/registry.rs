@@ -13,7 +13,7 @@ use crate::agents::spec::{
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::game_spec::{file_key, key, KeyDecl, ParamDecl, ParamKind, PlayerDecl};
-use crate::games::{RegisteredGame, Searched, WeightsChoice};
+use crate::games::{best_player_search, KeptBest, RegisteredGame, Searched, WeightsChoice};
 use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::{SearchConfig, Ucb};
 use crate::tuning::Tunable;
@@ -229,15 +229,13 @@ impl RegisteredGame for Gomoku {
         format!("{} {}", self.board_string(), self.to_move().number())
     }
 
-    /// The protocol's `best` player, kept from move to move so that its transposition table
-    /// carries over (as in a match), with the time and threads it was built for.
-    type Memory = Option<((Duration, usize), Pvs)>;
+    type Memory = KeptBest<Gomoku>;
 
     // The protocol's one option of its own: a `weights` file of the evaluation.
     crate::weights_option!();
 
-    /// The `best` player ([`Pvs`]) for the search's time (1 s when it names only iterations)
-    /// and threads; with the `weights` option (a `patterns` file), the engine's MCTS
+    /// The `best` player ([`Pvs`], kept between moves: [`best_player_search`]) for the search's
+    /// time (1 s when it names only iterations) and threads; with the `weights` option (a `patterns` file), the engine's MCTS
     /// ([`GomokuKnowledge::ENGINE`]) with those pattern weights.
     fn engine_search(
         &self,
@@ -245,32 +243,10 @@ impl RegisteredGame for Gomoku {
         config: SearchConfig,
         memory: &mut Self::Memory,
     ) -> Result<Searched, String> {
-        let mut knowledge = GomokuKnowledge::ENGINE;
         let Some((path, _)) = weights else {
-            let time = config.budget.time.unwrap_or(Duration::from_secs(1));
-            let built_for = (time, config.threads.max(1));
-            let pvs = match memory {
-                Some((built, pvs)) if *built == built_for => pvs,
-                _ => {
-                    let mut pvs_config = PvsConfig::new(time);
-                    pvs_config.threads = built_for.1;
-                    pvs_config.product_net = true;
-                    &mut memory.insert((built_for, Pvs::new("best", pvs_config))).1
-                }
-            };
-            let (action, score) = pvs
-                .best_move_within(self, time)
-                .ok_or_else(|| "no legal move".to_string())?;
-            let (nodes, depth) = pvs.last_search();
-            return Ok(Searched {
-                plies: vec![action],
-                result: None,
-                note: Some(format!(
-                    "best (pvs): {nodes} nodes, depth {depth}, score {score} in {} ms",
-                    time.as_millis()
-                )),
-            });
+            return best_player_search(self, &config, memory);
         };
+        let mut knowledge = GomokuKnowledge::ENGINE;
         knowledge.weights = GomokuPatterns::load(path)?;
         let result = knowledge
             .search(config)

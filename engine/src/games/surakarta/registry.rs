@@ -15,8 +15,8 @@ use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
 use crate::game_spec::{file_key, key, KeyDecl, ParamDecl, ParamKind, PlayerDecl};
 use crate::games::{
-    set_weights_option, weights_option_text, OptionDecl, RegisteredGame, Searched, WeightsChoice,
-    WEIGHTS_OPTION,
+    best_player_search, set_weights_option, weights_option_text, KeptBest, OptionDecl,
+    RegisteredGame, Searched, WeightsChoice, WEIGHTS_OPTION,
 };
 use crate::mcts::bench::{BenchOptions, BenchOutput};
 use crate::mcts::SearchConfig;
@@ -180,9 +180,7 @@ impl RegisteredGame for Surakarta {
         )
     }
 
-    /// The protocol's `best` player, kept from move to move so that its transposition table
-    /// carries over (as in a match), with the time and threads it was built for.
-    type Memory = Option<(String, Box<dyn Agent<Surakarta>>)>;
+    type Memory = KeptBest<Surakarta>;
 
     type Options = SurakartaOptions;
 
@@ -222,7 +220,8 @@ impl RegisteredGame for Surakarta {
         }
     }
 
-    /// `best`, the principal variation search, for the time a move (1 s when only iterations are set); with
+    /// `best`, the principal variation search (kept between moves: [`best_player_search`]),
+    /// for the time a move (1 s when only iterations are set); with
     /// `engine mcts`, our heuristic MCTS ([`Heuristics::ENGINE`]), with the `weights` option's
     /// energy.
     fn engine_search(
@@ -232,37 +231,7 @@ impl RegisteredGame for Surakarta {
         memory: &mut Self::Memory,
     ) -> Result<Searched, String> {
         if !options.mcts {
-            // The `best` player itself, so that the protocol plays what `best` names; built
-            // again only when the time or the threads change.
-            let time = config.budget.time.unwrap_or(Duration::from_secs(1));
-            let text = format!(
-                "best:time_ms={},threads={}",
-                time.as_millis(),
-                config.threads.max(1)
-            );
-            let player = match memory {
-                Some((built, player)) if *built == text => player,
-                _ => {
-                    let player = Self::build_player(&crate::agents::parse_spec(&text)?, self)?;
-                    &mut memory.insert((text, player)).1
-                }
-            };
-            player.reseed(config.seed);
-            let choice = player
-                .choose(self, &[])
-                .map_err(|e| format!("best (pvs): {e}"))?;
-            let odds = choice.win_probability.map_or(String::new(), |p| {
-                format!(", {:.0}% to win for it", 100.0 * p)
-            });
-            return Ok(Searched {
-                plies: vec![choice.action],
-                result: None,
-                note: Some(format!(
-                    "best (pvs): {} nodes in {} ms{odds}",
-                    choice.iterations,
-                    time.as_millis()
-                )),
-            });
+            return best_player_search(self, &config, memory);
         }
         let mut heuristics = Heuristics::ENGINE;
         if let Some((path, _)) = &options.weights {
