@@ -20,7 +20,7 @@ use engine::game::{Action, Game};
 use engine::games::gomoku::patterns::Shape;
 use engine::games::gomoku::pvs::EvalWeights;
 use engine::games::gomoku::shape_board::ShapeBoard;
-use engine::games::gomoku::tuning::{load_eval, GomokuEval};
+use engine::games::gomoku::tuning::{load_eval, EVAL};
 use engine::games::gomoku::{Gomoku, Rule};
 use engine::tuning::WeightsFile;
 
@@ -274,7 +274,7 @@ fn main() -> Result<(), String> {
     }
     let values: Vec<f32> = fitted_weights.iter().map(|&w| w.round() as f32).collect();
     EvalWeights::from_slice(&values).map_err(|e| format!("the fitted weights: {e}"))?;
-    WeightsFile::new(&GomokuEval, &values).save(std::path::Path::new(out))?;
+    WeightsFile::new(&EVAL, &values).save(std::path::Path::new(out))?;
     println!("wrote {out}");
     Ok(())
 }

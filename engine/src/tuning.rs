@@ -1,8 +1,9 @@
 //! What the `tune` stage needs of a game: a named weight vector, its starting values and range,
 //! and a fast game between two weight vectors (the fitness game). The tuner knows nothing else
-//! of any game; each game that can be tuned implements [`Tunable`] in its own folder and names
-//! its weight sets in its registry entry (`RegisteredGame::tunable`; `registry::tunable` finds
-//! them by the game's name).
+//! of any game; each game that can be tuned implements [`Tunable`] in its own folder (most
+//! sets as a [`WeightSet`], data and a fitness game) and lists its weight sets in its registry
+//! entry (`RegisteredGame::weight_sets`; `registry::tunable` finds one by the game's name and
+//! the set's).
 //!
 //! Weights travel in a [`WeightsFile`] (JSON): the game, the weight set's name, the weights by
 //! name. The engine's players load one with `weights=FILE`, and the tuner writes one.
@@ -11,7 +12,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::agents::Agent;
 use crate::game::{Action, Game, Outcome};
+use crate::mcts::{Budget, RolloutPolicy, Search, SearchConfig, TreePolicy};
+use crate::rng::derive_seed;
 
 /// A weight set of one game that the tuner can search.
 pub trait Tunable: Send + Sync {
@@ -57,6 +61,76 @@ pub trait Tunable: Send + Sync {
     fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String>;
 }
 
+/// A weight set given as data: a fixed vector with its names and start, its fitness players
+/// and a function that plays one fitness game. [`Tunable`] is implemented once for them all.
+#[derive(Clone, Copy, Debug)]
+pub struct WeightSet {
+    /// [`Tunable::game`].
+    pub game: &'static str,
+    /// [`Tunable::set`].
+    pub set: &'static str,
+    /// [`Tunable::names`].
+    pub names: fn() -> Vec<String>,
+    /// [`Tunable::start`].
+    pub start: fn() -> Vec<f32>,
+    /// [`Tunable::players`]: the default first.
+    pub players: &'static [&'static str],
+    /// [`Tunable::final_player`].
+    pub final_player: &'static str,
+    /// [`Tunable::normalise`] (`<[f32]>::to_vec`: the weights as they are).
+    pub normalise: fn(&[f32]) -> Vec<f32>,
+    /// [`Tunable::normalise_note`].
+    pub normalise_note: &'static str,
+    /// One fitness game.
+    pub play: FitnessGame,
+}
+
+/// One fitness game of a [`WeightSet`], as [`Tunable::play`] with the set: `player` is one of
+/// the set's players.
+pub type FitnessGame = fn(&WeightSet, &[f32], &[f32], &str, u64) -> Result<Outcome, String>;
+
+impl Tunable for WeightSet {
+    fn game(&self) -> &'static str {
+        self.game
+    }
+
+    fn set(&self) -> &'static str {
+        self.set
+    }
+
+    fn names(&self) -> Vec<String> {
+        (self.names)()
+    }
+
+    fn start(&self) -> Vec<f32> {
+        (self.start)()
+    }
+
+    fn normalise(&self, values: &[f32]) -> Vec<f32> {
+        (self.normalise)(values)
+    }
+
+    fn normalise_note(&self) -> &'static str {
+        self.normalise_note
+    }
+
+    fn players(&self) -> &'static [&'static str] {
+        self.players
+    }
+
+    fn final_player(&self) -> &'static str {
+        self.final_player
+    }
+
+    /// Refuses a player not among [`players`](Self::players), then plays the set's game.
+    fn play(&self, p1: &[f32], p2: &[f32], player: &str, opening: u64) -> Result<Outcome, String> {
+        if !self.players.contains(&player) {
+            return Err(unknown_player(self, player));
+        }
+        (self.play)(self, p1, p2, player, opening)
+    }
+}
+
 /// Plays a fitness game from `state` to its end, each move from `mover` (the mover's index, 0
 /// or 1, and the position). A side with no move to give ends the game where it stands: a draw
 /// unless the position is decided.
@@ -73,11 +147,49 @@ pub fn play_out<G: Game>(
     Ok(state.outcome().unwrap_or(Outcome::Draw))
 }
 
-/// The depth of a fixed-depth fitness player (`pvs4`: 4) of `tunable`'s, which must be one of
-/// its [`players`](Tunable::players).
-pub fn fitness_depth(tunable: &dyn Tunable, player: &str) -> Result<u32, String> {
-    let players = tunable.players();
-    players
+/// Plays a fitness game from `state` between two MCTS searches of `iterations` a move, one a
+/// side: `search` builds side `k`'s (0 or 1) from its configuration, seeded by the opening
+/// number (`derive_seed(opening, k + 1)`).
+pub fn play_searches<G: Game, T: TreePolicy, R: RolloutPolicy<G>>(
+    state: G,
+    opening: u64,
+    iterations: u64,
+    search: impl Fn(usize, SearchConfig) -> Search<G, T, R>,
+) -> Result<Outcome, String> {
+    let mut searches = [0, 1].map(|k| {
+        search(
+            k,
+            SearchConfig {
+                seed: derive_seed(opening, k as u64 + 1),
+                budget: Budget::iterations(iterations),
+                ..SearchConfig::default()
+            },
+        )
+    });
+    play_out(state, |side, s| {
+        let result = searches[side].run(s).map_err(|e| e.to_string())?;
+        Ok(Some(result.best))
+    })
+}
+
+/// Plays a fitness game from `state` between two players, one a side, each told of the game
+/// first: the players of sets whose fitness player is the engine's own (a search to a fixed
+/// depth). A player's error is the game's.
+pub fn play_agents<G: Game, A: Agent<G>>(state: G, mut players: [A; 2]) -> Result<Outcome, String> {
+    for p in &mut players {
+        p.new_game(&state, &[]).map_err(|e| e.to_string())?;
+    }
+    play_out(state, |side, s| {
+        let choice = players[side].choose(s, &[]).map_err(|e| e.to_string())?;
+        Ok(Some(choice.action))
+    })
+}
+
+/// The number in a fitness player's name (`pvs4`: 4, `mcts200`: 200) of `tunable`'s, which
+/// must be one of its [`players`](Tunable::players).
+pub fn fitness_number(tunable: &dyn Tunable, player: &str) -> Result<u32, String> {
+    tunable
+        .players()
         .contains(&player)
         .then(|| {
             player
@@ -86,14 +198,17 @@ pub fn fitness_depth(tunable: &dyn Tunable, player: &str) -> Result<u32, String>
                 .ok()
         })
         .flatten()
-        .ok_or_else(|| {
-            format!(
-                "no fitness player '{player}' for {}'s {} set ({})",
-                tunable.game(),
-                tunable.set(),
-                players.join(", ")
-            )
-        })
+        .ok_or_else(|| unknown_player(tunable, player))
+}
+
+/// The error of a fitness player `tunable` does not offer.
+fn unknown_player(tunable: &dyn Tunable, player: &str) -> String {
+    format!(
+        "no fitness player '{player}' for {}'s {} set ({})",
+        tunable.game(),
+        tunable.set(),
+        tunable.players().join(", ")
+    )
 }
 
 /// Weights on disk: which game and set they are for, and each weight by name.
@@ -234,6 +349,57 @@ mod tests {
         let other_set = tunable("amazons", Some("w-segments")).unwrap();
         let e = file.values_for(other_set.as_ref()).unwrap_err();
         assert!(e.contains("phases") && e.contains("w-segments"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Every weight set of every game: a name a weight, the start saved to a weights file
+    /// loads back as it was and is what the set's final player reads (`KIND:weights=FILE`),
+    /// the set is found by its name, and the game's other sets refuse the file.
+    #[test]
+    fn every_weight_set_round_trips_through_its_weights_file() {
+        use crate::agents::parse_spec;
+        use crate::game_spec::GameSpec;
+        use crate::games::RegisteredGame;
+        use crate::registry::{tunable_games, GameVisitor, Lookup};
+
+        struct Check(std::path::PathBuf);
+        impl GameVisitor for Check {
+            type Output = usize;
+            fn visit<G: RegisteredGame>(self, start: G) -> usize {
+                let sets = G::weight_sets();
+                for set in &sets {
+                    let (game, name) = (set.game(), set.set());
+                    assert_eq!(game, G::NAME);
+                    let values = set.start();
+                    assert_eq!(values.len(), set.names().len(), "{game} {name}");
+                    let path = self.0.join(format!("{game}-{name}.json"));
+                    WeightsFile::new(set.as_ref(), &values).save(&path).unwrap();
+                    assert_eq!(WeightsFile::load(&path, set.as_ref()).unwrap(), values);
+                    let spec = format!("{}:weights={}", set.final_player(), path.display());
+                    if let Err(e) = G::build_player(&parse_spec(&spec).unwrap(), &start) {
+                        panic!("{game} {name}: {spec}: {e}");
+                    }
+                    assert_eq!(G::tunable(Some(name)).unwrap().unwrap().set(), name);
+                    for other in sets.iter().filter(|o| o.set() != name) {
+                        let e = WeightsFile::load(&path, other.as_ref()).unwrap_err();
+                        assert!(
+                            e.contains(&format!("not for {game} ({})", other.set())),
+                            "{e}"
+                        );
+                    }
+                }
+                assert_eq!(G::tunable(None).unwrap().unwrap().set(), sets[0].set());
+                sets.len()
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("weight-sets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let games = tunable_games();
+        assert!(games.len() >= 3, "{games:?}");
+        for game in games {
+            let spec = GameSpec::named(game).unwrap();
+            assert!(spec.visit(Check(dir.clone())).unwrap() >= 1, "{game}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

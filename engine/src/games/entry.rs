@@ -285,10 +285,29 @@ pub trait RegisteredGame: Game + Sized {
         ))
     }
 
-    /// The weight set `set` of the game's evaluation (its first by default) for `tune` and
-    /// weights files; `None` when the game has none to tune.
-    fn tunable(_set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
-        None
+    /// The weight sets of the game's evaluation for `tune` and weights files, the default
+    /// first; by default none.
+    fn weight_sets() -> Vec<Box<dyn Tunable>> {
+        Vec::new()
+    }
+
+    /// The weight set named `set` among [`weight_sets`](Self::weight_sets) (the first by
+    /// default); `None` when the game has none to tune.
+    fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
+        let mut sets = Self::weight_sets();
+        if sets.is_empty() {
+            return None;
+        }
+        let names: Vec<&str> = sets.iter().map(|s| s.set()).collect();
+        let name = set.unwrap_or(names[0]);
+        Some(match names.iter().position(|&n| n == name) {
+            Some(i) => Ok(sets.swap_remove(i)),
+            None => Err(format!(
+                "{} has no weight set '{name}' ({})",
+                Self::NAME,
+                names.join(", ")
+            )),
+        })
     }
 }
 

@@ -230,11 +230,11 @@ impl RegisteredGame for Amazons {
         Ok(BenchOutput::figures(bench_figures(start, options)))
     }
 
-    fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
-        Some(
-            AmazonsWeights::for_set(set.unwrap_or(AmazonsWeights::SETS[0]))
-                .map(|w| Box::new(w) as Box<dyn Tunable>),
-        )
+    fn weight_sets() -> Vec<Box<dyn Tunable>> {
+        AmazonsWeights::SETS
+            .iter()
+            .map(|set| Box::new(AmazonsWeights::for_set(set).expect("a set")) as Box<dyn Tunable>)
+            .collect()
     }
 }
 

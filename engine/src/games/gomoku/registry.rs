@@ -5,7 +5,7 @@ use super::patterns::PatternWeights;
 use super::pvs::{Pvs, PvsConfig};
 use super::rival::AlphaBeta;
 use super::search::{GomokuKnowledge, GomokuRollout};
-use super::tuning::GomokuPatterns;
+use super::tuning::{load_patterns, EVAL, PATTERNS};
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
 use crate::agents::spec::{
     number, only_keys, time_ms, unknown_key_in, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
@@ -247,7 +247,7 @@ impl RegisteredGame for Gomoku {
             return best_player_search(self, &config, memory);
         };
         let mut knowledge = GomokuKnowledge::ENGINE;
-        knowledge.weights = GomokuPatterns::load(path)?;
+        knowledge.weights = load_patterns(path)?;
         let result = knowledge
             .search(config)
             .run(self)
@@ -288,7 +288,7 @@ impl RegisteredGame for Gomoku {
                 } = AlphaBetaKeys::read(text, keys)?;
                 let weights = match weights {
                     Some(path) => {
-                        GomokuPatterns::load(&path).map_err(|e| format!("player '{text}': {e}"))?
+                        load_patterns(&path).map_err(|e| format!("player '{text}': {e}"))?
                     }
                     None => PatternWeights::DEFAULT,
                 };
@@ -313,13 +313,7 @@ impl RegisteredGame for Gomoku {
         Ok(BenchOutput::figures(super::bench::figures(start, options)?))
     }
 
-    fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
-        Some(match set.unwrap_or("patterns") {
-            "patterns" => Ok(Box::new(super::tuning::GomokuPatterns)),
-            "eval" => Ok(Box::new(super::tuning::GomokuEval)),
-            other => Err(format!(
-                "gomoku has no weight set '{other}' (patterns, eval)"
-            )),
-        })
+    fn weight_sets() -> Vec<Box<dyn Tunable>> {
+        vec![Box::new(PATTERNS), Box::new(EVAL)]
     }
 }

@@ -193,7 +193,7 @@ impl GomokuKnowledge {
                     return Err(err(format!("stop is five, three or threat, not '{value}'")))
                 }
                 ("weights", path) => {
-                    k.weights = super::tuning::GomokuPatterns::load(std::path::Path::new(path))
+                    k.weights = super::tuning::load_patterns(std::path::Path::new(path))
                         .map_err(err)?
                 }
                 (other, _) => {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::pvs::{Pvs, PvsConfig};
 use super::rival::AlphaBeta;
 use super::search::{Heuristics, SurakartaRollout};
-use super::tuning::SurakartaEnergy;
+use super::tuning::{load_energy, ENERGY, EVAL};
 use super::{Repetition, Rules, Surakarta, MAX_LIMIT};
 use crate::agents::spec::{
     number, switch, time_ms, unknown_key, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
@@ -235,7 +235,7 @@ impl RegisteredGame for Surakarta {
         }
         let mut heuristics = Heuristics::ENGINE;
         if let Some((path, _)) = &options.weights {
-            heuristics.energy = Some(SurakartaEnergy::load(path)?);
+            heuristics.energy = Some(load_energy(path)?);
         }
         let result = heuristics
             .search(config)
@@ -298,13 +298,7 @@ impl RegisteredGame for Surakarta {
         Ok(BenchOutput::figures(super::bench::figures(start, options)))
     }
 
-    fn tunable(set: Option<&str>) -> Option<Result<Box<dyn Tunable>, String>> {
-        Some(match set.unwrap_or("energy") {
-            "energy" => Ok(Box::new(super::tuning::SurakartaEnergy)),
-            "eval" => Ok(Box::new(super::tuning::SurakartaEval)),
-            other => Err(format!(
-                "surakarta has no weight set '{other}' (energy, eval)"
-            )),
-        })
+    fn weight_sets() -> Vec<Box<dyn Tunable>> {
+        vec![Box::new(ENERGY), Box::new(EVAL)]
     }
 }

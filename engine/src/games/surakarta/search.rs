@@ -30,7 +30,7 @@ use crate::game_spec::{file_key, key, KeyDecl};
 use std::path::Path;
 
 use super::energy::EnergyWeights;
-use super::tuning::SurakartaEnergy;
+use super::tuning::load_energy;
 use super::{MoveList, Surakarta};
 use crate::game::{Action, Game, Outcome};
 use crate::mcts::{Reward, RolloutPolicy, Search, SearchConfig, Ucb};
@@ -181,7 +181,7 @@ impl Heuristics {
                 "position" => weights.position = number(key, value)?,
                 "attack" => weights.attack = number(key, value)?,
                 "defence" => weights.defence = number(key, value)?,
-                "weights" => weights = SurakartaEnergy::load(Path::new(value)).map_err(err)?,
+                "weights" => weights = load_energy(Path::new(value)).map_err(err)?,
                 "relative" => h.relative = switch(key, value)?,
                 "progressive" => h.progressive = switch(key, value)?,
                 "lead" => h.lead = whole(key, value)?,
