@@ -302,7 +302,7 @@ pub fn only_keys(text: &str, keys: &[(String, String)], known: &[KeyDecl]) -> Re
         .iter()
         .find(|(k, _)| !known.iter().any(|d| d.name == k))
     {
-        Some((key, _)) => Err(unknown_key(text, key)),
+        Some((key, _)) => Err(unknown_key_in(text, key, known)),
         None => Ok(()),
     }
 }
@@ -643,7 +643,7 @@ impl AgentSpec {
                 config,
                 game_keys,
             } => match game_keys.first() {
-                Some((key, _)) => Err(unknown_key(text, key)),
+                Some((key, _)) => Err(unknown_key_in(text, key, &SEARCH_KEYS)),
                 None => Ok(Box::new(MctsAgent::plain(text.clone(), config.clone()))),
             },
             AgentSpec::External(config) => ExternalAgent::start(config.clone(), game)
@@ -788,6 +788,10 @@ mod tests {
             let e = build(&format!("mcts:{key}")).unwrap();
             let name = key.split('=').next().unwrap();
             assert!(e.contains(&format!("unknown key '{name}'")), "{e}");
+            assert!(
+                e.ends_with("(it takes iterations, time_ms, threads, cp, counter, seed)"),
+                "{e}"
+            );
         }
         let e = build("nn").unwrap();
         assert!(e.contains("unknown player kind 'nn' for tictactoe"), "{e}");

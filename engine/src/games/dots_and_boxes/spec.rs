@@ -32,8 +32,8 @@ use super::{
     QdabConfig, RivalAgent, RivalConfig,
 };
 use crate::agents::spec::{
-    expand_alias, key_value, number, only_keys, read_search_keys, switch, unknown_key,
-    unknown_key_in, with_keys, GreedyKeys, SEARCH_KEYS,
+    expand_alias, key_value, number, only_keys, read_search_keys, switch, unknown_key_in,
+    with_keys, GreedyKeys, SEARCH_KEYS,
 };
 use crate::agents::{parse_spec, Agent, AgentSpec, MctsAgent};
 use crate::game_spec::{file_key, joined_keys, key, KeyDecl, PlayerDecl};
@@ -131,6 +131,9 @@ const NET: [KeyDecl; 5] = [
 /// `nn`'s keys: the net's, those every search shares (`iterations`, `time_ms`, `threads`,
 /// `seed`, `cp`, ...), and `mcts`'s own on Dots and Boxes.
 const NN_KEYS: [KeyDecl; 21] = joined_keys(&joined_keys::<11>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
+
+/// `mcts`'s keys: those every search shares and its own on Dots and Boxes.
+const MCTS_ALL_KEYS: [KeyDecl; 16] = joined_keys(&SEARCH_KEYS, &MCTS_KEYS);
 
 /// `qdab`'s keys, as [`QdabConfig::from_pairs`] reads them.
 const QDAB_KEYS: [KeyDecl; 6] = [
@@ -365,12 +368,12 @@ fn read_mcts_family(
         // `from_move`: the old spelling of `net_from_move`.
         let known = declared.iter().any(|d| d.name == k) || (kind == "nn" && k == "from_move");
         if !known {
-            // `nn` lists the keys it takes (the retired ones of issue 83 read as any other).
-            return Err(if net {
-                unknown_key_in(text, key, &NN_KEYS)
-            } else {
-                unknown_key(text, key)
-            });
+            // The error lists the keys the kind takes (a retired key reads as any other).
+            let all: &[KeyDecl] = match kind {
+                "mcts" => &MCTS_ALL_KEYS,
+                _ => declared,
+            };
+            return Err(unknown_key_in(text, key, all));
         }
         match k {
             k if SEARCH_OWN.iter().any(|d| d.name == k) => {
