@@ -10,7 +10,7 @@
 //! * `nn` — net-guided MCTS: the `mcts` keys and `model` (default the product's
 //!   `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
 //!   `models/dab-5x5/model.safetensors`), `threshold` (1; 0.9 with `rollout=random`),
-//!   `net_from_move` (0), `net_until_move` (0: no limit) and `prior` (1); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`
+//!   `net_from_move` (0) and `prior` (1); `solver_edges` is 34, `prove_edges` 40, `rollout` `sacrifices`, `tree`
 //!   `canonical` and `cp` 0.35 by default (`solver_edges=0,rollout=random` is the paper's
 //!   engine, with no game knowledge and `cp` sqrt(2)).
 //! * `rival` — the QDab-style rival. Keys: `iterations` (20000, its search over safe edges),
@@ -99,7 +99,7 @@ const ROOT: [KeyDecl; 6] = joined_keys(
 pub const MCTS_KEYS: [KeyDecl; 10] = joined_keys(&ROOT, &SEARCH_OWN);
 
 /// The net's keys of `nn`.
-const NET: [KeyDecl; 5] = [
+const NET: [KeyDecl; 4] = [
     file_key(
         "model",
         "product",
@@ -117,11 +117,6 @@ const NET: [KeyDecl; 5] = [
         "the net is asked from this many edges drawn on (old spelling: from_move)",
     ),
     key(
-        "net_until_move",
-        "0",
-        "with chain rollouts, the net is asked at the leaves only before this many edges are drawn (0: no limit)",
-    ),
-    key(
         "prior",
         "1",
         "the weight of the net's P(win) - P(loss) as a bias on tree children (chain rollouts, any net; 0 with rollout=random)",
@@ -130,7 +125,7 @@ const NET: [KeyDecl; 5] = [
 
 /// `nn`'s keys: the net's, those every search shares (`iterations`, `time_ms`, `threads`,
 /// `seed`, `cp`, ...), and `mcts`'s own on Dots and Boxes.
-const NN_KEYS: [KeyDecl; 21] = joined_keys(&joined_keys::<11>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
+const NN_KEYS: [KeyDecl; 20] = joined_keys(&joined_keys::<10>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
 
 /// `mcts`'s keys: those every search shares and its own on Dots and Boxes.
 const MCTS_ALL_KEYS: [KeyDecl; 16] = joined_keys(&SEARCH_KEYS, &MCTS_KEYS);
@@ -383,7 +378,6 @@ fn read_mcts_family(
             "model" => model = NetChoice::parse(value),
             "threshold" => guide.threshold = number(key, value).map_err(err)?,
             "net_from_move" | "from_move" => guide.from_move = number(key, value).map_err(err)?,
-            "net_until_move" => guide.until_move = number(key, value).map_err(err)?,
             "prior" => guide.prior = number(key, value).map_err(err)?,
             "solver_edges" => {
                 endgame.edges = number(key, value).map_err(err)?;
@@ -510,17 +504,10 @@ impl DotsSpec {
             } => {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PRODUCT)?;
                 let chains = search.chain_rollout();
-                let until = guide.until_move > 0;
-                if chains.is_none() && (until || guide.prior > 0.0) {
+                if chains.is_none() && guide.prior > 0.0 {
                     // Random rollouts ask the net at every step: no leaf to ask.
-                    let key = if until { "net_until_move" } else { "prior" };
                     return Err(format!(
-                    "player '{text}': {key} needs chain rollouts (rollout=chains or sacrifices)"
-                ));
-                }
-                if until && !guide.asks_in_play_outs() {
-                    return Err(format!(
-                        "player '{text}': net_until_move limits the net's calls in the play-outs, and with threshold=1 it makes none"
+                        "player '{text}': prior needs chain rollouts (rollout=chains or sacrifices)"
                     ));
                 }
                 // The product's net is per board size: on a size without one its search runs
@@ -821,29 +808,19 @@ mod tests {
         // The product's canonical tree searches the root's moves itself (docs/players.md).
         assert!(!safe_first("nn") && safe_first("nn:safe_first=1"));
         assert!(!safe_first("mcts") && safe_first("mcts:safe_first=1"));
-        // `prior` and `net_until_move` need chain rollouts: refused before the net is read.
-        for (key, says) in [
-            ("prior=1", "prior needs chain rollouts"),
-            ("net_until_move=40", "net_until_move needs chain rollouts"),
-        ] {
-            let e = build_error(&format!("nn:rollout=random,{key},model=no-such-file"));
-            assert!(e.contains(says), "{key}: {e}");
-        }
-        // With chain rollouts it limits the play-outs' calls: refused where there are none.
-        let e = build_error("nn:net_until_move=40,model=no-such-file");
-        assert!(e.contains("with threshold=1 it makes none"), "{e}");
-        let e = build_error("nn:net_until_move=40,threshold=0.9,model=no-such-file");
-        assert!(e.contains("model no-such-file"), "{e}");
+        // `prior` needs chain rollouts: refused before the net is read.
+        let e = build_error("nn:rollout=random,prior=1,model=no-such-file");
+        assert!(e.contains("prior needs chain rollouts"), "{e}");
+        // A retired key reads as any unknown one, with the keys the player takes.
+        let e = parse_spec("nn:net_until_move=40").unwrap_err();
+        assert!(e.contains("unknown key 'net_until_move'"), "{e}");
+        assert!(e.contains("net_from_move"), "{e}");
         for (bad, says) in [
             ("mcts:width=3", "unknown key 'width'"),
             ("mcts:model=a", "unknown key 'model'"),
             ("nn:threshold=3", "threshold"),
             ("nn:safe_first=yes", "0 or 1"),
             ("nn:prior=-1", "prior must be a non-negative number"),
-            (
-                "nn:net_from_move=40,net_until_move=30",
-                "net_until_move=30 is not above net_from_move=40",
-            ),
             ("rival:safe_first=1", "unknown key 'safe_first'"),
             ("qdab:cp=1", "unknown key 'cp'"),
             ("qdab:time_ms=fast", "time_ms must be a number"),

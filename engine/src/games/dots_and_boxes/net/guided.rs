@@ -35,10 +35,6 @@ pub struct NetGuide {
     /// The net is asked only in positions with at least this many edges drawn (the paper used
     /// random rollouts early in the game, where the net is least sure and a call costs most).
     pub from_move: u32,
-    /// With chain rollouts: the net is asked at the leaves only in positions with fewer than
-    /// this many edges drawn (0: no limit), where the play-outs are longest; later leaves get
-    /// the play-out alone (key `net_until_move`).
-    pub until_move: u32,
     /// With chain rollouts: the weight of the net's view of each child as a selection bias
     /// (progressive bias: `prior * (P(mover wins) - P(mover loses))` of the child, fading as
     /// `1 / (visits + 1)`), so that the tree tries first the moves the net likes (0: none).
@@ -60,12 +56,6 @@ impl NetGuide {
             return Err(format!(
                 "prior must be a non-negative number, got {}",
                 self.prior
-            ));
-        }
-        if self.until_move > 0 && self.until_move <= self.from_move {
-            return Err(format!(
-                "net_until_move={} is not above net_from_move={}: the net would never be asked at a leaf",
-                self.until_move, self.from_move
             ));
         }
         Ok(())
@@ -98,7 +88,6 @@ impl Default for NetGuide {
         NetGuide {
             threshold: NetGuide::DEFAULT_THRESHOLD,
             from_move: 0,
-            until_move: 0,
             prior: 0.0,
         }
     }
@@ -312,7 +301,6 @@ pub struct NetRollout {
     net: Arc<DabNet>,
     threshold_logit: f32,
     from_move: u32,
-    until_move: u32,
     prior: f32,
     /// Whether a chain rollout's leaf asks the net: not when nothing can come of it (a
     /// threshold of 1 ends no play-out).
@@ -336,7 +324,6 @@ impl NetRollout {
         Ok(NetRollout {
             threshold_logit: guide.threshold_logit(),
             from_move: guide.from_move,
-            until_move: guide.until_move,
             prior: guide.prior as f32,
             leaf_asks: guide.asks_in_play_outs(),
             child_acc: vec![0f32; w],
@@ -529,7 +516,7 @@ impl NetRollout {
         if self.leaf_asks {
             let leaf = Turn::of(state);
             let drawn = leaf.edges.count_ones();
-            if drawn >= self.from_move && (self.until_move == 0 || drawn < self.until_move) {
+            if drawn >= self.from_move {
                 preactivations_of(&self.net, self.root, &self.root_acc, &mut self.acc, &leaf);
                 self.stats.net_evaluations += 1;
                 let call = net_call(self.net.logits(&self.acc), self.threshold_logit);
