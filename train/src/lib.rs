@@ -15,5 +15,6 @@ pub mod data;
 pub mod metrics;
 pub mod model;
 pub mod pattern;
+pub mod row_cache;
 pub mod sparse;
 pub mod trainer;

@@ -37,6 +37,7 @@ use engine::Outcome;
 use crate::config::{Backend, CpuBackend, Loss};
 use crate::data::{open_readers, DataIndex, GameRef};
 use crate::model::{linear, transposed, untransposed};
+use crate::row_cache::RowCache;
 use crate::sparse::{self, Adam, Packed, SparseNet, NO_BLOCK};
 use crate::trainer::{device_of, loss, CARD_FILE, MODEL_FILE};
 
@@ -175,6 +176,9 @@ pub struct PatternConfig {
     pub trainer: Trainer,
     /// Threads of the sparse trainer (0: every core this process may use).
     pub threads: usize,
+    /// Training sets of more positions are streamed from a cache file, this many positions
+    /// in memory at a time ([`crate::row_cache`]).
+    pub memory_positions: usize,
     pub backend: Backend,
     pub cpu_backend: CpuBackend,
     /// Replace a model already in `out`.
@@ -206,6 +210,7 @@ impl Default for PatternConfig {
             keep: Keep::All,
             trainer: Trainer::Sparse,
             threads: 0,
+            memory_positions: 4_000_000,
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
             force: false,
@@ -268,6 +273,9 @@ impl PatternConfig {
                 "search_weight is in [0, 1], got {}",
                 self.search_weight
             ));
+        }
+        if self.memory_positions == 0 {
+            return Err("--memory-positions must be positive".into());
         }
         if self.trainer == Trainer::Sparse && self.backend == Backend::Gpu {
             return Err("--backend gpu is burn's: give --trainer burn with it (the sparse trainer runs on the CPU's cores)".into());
@@ -973,9 +981,56 @@ pub fn train_pattern(
     let mut load = |games: &[GameRef]| {
         PatternRows::load(games, &index.files, &start, config, &mut seen, threads)
     };
-    let train = load(&index.train)?;
+    let records: u64 = index.train.iter().map(|g| u64::from(g.positions)).sum();
+    let streamed = records > config.memory_positions as u64;
+    if streamed && config.trainer == Trainer::Burn {
+        return Err(format!(
+            "{}: {records} training positions, more than --memory-positions {}: the burn trainer holds its rows in memory (raise --memory-positions, or leave --trainer burn out: the sparse trainer streams them from disk)",
+            index.dirs_text(),
+            config.memory_positions
+        ));
+    }
+    let (train, eval_scale) = if streamed {
+        // Runs of games in a seeded order, so that each run is a sample of every dataset.
+        engine::cli::create_out_dir("--out", &config.out)?;
+        let mut games = index.train.clone();
+        Rng::new(derive_seed(config.seed, STREAM_ORDER_SEED)).shuffle(&mut games);
+        let mut cache: Option<RowCache> = None;
+        let mut eval_scale = None;
+        for run in runs_of(&games, config.memory_positions) {
+            let rows = load(run)?;
+            if eval_scale.is_none() && !rows.is_empty() {
+                // The fitted evaluation's scale, from the first run's rows.
+                eval_scale = Some(fit_eval_scale(&rows));
+            }
+            let cache = match &mut cache {
+                Some(cache) => cache,
+                None => cache.insert(RowCache::create(&config.out, &rows)?),
+            };
+            cache.push(&rows)?;
+            say(format!(
+                "read {} positions of {} games into {} ({} runs, {:.0} MB)",
+                cache.positions,
+                cache.games,
+                cache.path().display(),
+                cache.runs(),
+                cache.bytes() as f64 / 1e6
+            ));
+        }
+        let mut cache =
+            cache.ok_or_else(|| format!("{}: no game to train on", index.dirs_text()))?;
+        cache.finish()?;
+        (
+            TrainSet::Streamed(cache),
+            eval_scale.unwrap_or(DEFAULT_EVAL_SCALE),
+        )
+    } else {
+        let rows = load(&index.train)?;
+        let eval_scale = fit_eval_scale(&rows);
+        (TrainSet::Memory(rows), eval_scale)
+    };
     let valid = load(&index.valid)?;
-    if train.is_empty() {
+    if train.len() == 0 {
         return Err(format!("{}: no position to train on", index.dirs_text()));
     }
     if valid.is_empty() {
@@ -985,18 +1040,17 @@ pub fn train_pattern(
             index.valid.len()
         ));
     }
-    let eval_scale = fit_eval_scale(&train);
     let baseline_loss = cross_entropy(&eval_chances(&valid, eval_scale), &valid.targets);
-    let mean = train.targets.iter().map(|&t| f64::from(t)).sum::<f64>() / train.len() as f64;
+    let mean = train.count().target_sum / train.len() as f64;
     let constant_loss = cross_entropy(&vec![mean as f32; valid.len()], &valid.targets);
     say(format!(
         "{}: {} positions for training ({} games), {} for validation ({} games); {} repeated games left out; read in {:.1}s",
         index.dirs_text(),
         train.len(),
-        train.games,
+        train.count().games,
         valid.len(),
         valid.games,
-        train.repeats + valid.repeats,
+        train.count().repeats + valid.repeats,
         t_read.elapsed().as_secs_f64()
     ));
     say(format!(
@@ -1010,7 +1064,7 @@ pub fn train_pattern(
         }
         (Trainer::Burn, Backend::Gpu) => "gpu (burn wgpu)".into(),
     };
-    let points = train.points;
+    let points = valid.points;
     let batch = |rows: &PatternRows, picks: &[u32], device: &Device| {
         let (mine, theirs, mask, targets) = rows.gather(picks);
         let n = picks.len();
@@ -1021,7 +1075,7 @@ pub fn train_pattern(
             Tensor::<2>::from_data(TensorData::new(targets, [n, 1]), device),
         )
     };
-    let children = train.children;
+    let children = valid.children;
     // The mover's log-chance of each block's first child (the move played) being the best
     // of its block, by the values (seen from the child's side to move, so negated): blocks x 1.
     let ranked = |model: &PatternModel, rows: &PatternRows, picks: &[u32], device: &Device| {
@@ -1054,7 +1108,7 @@ pub fn train_pattern(
         Ok(out)
     };
     let all_valid: Vec<u32> = (0..valid.len() as u32).collect();
-    let batch_of = |rows| PatternRows::sparse_batch(rows, config.rank_weight as f32);
+    let rank_weight = config.rank_weight as f32;
     let validate = |fitter: &Fitter<_>| -> Result<PatternEpoch, String> {
         let outputs = match fitter {
             Fitter::Burn { net, .. } => {
@@ -1062,7 +1116,7 @@ pub fn train_pattern(
             }
             Fitter::Sparse { net, .. } => {
                 let (chances, ranks) =
-                    sparse::evaluate(net, &batch_of(&valid), &all_valid, threads);
+                    sparse::evaluate(net, &valid.sparse_batch(rank_weight), &all_valid, threads);
                 Outputs { chances, ranks }
             }
         };
@@ -1103,7 +1157,10 @@ pub fn train_pattern(
     let mut history: Vec<PatternEpoch> = Vec::new();
     let mut best: Option<PatternEpoch> = None;
     let mut bad_epochs = 0;
-    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    let mut order: Vec<u32> = match &train {
+        TrainSet::Memory(rows) => (0..rows.len() as u32).collect(),
+        TrainSet::Streamed(_) => Vec::new(),
+    };
     say(format!(
         "epoch  train loss  valid loss  valid accuracy  {}seconds  positions/s",
         if children > 0 {
@@ -1140,6 +1197,9 @@ pub fn train_pattern(
         let mut loss_sum = 0.0;
         match &mut fitter {
             Fitter::Burn { net, optim } => {
+                let TrainSet::Memory(train) = &train else {
+                    unreachable!("the burn trainer's rows are in memory (checked above)")
+                };
                 for picks in order.chunks(config.batch_size) {
                     let model = net.take().expect("the net is there between batches");
                     let (mine, theirs, mask, targets) = batch(&train, picks, &device);
@@ -1158,10 +1218,27 @@ pub fn train_pattern(
                 }
             }
             Fitter::Sparse { net, adam, grads } => {
-                let data = batch_of(&train);
-                for picks in order.chunks(config.batch_size) {
-                    loss_sum += sparse::batch_gradient(net, &data, picks, threads, grads);
-                    adam.step(rate, &mut net.params, &grads[0]);
+                let mut step = |rows: &PatternRows, order: &[u32]| {
+                    let data = rows.sparse_batch(rank_weight);
+                    for picks in order.chunks(config.batch_size) {
+                        loss_sum += sparse::batch_gradient(net, &data, picks, threads, grads);
+                        adam.step(rate, &mut net.params, &grads[0]);
+                    }
+                };
+                match &train {
+                    TrainSet::Memory(rows) => step(rows, &order),
+                    TrainSet::Streamed(cache) => {
+                        // The runs in a new order each epoch, each run's rows shuffled.
+                        let mut runs: Vec<usize> = (0..cache.runs()).collect();
+                        rng.shuffle(&mut runs);
+                        for k in runs {
+                            let rows = cache.read(k)?;
+                            order.clear();
+                            order.extend(0..rows.len() as u32);
+                            rng.shuffle(&mut order);
+                            step(&rows, &order);
+                        }
+                    }
                 }
             }
         }
@@ -1262,8 +1339,8 @@ pub fn train_pattern(
             &index,
             &summary,
             &history,
-            &train,
-            &valid,
+            train.count(),
+            RowCount::of(&valid),
             command,
             state,
         )?;
@@ -1335,6 +1412,80 @@ impl RunState {
     }
 }
 
+/// How many positions and games a set of rows holds, how many games were left out as
+/// repeats, and the sum of the targets; `runs` is the runs of a set streamed from disk (0: the
+/// set is in memory).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowCount {
+    pub positions: usize,
+    pub games: usize,
+    pub repeats: usize,
+    pub target_sum: f64,
+    pub runs: usize,
+}
+
+impl RowCount {
+    pub fn of(rows: &PatternRows) -> RowCount {
+        RowCount {
+            positions: rows.len(),
+            games: rows.games,
+            repeats: rows.repeats,
+            target_sum: rows.targets.iter().map(|&t| f64::from(t)).sum(),
+            runs: 0,
+        }
+    }
+}
+
+/// The training rows: in memory, or streamed from a cache file run by run.
+enum TrainSet {
+    Memory(PatternRows),
+    Streamed(RowCache),
+}
+
+impl TrainSet {
+    fn len(&self) -> usize {
+        self.count().positions
+    }
+
+    fn count(&self) -> RowCount {
+        match self {
+            TrainSet::Memory(rows) => RowCount::of(rows),
+            TrainSet::Streamed(cache) => RowCount {
+                positions: cache.positions,
+                games: cache.games,
+                repeats: cache.repeats,
+                target_sum: cache.target_sum,
+                runs: cache.runs(),
+            },
+        }
+    }
+}
+
+/// The seed (beside `--seed`) of the order the games of a streamed set are read in.
+const STREAM_ORDER_SEED: u64 = 0x5747_EA3D;
+
+/// The fitted evaluation's scale where no row was there to fit it.
+const DEFAULT_EVAL_SCALE: f64 = 200.0;
+
+/// `games` in runs of at most `positions` positions by the records' counts (a game longer
+/// than that is a run of its own).
+fn runs_of(games: &[GameRef], positions: usize) -> Vec<&[GameRef]> {
+    let mut runs = Vec::new();
+    let (mut start, mut held) = (0, 0usize);
+    for (i, g) in games.iter().enumerate() {
+        let n = g.positions as usize;
+        if i > start && held + n > positions {
+            runs.push(&games[start..i]);
+            (start, held) = (i, 0);
+        }
+        held += n;
+    }
+    if start < games.len() {
+        runs.push(&games[start..]);
+    }
+    runs
+}
+
 /// `MODEL.md`: what the net is, what it was trained on and how, how far the run got, and
 /// each epoch.
 #[allow(clippy::too_many_arguments)]
@@ -1344,8 +1495,8 @@ fn write_card(
     index: &DataIndex,
     summary: &PatternSummary,
     history: &[PatternEpoch],
-    train: &PatternRows,
-    valid: &PatternRows,
+    train: RowCount,
+    valid: RowCount,
     command: &str,
     state: RunState,
 ) -> Result<(), String> {
@@ -1358,7 +1509,7 @@ fn write_card(
          | Encoding | `{NET_ENCODING}`: per empty point and direction, the shapes of the side to move and of the other (81 codes) |\n\
          | Net | 81 codes -> {f} features a point (clipped ReLU), summed for each side / {POINT_NORM}, -> {h} hidden (clipped ReLU) -> 1 logit |\n\
          | Ranking | {ranking} |\n\
-         | Data | {data}: {tg} games ({tp} positions) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
+         | Data | {data}: {tg} games ({tp}) for training, {vg} games ({vp} positions) held out; {rep} repeated games left out |\n\
          | Target | the result, blended with the search's estimate at weight {sw} where the record has one; positions kept: {keep:?} |\n\
          | Training | Adam, learning rate {lr}{decay}, batch {bs}, seed {seed}{init}, on {device} |\n\
          | Kept epoch | {be} of the {er} run, the best by {objective}: validation loss {vl:.5} (the fitted evaluation's: {bl:.5}; a constant guess's: {cl:.5}), accuracy {acc:.2}% |\n\
@@ -1382,9 +1533,16 @@ fn write_card(
             index.dirs_text()
         },
         tg = train.games,
-        tp = train.len(),
+        tp = if train.runs > 0 {
+            format!(
+                "{} positions, streamed from disk in {} runs of at most --memory-positions {}",
+                train.positions, train.runs, config.memory_positions
+            )
+        } else {
+            format!("{} positions", train.positions)
+        },
         vg = valid.games,
-        vp = valid.len(),
+        vp = valid.positions,
         rep = train.repeats + valid.repeats,
         sw = config.search_weight,
         keep = config.keep,
@@ -1797,6 +1955,56 @@ mod tests {
         assert_eq!(joined.packed, whole.packed);
         assert_eq!(joined.child_packed, whole.child_packed);
         assert_eq!(joined.eval_scores, whole.eval_scores);
+
+        // Runs written to the cache file read back as they were (but the evaluation's
+        // scores, which only the in-memory fit reads), and the file goes with the cache.
+        let dir = std::env::temp_dir().join(format!("row-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut parts = Vec::new();
+        for run in [&games[..1], &games[1..]] {
+            let mut part = empty.clone();
+            for g in run {
+                part.add_game(g, &start, &config).unwrap();
+            }
+            parts.push(part);
+        }
+        let mut cache = crate::row_cache::RowCache::create(&dir, &empty).unwrap();
+        for part in &parts {
+            cache.push(part).unwrap();
+        }
+        cache.finish().unwrap();
+        assert_eq!((cache.runs(), cache.positions), (2, whole.len()));
+        for (k, part) in parts.iter().enumerate().rev() {
+            let read = cache.read(k).unwrap();
+            assert_eq!(read.targets, part.targets);
+            assert_eq!(read.rank_block, part.rank_block);
+            assert_eq!(read.blocks, part.blocks);
+            assert_eq!(read.packed, part.packed);
+            assert_eq!(read.child_packed, part.child_packed);
+            assert_eq!((read.points, read.children), (part.points, part.children));
+        }
+        let path = cache.path().to_path_buf();
+        assert!(path.exists());
+        drop(cache);
+        assert!(!path.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn runs_hold_at_most_the_positions_asked_but_a_longer_game() {
+        let game = |positions| crate::data::GameRef {
+            file: 0,
+            offset: 0,
+            index: 0,
+            positions,
+        };
+        let games: Vec<crate::data::GameRef> = [3, 4, 2, 9, 1, 1].into_iter().map(game).collect();
+        let sizes: Vec<Vec<u32>> = super::runs_of(&games, 7)
+            .iter()
+            .map(|run| run.iter().map(|g| g.positions).collect())
+            .collect();
+        assert_eq!(sizes, vec![vec![3, 4], vec![2], vec![9], vec![1, 1]]);
+        assert!(super::runs_of(&[], 7).is_empty());
     }
 
     #[test]
@@ -1899,7 +2107,15 @@ mod tests {
         let path = std::env::temp_dir().join(format!("pattern-card-{}.md", std::process::id()));
         let card = |state: RunState| {
             write_card(
-                &path, &config, &index, &summary, &history, &rows, &rows, "test", state,
+                &path,
+                &config,
+                &index,
+                &summary,
+                &history,
+                super::RowCount::of(&rows),
+                super::RowCount::of(&rows),
+                "test",
+                state,
             )
             .unwrap();
             std::fs::read_to_string(&path).unwrap()

@@ -71,6 +71,48 @@ impl Packed {
         self.entries.extend_from_slice(&other.entries);
     }
 
+    /// Writes the positions to `w`: their count, each one's entry count, then the entries
+    /// (four codes and a count, five bytes each), little-endian.
+    pub fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        w.write_all(&(self.len() as u64).to_le_bytes())?;
+        let mut bytes = Vec::with_capacity(self.len() * 2 + self.entries.len() * 5);
+        for pair in self.starts.windows(2) {
+            bytes.extend_from_slice(&((pair[1] - pair[0]) as u16).to_le_bytes());
+        }
+        for e in &self.entries {
+            bytes.extend_from_slice(&e.codes);
+            bytes.push(e.count);
+        }
+        w.write_all(&bytes)
+    }
+
+    /// Reads positions [`write_to`](Self::write_to) wrote.
+    pub fn read_from(r: &mut impl std::io::Read) -> std::io::Result<Packed> {
+        let mut word = [0u8; 8];
+        r.read_exact(&mut word)?;
+        let len = usize::try_from(u64::from_le_bytes(word))
+            .map_err(|_| std::io::Error::other("a position count beyond memory"))?;
+        let mut sizes = vec![0u8; len * 2];
+        r.read_exact(&mut sizes)?;
+        let mut starts = Vec::with_capacity(len + 1);
+        starts.push(0u64);
+        let mut total = 0u64;
+        for size in sizes.chunks_exact(2) {
+            total += u64::from(u16::from_le_bytes([size[0], size[1]]));
+            starts.push(total);
+        }
+        let mut bytes = vec![0u8; total as usize * 5];
+        r.read_exact(&mut bytes)?;
+        let entries = bytes
+            .chunks_exact(5)
+            .map(|e| Entry {
+                codes: [e[0], e[1], e[2], e[3]],
+                count: e[4],
+            })
+            .collect();
+        Ok(Packed { starts, entries })
+    }
+
     /// Appends the position whose shapes `board` keeps, seen from `side`. `keys` is scratch.
     pub fn push(&mut self, board: &ShapeBoard, side: Player, keys: &mut Vec<u32>) {
         keys.clear();

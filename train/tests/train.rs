@@ -803,6 +803,41 @@ fn a_gomoku_pattern_net_learns_results_and_plays_in_pvs() {
     );
     let metrics = std::fs::read_to_string(ranked.out.join("metrics.csv")).unwrap();
     assert!(metrics.starts_with("epoch,train_loss,valid_loss,valid_accuracy,valid_policy_loss,valid_policy_top1,valid_rank_loss,valid_rank_top1,"), "{metrics}");
+    // The same rows streamed from disk, some 300 positions a run: the same positions, a
+    // ranking learnt as well, a card that says so, and no cache file left; burn's trainer,
+    // which holds its rows in memory, is refused such a set before anything is read.
+    let streamed = PatternConfig {
+        out: dir.join("streamed"),
+        memory_positions: 300,
+        ..ranked.clone()
+    };
+    let s = train_pattern(&streamed, false, "test").unwrap();
+    assert_eq!(
+        (s.train_positions, s.valid_positions),
+        (summary.train_positions, summary.valid_positions)
+    );
+    assert!(
+        s.best.valid_rank_top1 > 0.3 && s.best.valid_rank_loss < 1.36,
+        "{s:?}"
+    );
+    let card = std::fs::read_to_string(streamed.out.join("MODEL.md")).unwrap();
+    assert!(
+        card.contains("positions, streamed from disk in ")
+            && card.contains("runs of at most --memory-positions 300"),
+        "{card}"
+    );
+    assert!(!streamed.out.join(train::row_cache::CACHE_FILE).exists());
+    let burn = PatternConfig {
+        out: dir.join("streamed-burn"),
+        trainer: Trainer::Burn,
+        ..streamed.clone()
+    };
+    let err = train_pattern(&burn, false, "test").unwrap_err();
+    assert!(
+        err.contains("more than --memory-positions 300: the burn trainer holds its rows in memory"),
+        "{err}"
+    );
+    assert!(!burn.out.exists());
     let bad = PatternConfig {
         rank_share: 0.0,
         ..ranked.clone()
