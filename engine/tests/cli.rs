@@ -414,13 +414,18 @@ fn surakarta_players_play_and_bad_keys_are_named() {
         ("mcts:captures=3", "captures is a chance from 0 to 1"),
         (
             "mcts:turn=split",
-            "turn is not a key of the Surakarta search",
+            "unknown key 'turn' (it takes iterations, time_ms, threads, cp, counter, seed, heuristic,",
         ),
         (
             "mcts:heuristic=1,solver_edges=30",
-            "not a key of the Surakarta search",
+            "unknown key 'solver_edges' (it takes iterations,",
         ),
         ("alphabeta:weights=x.json", "takes no weights"),
+        (
+            "alphabeta:width=3",
+            "unknown key 'width' (it takes time_ms, depth, seed, weights)",
+        ),
+        ("pvs:frob=1", "unknown key 'frob' (it takes time_ms, depth, threads,"),
         (
             "pvs:weights=models/amazons/tuned-phases.json",
             "weights for amazons (phases), not for surakarta (eval)",

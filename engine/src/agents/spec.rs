@@ -281,18 +281,22 @@ pub fn switch(key: &str, value: &str) -> Result<bool, String> {
     }
 }
 
-/// The error for a key the player's kind does not read.
-pub fn unknown_key(text: &str, key: &str) -> String {
-    format!("player '{text}': unknown key '{key}'")
-}
-
 /// The error for a key the player's kind does not read, listing the keys it takes (a retired
 /// key reads as any unknown one).
 pub fn unknown_key_in(text: &str, key: &str, known: &[KeyDecl]) -> String {
-    let names: Vec<&str> = known.iter().map(|k| k.name).collect();
+    unknown_key_of(text, key, known.iter().map(|k| k.name))
+}
+
+/// The error for a key an `mcts` player does not read: it lists the keys every search shares
+/// ([`SEARCH_KEYS`]) and then the game's own search's (`game`).
+pub fn unknown_search_key(text: &str, key: &str, game: &[KeyDecl]) -> String {
+    unknown_key_of(text, key, SEARCH_KEYS.iter().chain(game).map(|k| k.name))
+}
+
+fn unknown_key_of<'a>(text: &str, key: &str, names: impl Iterator<Item = &'a str>) -> String {
     format!(
         "player '{text}': unknown key '{key}' (it takes {})",
-        names.join(", ")
+        names.collect::<Vec<_>>().join(", ")
     )
 }
 
@@ -303,6 +307,19 @@ pub fn only_keys(text: &str, keys: &[(String, String)], known: &[KeyDecl]) -> Re
         .find(|(k, _)| !known.iter().any(|d| d.name == k))
     {
         Some((key, _)) => Err(unknown_key_in(text, key, known)),
+        None => Ok(()),
+    }
+}
+
+/// Refuses any of an `mcts` player's own keys (`keys`, those the shared search did not read)
+/// that is not one of the game's search's (`game`), listing both.
+pub fn only_search_keys(
+    text: &str,
+    keys: &[(String, String)],
+    game: &[KeyDecl],
+) -> Result<(), String> {
+    match keys.iter().find(|(k, _)| !game.iter().any(|d| d.name == k)) {
+        Some((key, _)) => Err(unknown_search_key(text, key, game)),
         None => Ok(()),
     }
 }
@@ -408,7 +425,7 @@ impl AlphaBetaKeys {
                 "depth" => out.max_depth = whole_in(key, value, 1, 128).map_err(err)?,
                 "weights" => out.weights = Some(PathBuf::from(value)),
                 "seed" => out.seed = number(key, value).map_err(err)?,
-                _ => return Err(unknown_key(text, key)),
+                _ => return Err(unknown_key_in(text, key, &ALPHABETA_KEYS)),
             }
         }
         Ok(out)
@@ -439,7 +456,11 @@ impl GreedyKeys {
                     out.seed = number(key, value).map_err(|e| format!("player '{text}': {e}"))?
                 }
                 "weights" if takes_weights => out.weights = Some(PathBuf::from(value)),
-                _ => return Err(unknown_key(text, key)),
+                _ => {
+                    let takes = ["seed", "weights"];
+                    let names = takes[..1 + usize::from(takes_weights)].iter().copied();
+                    return Err(unknown_key_of(text, key, names));
+                }
             }
         }
         Ok(out)

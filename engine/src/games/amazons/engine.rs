@@ -9,7 +9,7 @@ use super::players::{AlphaBeta, AmazonsMcts, AmazonsMctsConfig, Greedy};
 use super::rollout::{Backup, EvalRollout};
 use super::tuning::AmazonsWeights;
 use super::{Amazons, TurnShape};
-use crate::agents::spec::ALPHABETA_KEYS;
+use crate::agents::spec::{unknown_search_key, ALPHABETA_KEYS};
 use crate::agents::spec::{AlphaBetaKeys, GreedyKeys};
 use crate::agents::{Agent, AgentSpec};
 use crate::game::{Game, Player};
@@ -318,11 +318,7 @@ pub(super) fn read_search_keys(
             "tempo" => config.weights.tempo = per_phase(key, value).map_err(err)?,
             "arrow" => config.weights.pending_arrow = per_phase(key, value).map_err(err)?,
             "pe" => config.parallel_eval = switch(key, value).map_err(err)?,
-            other => {
-                return Err(err(format!(
-                    "{other} is not a key of the Amazons search (turn, depth, backup, scale, expand, reuse, eval, tempo, arrow, weights, pe)"
-                )))
-            }
+            other => return Err(unknown_search_key(text, other, Amazons::MCTS_KEYS)),
         }
     }
     let scale = scale.unwrap_or(config.backup.scale());

@@ -89,7 +89,7 @@ pub const GOMOCUP_KEYS: [KeyDecl; 9] = [
 impl BrainConfig {
     /// The keys of a `gomocup` spec (`text` names it in errors).
     pub fn read(text: &str, keys: &[(String, String)]) -> Result<BrainConfig, String> {
-        use crate::agents::spec::{number, unknown_key, whole_in, MAX_TIME_MS};
+        use crate::agents::spec::{number, unknown_key_in, whole_in, MAX_TIME_MS};
         let err = |e: String| format!("player '{text}': {e}");
         let mut config = BrainConfig {
             command: String::new(),
@@ -117,7 +117,7 @@ impl BrainConfig {
                     Some(name) if !name.is_empty() && !name.contains(char::is_whitespace) => {
                         config.info.push((name.to_string(), value.clone()))
                     }
-                    _ => return Err(unknown_key(text, key)),
+                    _ => return Err(unknown_key_in(text, key, &GOMOCUP_KEYS)),
                 },
             }
         }

@@ -8,7 +8,7 @@ use super::search::{GomokuKnowledge, GomokuRollout};
 use super::tuning::{load_patterns, EVAL, PATTERNS};
 use super::{Gomoku, Rule, MAX_SIZE, MIN_SIZE};
 use crate::agents::spec::{
-    number, only_keys, time_ms, unknown_key_in, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
+    number, only_search_keys, time_ms, unknown_key_in, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
 };
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
@@ -264,7 +264,7 @@ impl RegisteredGame for Gomoku {
                 config,
                 game_keys,
             } => {
-                only_keys(text, game_keys, Self::MCTS_KEYS)?;
+                only_search_keys(text, game_keys, Self::MCTS_KEYS)?;
                 let knowledge = GomokuKnowledge::from_keys(text, game_keys)?;
                 Ok(Box::new(MctsAgent::new(
                     text.clone(),

@@ -9,7 +9,7 @@ use super::search::{Heuristics, SurakartaRollout};
 use super::tuning::{load_energy, ENERGY, EVAL};
 use super::{Repetition, Rules, Surakarta, MAX_LIMIT};
 use crate::agents::spec::{
-    number, switch, time_ms, unknown_key, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
+    number, switch, time_ms, unknown_key_in, whole_in, AlphaBetaKeys, ALPHABETA_KEYS,
 };
 use crate::agents::{Agent, AgentSpec, MctsAgent};
 use crate::game::{Game, Player};
@@ -56,7 +56,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
             }
-            _ => return Err(unknown_key(text, key)),
+            _ => return Err(unknown_key_in(text, key, &PVS_KEYS)),
         }
     }
     if config.contempt.abs() > 1000 {

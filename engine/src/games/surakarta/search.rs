@@ -32,6 +32,7 @@ use std::path::Path;
 use super::energy::EnergyWeights;
 use super::tuning::load_energy;
 use super::{MoveList, Surakarta};
+use crate::agents::spec::unknown_search_key;
 use crate::game::{Action, Game, Outcome};
 use crate::mcts::{Reward, RolloutPolicy, Search, SearchConfig, Ucb};
 use crate::rng::Rng;
@@ -209,12 +210,7 @@ impl Heuristics {
                         )));
                     }
                 }
-                other => {
-                    return Err(err(format!(
-                        "{other} is not a key of the Surakarta search ({})",
-                        Surakarta::MCTS_KEYS.map(|k| k.name).join(", ")
-                    )))
-                }
+                other => return Err(unknown_search_key(text, other, &Surakarta::MCTS_KEYS)),
             }
         }
         if let Some(e) = h.energy.as_mut() {

@@ -517,7 +517,10 @@ fn heuristic_switches_are_read_from_spec_keys() {
         ("quiescence=-1", "quiescence is a scale of 0 or more"),
         ("cutoff=maybe", "cutoff is draw or pieces"),
         ("weights=/no/such/file.json", "/no/such/file.json"),
-        ("turn=split", "not a key of the Surakarta search"),
+        (
+            "turn=split",
+            "unknown key 'turn' (it takes iterations, time_ms, threads, cp, counter, seed, heuristic, energy,",
+        ),
     ] {
         let e = read(bad).unwrap_err();
         assert!(e.contains(says), "{bad}: {e}");
