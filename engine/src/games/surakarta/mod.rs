@@ -272,12 +272,6 @@ impl Surakarta {
             && self.history[..self.history_len as usize].contains(&hash)
     }
 
-    /// The same pieces with the other side to move, the history starting here: the null move
-    /// of the searchers' null-move pruning (not a move of the game).
-    pub fn null_move(&self) -> Surakarta {
-        Surakarta::from_pieces(self.pieces, self.to_move.opponent(), self.rules, self.quiet)
-    }
-
     /// The side to move's pieces and the other side's.
     #[inline]
     fn own_enemy(&self) -> (u64, u64) {

@@ -7,11 +7,8 @@
 //! * **Ordering**: the table's move, captures (of undefended pieces first), two killers a ply,
 //!   then the history heuristic.
 //! * **Reductions**: late quiet moves a ply or two shallower, searched again at full depth when
-//!   they beat alpha ([`PvsConfig::lmr`]). Measured and off by default: a null move (the side
-//!   to move passes, searched three plies shallower) where the side to move has nothing
-//!   attacked ([`PvsConfig::null_move`]), and, as a check extension for capture threats, a ply
-//!   more at the horizon for a side with an undefended piece attacked, within twice the
-//!   iteration's depth in plies ([`PvsConfig::extend`]).
+//!   they beat alpha ([`PvsConfig::lmr`]). A null move and a check extension for capture
+//!   threats were measured worse and retired (docs/lab/surakarta.md).
 //! * **Quiescence**: captures only, the evaluation as the score of standing pat.
 //! * **A transposition table** keyed by the position's hash, shared lock-free by the threads
 //!   (lazy SMP) and kept between moves of a game ([`crate::transposition`]). As in chess
@@ -125,9 +122,8 @@ fn side_terms(own: u64, enemy: u64, occupied: u64, rings: Rings) -> ([i32; TERMS
     (terms, attacked, defended)
 }
 
-/// The evaluation of `state` for the side to move, and whether the side to move has an
-/// undefended piece attacked.
-pub fn evaluate(state: &Surakarta, weights: &EvalWeights) -> (i32, bool) {
+/// The evaluation of `state` for the side to move.
+pub fn evaluate(state: &Surakarta, weights: &EvalWeights) -> i32 {
     let me = state.to_move();
     let (own, enemy) = (state.pieces(me), state.pieces(me.opponent()));
     let occupied = own | enemy;
@@ -140,7 +136,7 @@ pub fn evaluate(state: &Surakarta, weights: &EvalWeights) -> (i32, bool) {
     let score: i32 = (0..TERMS)
         .map(|t| weights.0[t] * (mine[t] - theirs[t]))
         .sum();
-    (score.clamp(-DECIDED + 1, DECIDED - 1), mine[5] > 0)
+    score.clamp(-DECIDED + 1, DECIDED - 1)
 }
 
 /// The pieces of `own` another of its pieces reaches along a circuit.
@@ -166,12 +162,8 @@ pub struct PvsConfig {
     pub seed: u64,
     /// Late move reductions of quiet moves.
     pub lmr: bool,
-    /// Null-move pruning where the side to move has nothing attacked.
-    pub null_move: bool,
     /// Aspiration windows at the root from depth 4.
     pub aspiration: bool,
-    /// A ply more at the horizon for a side with an undefended piece attacked.
-    pub extend: bool,
     /// What a draw costs the side the search plays (its opponent gains as much).
     pub contempt: i32,
     /// Whether the table is kept from one move to the next.
@@ -187,9 +179,7 @@ impl PvsConfig {
             weights: EvalWeights::DEFAULT,
             seed: 1,
             lmr: true,
-            null_move: false,
             aspiration: true,
-            extend: false,
             contempt: 20,
             keep_table: true,
         }
@@ -204,8 +194,6 @@ struct Worker<'a> {
     deadline: Instant,
     /// The side the search plays (draws cost it the contempt).
     root_side: Player,
-    /// The depth of the iteration under way: extensions stop at twice it in plies.
-    root_depth: i32,
     nodes: u64,
     killers: [[Action; 2]; MAX_PLY],
     history: Vec<u32>,
@@ -225,7 +213,6 @@ impl<'a> Worker<'a> {
             stop,
             deadline,
             root_side,
-            root_depth: 1,
             nodes: 0,
             killers: [[Action::MAX; 2]; MAX_PLY],
             history: vec![0; ACTIONS],
@@ -265,7 +252,7 @@ impl<'a> Worker<'a> {
         if state.is_terminal() {
             return self.finished(state, ply);
         }
-        let (stand, _) = evaluate(state, &self.config.weights);
+        let stand = evaluate(state, &self.config.weights);
         if stand >= beta || left == 0 || ply >= MAX_PLY - 1 {
             return stand;
         }
@@ -324,11 +311,10 @@ impl<'a> Worker<'a> {
     fn search(
         &mut self,
         state: &Surakarta,
-        mut depth: i32,
+        depth: i32,
         mut alpha: i32,
         beta: i32,
         ply: usize,
-        null_ok: bool,
     ) -> i32 {
         if self.stopped() {
             return 0;
@@ -337,18 +323,10 @@ impl<'a> Worker<'a> {
             return self.finished(state, ply);
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(state, &self.config.weights).0;
+            return evaluate(state, &self.config.weights);
         }
         if depth <= 0 {
-            let extend = self.config.extend
-                && depth == 0
-                && (ply as i32) < 2 * self.root_depth
-                && evaluate(state, &self.config.weights).1;
-            if !extend {
-                return self.quiesce(state, alpha, beta, ply, QUIESCENCE_PLIES);
-            }
-            // A capture threat at the horizon, as a check: one more ply.
-            depth = 1;
+            return self.quiesce(state, alpha, beta, ply, QUIESCENCE_PLIES);
         }
         let key = state.hash();
         let mut tt_move = None;
@@ -359,19 +337,6 @@ impl<'a> Worker<'a> {
             }
         }
         let pv = beta - alpha > 1;
-        if self.config.null_move && null_ok && !pv && depth >= 3 && beta.abs() < DECIDED {
-            let (eval, attacked) = evaluate(state, &self.config.weights);
-            if eval >= beta && !attacked && state.pieces(state.to_move()).count_ones() > 2 {
-                let child = state.null_move();
-                let score = -self.search(&child, depth - 3, -beta, -beta + 1, ply + 1, false);
-                if self.stop.load(Ordering::Relaxed) {
-                    return 0;
-                }
-                if score >= beta {
-                    return if score > DECIDED { beta } else { score };
-                }
-            }
-        }
         let mut ordered: [(u32, Action); MAX_MOVES] = [(0, 0); MAX_MOVES];
         let n = self.order(state, tt_move, ply, &mut ordered);
         let alpha0 = alpha;
@@ -386,7 +351,7 @@ impl<'a> Worker<'a> {
                 0
             };
             let score = if i == 0 {
-                -self.search(&child, depth - 1, -beta, -alpha, ply + 1, true)
+                -self.search(&child, depth - 1, -beta, -alpha, ply + 1)
             } else {
                 let mut s = -self.search(
                     &child,
@@ -394,13 +359,12 @@ impl<'a> Worker<'a> {
                     -alpha - 1,
                     -alpha,
                     ply + 1,
-                    true,
                 );
                 if s > alpha && reduction > 0 {
-                    s = -self.search(&child, depth - 1, -alpha - 1, -alpha, ply + 1, true);
+                    s = -self.search(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
                 }
                 if s > alpha && s < beta {
-                    s = -self.search(&child, depth - 1, -beta, -alpha, ply + 1, true);
+                    s = -self.search(&child, depth - 1, -beta, -alpha, ply + 1);
                 }
                 s
             };
@@ -459,11 +423,11 @@ impl<'a> Worker<'a> {
             let mut child = *state;
             child.apply(a);
             let score = if i == 0 {
-                -self.search(&child, depth - 1, -beta, -alpha, 1, true)
+                -self.search(&child, depth - 1, -beta, -alpha, 1)
             } else {
-                let s = -self.search(&child, depth - 1, -alpha - 1, -alpha, 1, true);
+                let s = -self.search(&child, depth - 1, -alpha - 1, -alpha, 1);
                 if s > alpha && s < beta {
-                    -self.search(&child, depth - 1, -beta, -alpha, 1, true)
+                    -self.search(&child, depth - 1, -beta, -alpha, 1)
                 } else {
                     s
                 }
@@ -494,7 +458,6 @@ impl<'a> Worker<'a> {
         depth: i32,
         guess: Option<i32>,
     ) -> Option<(Action, i32)> {
-        self.root_depth = depth;
         let full = (-WIN - 1, WIN + 1);
         let mut delta = 30;
         let (mut alpha, mut beta) = match guess {
@@ -741,9 +704,7 @@ mod tests {
         let mut two = Pvs::new("two", config.clone());
         config.threads = 1;
         config.lmr = false;
-        config.null_move = true;
         config.aspiration = false;
-        config.extend = true;
         config.keep_table = false;
         let mut switched = Pvs::new("switched", config);
         let mut legal = Vec::new();
@@ -787,12 +748,12 @@ mod tests {
         // Two pieces each: P1 on c3 and b2 (crossings), P2 on a6 and f4 (not).
         let board = "O...../....../.....O/..X.../.X..../......";
         let p1 = position(board, Player::P1);
-        assert_eq!(evaluate(&p1, &crossing).0, 2);
-        assert_eq!(evaluate(&position(board, Player::P2), &crossing).0, -2);
-        assert_eq!(evaluate(&p1, &only(0)).0, 0, "two pieces each");
+        assert_eq!(evaluate(&p1, &crossing), 2);
+        assert_eq!(evaluate(&position(board, Player::P2), &crossing), -2);
+        assert_eq!(evaluate(&p1, &only(0)), 0, "two pieces each");
         // The start is level, and the sixteen crossings are the inner 4x4 square.
         let start = Surakarta::new(Rules::default());
-        assert_eq!(evaluate(&start, &crossing).0, 0);
+        assert_eq!(evaluate(&start, &crossing), 0);
         assert_eq!(CROSSINGS.count_ones(), 16);
         for p in 0..POINTS {
             let (file, rank) = (p % 6, p / 6);

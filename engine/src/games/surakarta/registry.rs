@@ -23,16 +23,14 @@ use crate::mcts::SearchConfig;
 use crate::tuning::Tunable;
 
 /// The keys of `pvs` ([`Pvs`]).
-const PVS_KEYS: [KeyDecl; 11] = [
+const PVS_KEYS: [KeyDecl; 9] = [
     key("time_ms", "1000", "milliseconds a move"),
     key("depth", "64", "the deepest iteration"),
     key("threads", "1", "search threads (lazy SMP: one shared table; 0: one a core)"),
     file_key("weights", "", "a weights file of the evaluation (tune's set 'eval'; default the hand-set weights)", &[]),
     key("seed", "1", "the order of equal root moves"),
     key("lmr", "1", "late move reductions of quiet moves"),
-    key("null_move", "0", "null-move pruning where the side to move has nothing attacked"),
     key("aspiration", "1", "aspiration windows at the root from depth 4"),
-    key("extend", "0", "a ply more at the horizon for a side with an undefended piece attacked"),
     key("contempt", "20", "what a draw costs the searcher's side (100 a piece): above 0 it avoids repetitions when level"),
     key("keep_table", "1", "keep the transposition table from one move to the next"),
 ];
@@ -48,9 +46,7 @@ fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
             "threads" => config.threads = number(key, value).map_err(err)?,
             "seed" => config.seed = number(key, value).map_err(err)?,
             "lmr" => config.lmr = switch(key, value).map_err(err)?,
-            "null_move" => config.null_move = switch(key, value).map_err(err)?,
             "aspiration" => config.aspiration = switch(key, value).map_err(err)?,
-            "extend" => config.extend = switch(key, value).map_err(err)?,
             "keep_table" => config.keep_table = switch(key, value).map_err(err)?,
             "contempt" => config.contempt = number(key, value).map_err(err)?,
             "weights" => {
