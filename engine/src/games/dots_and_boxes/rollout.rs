@@ -329,9 +329,6 @@ pub struct DotsSearch {
     pub sacrifices: bool,
     /// `endgame_nodes=N`: the chain rollouts' solver budget ([`SOLVER_NODES`] by default).
     pub solver_nodes: u64,
-    /// `reuse=1`: each search of a game keeps the subtree its last search grew below the
-    /// position it starts from (tree reuse) instead of starting afresh.
-    pub reuse: bool,
 }
 
 impl DotsSearch {
@@ -341,7 +338,6 @@ impl DotsSearch {
         tree: TreeMoves::All,
         sacrifices: false,
         solver_nodes: SOLVER_NODES,
-        reuse: false,
     };
 
     /// The product's (`nn`'s default): chain rollouts with the short chains' sacrifices, tree
@@ -352,7 +348,6 @@ impl DotsSearch {
         tree: TreeMoves::Canonical,
         sacrifices: true,
         solver_nodes: SOLVER_NODES,
-        reuse: false,
     };
 
     /// Reads `keys` of the spec `text` over `defaults`; any other game's key is refused by
@@ -409,15 +404,6 @@ impl DotsSearch {
                     out.solver_nodes = value.parse().map_err(|_| {
                         format!("player '{text}': endgame_nodes is a count, not '{value}'")
                     })?
-                }
-                "reuse" => {
-                    out.reuse = match value.as_str() {
-                        "0" => false,
-                        "1" => true,
-                        _ => {
-                            return Err(format!("player '{text}': reuse is 0 or 1, not '{value}'"))
-                        }
-                    }
                 }
                 _ => return Err(format!("player '{text}': unknown key '{key}'")),
             }
@@ -667,12 +653,7 @@ mod tests {
         assert_eq!(chains.tree, TreeMoves::All);
         let deep = read(&[("endgame_nodes", "9000")], DotsSearch::PRODUCT).unwrap();
         assert_eq!(deep.solver_nodes, 9000);
-        for (value, reuse) in [("0", false), ("1", true)] {
-            let read = read(&[("reuse", value)], DotsSearch::PRODUCT).unwrap();
-            assert_eq!(read.reuse, reuse);
-        }
         for (list, want) in [
-            (&[("reuse", "yes")][..], "reuse is 0 or 1"),
             (
                 &[("rollout", "smart")][..],
                 "rollout is random, chains or sacrifices",

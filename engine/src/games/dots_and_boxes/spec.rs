@@ -6,7 +6,7 @@
 //!   on), `solver_nodes` (4000000), `prove_edges`, `prove_nodes`, `solver_table` (20: the
 //!   solver's table, 2^N entries of 32 bytes, kept between moves), `safe_first` (0; 1: with no
 //!   box to take and a safe edge left, only the safe edges are searched at the root) and the
-//!   search's `rollout`, `tree`, `endgame_nodes` and `reuse` ([`DotsSearch`]).
+//!   search's `rollout`, `tree`, and `endgame_nodes` ([`DotsSearch`]).
 //! * `nn` — net-guided MCTS: the `mcts` keys and `model` (default the product's
 //!   `models/dab-5x5-sv/model.safetensors`, with `rollout=random` the paper's
 //!   `models/dab-5x5/model.safetensors`), `threshold` (1; 0.9 with `rollout=random`),
@@ -66,7 +66,7 @@ const SOLVER: [KeyDecl; 5] = [
 ];
 
 /// The keys of the search itself, which [`DotsSearch::from_keys`] reads.
-const SEARCH_OWN: [KeyDecl; 4] = [
+const SEARCH_OWN: [KeyDecl; 3] = [
     key(
         "rollout",
         "random",
@@ -82,7 +82,6 @@ const SEARCH_OWN: [KeyDecl; 4] = [
         "3000",
         "the chain rollouts' solver budget",
     ),
-    key("reuse", "0", "1: the tree is kept from move to move"),
 ];
 
 /// The exact endgame's keys and `safe_first`, which the root reads.
@@ -96,7 +95,7 @@ const ROOT: [KeyDecl; 6] = joined_keys(
 );
 
 /// The keys `mcts` reads on Dots and Boxes, beside the keys every search shares.
-pub const MCTS_KEYS: [KeyDecl; 10] = joined_keys(&ROOT, &SEARCH_OWN);
+pub const MCTS_KEYS: [KeyDecl; 9] = joined_keys(&ROOT, &SEARCH_OWN);
 
 /// The net's keys of `nn`.
 const NET: [KeyDecl; 4] = [
@@ -125,10 +124,10 @@ const NET: [KeyDecl; 4] = [
 
 /// `nn`'s keys: the net's, those every search shares (`iterations`, `time_ms`, `threads`,
 /// `seed`, `cp`, ...), and `mcts`'s own on Dots and Boxes.
-const NN_KEYS: [KeyDecl; 20] = joined_keys(&joined_keys::<10>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
+const NN_KEYS: [KeyDecl; 19] = joined_keys(&joined_keys::<10>(&NET, &SEARCH_KEYS), &MCTS_KEYS);
 
 /// `mcts`'s keys: those every search shares and its own on Dots and Boxes.
-const MCTS_ALL_KEYS: [KeyDecl; 16] = joined_keys(&SEARCH_KEYS, &MCTS_KEYS);
+const MCTS_ALL_KEYS: [KeyDecl; 15] = joined_keys(&SEARCH_KEYS, &MCTS_KEYS);
 
 /// `qdab`'s keys, as [`QdabConfig::from_pairs`] reads them.
 const QDAB_KEYS: [KeyDecl; 6] = [
@@ -249,7 +248,7 @@ pub enum DotsSpec {
         config: SearchConfig,
         endgame: EndgameConfig,
         safe_first: bool,
-        /// The keys of the search (`rollout`, `tree`, `endgame_nodes`, `reuse`).
+        /// The keys of the search (`rollout`, `tree`, `endgame_nodes`).
         game_keys: Vec<(String, String)>,
     },
     Nn {
@@ -259,7 +258,7 @@ pub enum DotsSpec {
         guide: NetGuide,
         endgame: EndgameConfig,
         safe_first: bool,
-        /// The keys of the search (`rollout`, `tree`, `endgame_nodes`, `reuse`).
+        /// The keys of the search (`rollout`, `tree`, `endgame_nodes`).
         game_keys: Vec<(String, String)>,
     },
     Rival {
@@ -523,13 +522,12 @@ impl DotsSpec {
                                 config.clone(),
                                 Ucb::new(config.cp),
                                 chains,
-                            )
-                            .with_reuse(search.reuse),
+                            ),
                             *safe_first,
                             *endgame,
                         ),
                         None => with_knowledge(
-                            MctsAgent::plain(text.clone(), config.clone()).with_reuse(search.reuse),
+                            MctsAgent::plain(text.clone(), config.clone()),
                             *safe_first,
                             *endgame,
                         ),
@@ -540,8 +538,7 @@ impl DotsSpec {
                     rollout = rollout.then_chains(chains);
                 }
                 let ucb = guide.tree_policy(config.cp);
-                let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout)
-                    .with_reuse(search.reuse);
+                let agent = MctsAgent::new(text.clone(), config.clone(), ucb, rollout);
                 Ok(with_knowledge(agent, *safe_first, *endgame))
             }
             DotsSpec::Mcts {
@@ -554,8 +551,7 @@ impl DotsSpec {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PAPER)?;
                 let agent: Box<dyn Agent<DotsAndBoxes>> = match search.chain_rollout() {
                     None => {
-                        let agent =
-                            MctsAgent::plain(text.clone(), config.clone()).with_reuse(search.reuse);
+                        let agent = MctsAgent::plain(text.clone(), config.clone());
                         with_knowledge(agent, *safe_first, *endgame)
                     }
                     Some(chains) => {
@@ -564,8 +560,7 @@ impl DotsSpec {
                             config.clone(),
                             Ucb::new(config.cp),
                             chains,
-                        )
-                        .with_reuse(search.reuse);
+                        );
                         with_knowledge(agent, *safe_first, *endgame)
                     }
                 };
@@ -603,7 +598,6 @@ mod tests {
             "rollout",
             "tree",
             "endgame_nodes",
-            "reuse",
         ];
         assert_eq!(names(&MCTS_KEYS), mcts);
         assert_eq!(names(&NN_KEYS)[NET.len() + SEARCH_KEYS.len()..], mcts);

@@ -353,13 +353,8 @@ impl<'a> Worker<'a> {
             let score = if i == 0 {
                 -self.search(&child, depth - 1, -beta, -alpha, ply + 1)
             } else {
-                let mut s = -self.search(
-                    &child,
-                    depth - 1 - reduction,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                );
+                let mut s =
+                    -self.search(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
                 if s > alpha && reduction > 0 {
                     s = -self.search(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
                 }
