@@ -1202,11 +1202,11 @@ pub fn train_pattern(
                 };
                 for picks in order.chunks(config.batch_size) {
                     let model = net.take().expect("the net is there between batches");
-                    let (mine, theirs, mask, targets) = batch(&train, picks, &device);
+                    let (mine, theirs, mask, targets) = batch(train, picks, &device);
                     let logits = model.forward(mine, theirs, mask, (picks.len(), points));
                     let value_loss = loss(Loss::Bce, logits, targets);
                     let value: f32 = value_loss.clone().into_scalar();
-                    let batch_loss = match ranked(&model, &train, picks, &device) {
+                    let batch_loss = match ranked(&model, train, picks, &device) {
                         Some((played, _)) if config.rank_weight > 0.0 => {
                             value_loss - played.mean() * config.rank_weight
                         }
