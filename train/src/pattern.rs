@@ -322,6 +322,16 @@ impl PatternRows {
         self.targets.is_empty()
     }
 
+    /// No rows, of the same shape as these (points, children, packing).
+    pub fn empty_like(&self) -> PatternRows {
+        PatternRows {
+            points: self.points,
+            children: self.children,
+            pack: self.pack,
+            ..PatternRows::default()
+        }
+    }
+
     /// Adds the rows of one game (replayed from `start`).
     fn add_game(
         &mut self,

@@ -44,8 +44,7 @@ impl RowCache {
     pub fn create(dir: &Path, shape: &PatternRows) -> Result<RowCache, String> {
         let path = dir.join(CACHE_FILE);
         let file = File::create(&path).map_err(|e| io_error(&path, "cannot create", e))?;
-        let mut shape = shape.clone();
-        shape.targets.clear();
+        let shape = shape.empty_like();
         Ok(RowCache {
             path,
             writer: Some(BufWriter::new(file)),
