@@ -210,7 +210,7 @@ impl Default for PatternConfig {
             keep: Keep::All,
             trainer: Trainer::Sparse,
             threads: 0,
-            memory_positions: 4_000_000,
+            memory_positions: 2_000_000,
             backend: Backend::Cpu,
             cpu_backend: CpuBackend::Flex,
             force: false,
@@ -511,7 +511,13 @@ impl PatternRows {
                 .map(|h| h.join().expect("a replay thread does not panic"))
                 .collect()
         });
-        let mut rows = empty;
+        // The first part is the joined rows' start: one part fewer is copied while the others
+        // are held.
+        let mut parts = parts.into_iter();
+        let mut rows = match parts.next() {
+            Some(first) => first?,
+            None => empty,
+        };
         rows.repeats = repeats;
         for part in parts {
             rows.append(part?);
@@ -1008,7 +1014,17 @@ pub fn train_pattern(
         let mut cache: Option<RowCache> = None;
         let mut eval_scale = None;
         for run in runs_of(&games, config.memory_positions) {
-            let rows = load(run)?;
+            // Read in parts of at most READ_POSITIONS: the games' records of one part are held
+            // at a time, not a whole run's (the same rows, in the same order).
+            let mut rows: Option<PatternRows> = None;
+            for part in runs_of(run, READ_POSITIONS) {
+                let part = load(part)?;
+                match &mut rows {
+                    Some(rows) => rows.append(part),
+                    None => rows = Some(part),
+                }
+            }
+            let rows = rows.expect("a run holds at least one game");
             if eval_scale.is_none() && !rows.is_empty() {
                 // The fitted evaluation's scale, from the first run's rows.
                 eval_scale = Some(fit_eval_scale(&rows));
@@ -1473,6 +1489,9 @@ impl TrainSet {
 
 /// The seed (beside `--seed`) of the order the games of a streamed set are read in.
 const STREAM_ORDER_SEED: u64 = 0x5747_EA3D;
+
+/// Positions (by the records' counts) a streamed set's runs are read in at a time.
+const READ_POSITIONS: usize = 200_000;
 
 /// The fitted evaluation's scale where no row was there to fit it.
 const DEFAULT_EVAL_SCALE: f64 = 200.0;
