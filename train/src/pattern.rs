@@ -511,13 +511,7 @@ impl PatternRows {
                 .map(|h| h.join().expect("a replay thread does not panic"))
                 .collect()
         });
-        // The first part is the joined rows' start: one part fewer is copied while the others
-        // are held.
-        let mut parts = parts.into_iter();
-        let mut rows = match parts.next() {
-            Some(first) => first?,
-            None => empty,
-        };
+        let mut rows = empty;
         rows.repeats = repeats;
         for part in parts {
             rows.append(part?);
@@ -1014,17 +1008,7 @@ pub fn train_pattern(
         let mut cache: Option<RowCache> = None;
         let mut eval_scale = None;
         for run in runs_of(&games, config.memory_positions) {
-            // Read in parts of at most READ_POSITIONS: the games' records of one part are held
-            // at a time, not a whole run's (the same rows, in the same order).
-            let mut rows: Option<PatternRows> = None;
-            for part in runs_of(run, READ_POSITIONS) {
-                let part = load(part)?;
-                match &mut rows {
-                    Some(rows) => rows.append(part),
-                    None => rows = Some(part),
-                }
-            }
-            let rows = rows.expect("a run holds at least one game");
+            let rows = load(run)?;
             if eval_scale.is_none() && !rows.is_empty() {
                 // The fitted evaluation's scale, from the first run's rows.
                 eval_scale = Some(fit_eval_scale(&rows));
@@ -1036,8 +1020,8 @@ pub fn train_pattern(
             cache.push(&rows)?;
             say(format!(
                 "read {} positions of {} games into {} ({} runs, {:.0} MB)",
-                cache.positions,
-                cache.games,
+                cache.count.positions,
+                cache.count.games,
                 cache.path().display(),
                 cache.runs(),
                 cache.bytes() as f64 / 1e6
@@ -1056,7 +1040,8 @@ pub fn train_pattern(
         (TrainSet::Memory(rows), eval_scale)
     };
     let valid = load(&index.valid)?;
-    if train.len() == 0 {
+    let counted = train.count();
+    if counted.positions == 0 {
         return Err(format!("{}: no position to train on", index.dirs_text()));
     }
     if valid.is_empty() {
@@ -1067,16 +1052,16 @@ pub fn train_pattern(
         ));
     }
     let baseline_loss = cross_entropy(&eval_chances(&valid, eval_scale), &valid.targets);
-    let mean = train.count().target_sum / train.len() as f64;
+    let mean = counted.target_sum / counted.positions as f64;
     let constant_loss = cross_entropy(&vec![mean as f32; valid.len()], &valid.targets);
     say(format!(
         "{}: {} positions for training ({} games), {} for validation ({} games); {} repeated games left out; read in {:.1}s",
         index.dirs_text(),
-        train.len(),
-        train.count().games,
+        counted.positions,
+        counted.games,
         valid.len(),
         valid.games,
-        train.count().repeats + valid.repeats,
+        counted.repeats + valid.repeats,
         t_read.elapsed().as_secs_f64()
     ));
     say(format!(
@@ -1273,9 +1258,9 @@ pub fn train_pattern(
         let held_out = validate(&fitter)?;
         let metrics = PatternEpoch {
             epoch,
-            train_loss: loss_sum / train.len() as f64,
+            train_loss: loss_sum / counted.positions as f64,
             seconds: t0.elapsed().as_secs_f64(),
-            positions_per_second: train.len() as f64 / train_seconds,
+            positions_per_second: counted.positions as f64 / train_seconds,
             ..held_out
         };
         say(format!(
@@ -1325,7 +1310,7 @@ pub fn train_pattern(
                     "baseline_valid_loss".to_string(),
                     format!("{baseline_loss:.5}"),
                 ),
-                ("train_positions".to_string(), train.len().to_string()),
+                ("train_positions".to_string(), counted.positions.to_string()),
                 (
                     "search_weight".to_string(),
                     config.search_weight.to_string(),
@@ -1341,7 +1326,7 @@ pub fn train_pattern(
         write_metrics(&config.out.join("metrics.csv"), &history)?;
         let summary = PatternSummary {
             model: model_path.clone(),
-            train_positions: train.len(),
+            train_positions: counted.positions,
             valid_positions: valid.len(),
             baseline_loss,
             constant_loss,
@@ -1365,7 +1350,7 @@ pub fn train_pattern(
             &index,
             &summary,
             &history,
-            train.count(),
+            counted,
             RowCount::of(&valid),
             command,
             state,
@@ -1380,7 +1365,7 @@ pub fn train_pattern(
     }
     Ok(PatternSummary {
         model: model_path,
-        train_positions: train.len(),
+        train_positions: counted.positions,
         valid_positions: valid.len(),
         baseline_loss,
         constant_loss,
@@ -1462,6 +1447,17 @@ impl RowCount {
     }
 }
 
+impl RowCount {
+    /// Adds `other`'s counts to these (a run's to a streamed set's).
+    pub fn add(&mut self, other: RowCount) {
+        self.positions += other.positions;
+        self.games += other.games;
+        self.repeats += other.repeats;
+        self.target_sum += other.target_sum;
+        self.runs += other.runs;
+    }
+}
+
 /// The training rows: in memory, or streamed from a cache file run by run.
 enum TrainSet {
     Memory(PatternRows),
@@ -1469,29 +1465,16 @@ enum TrainSet {
 }
 
 impl TrainSet {
-    fn len(&self) -> usize {
-        self.count().positions
-    }
-
     fn count(&self) -> RowCount {
         match self {
             TrainSet::Memory(rows) => RowCount::of(rows),
-            TrainSet::Streamed(cache) => RowCount {
-                positions: cache.positions,
-                games: cache.games,
-                repeats: cache.repeats,
-                target_sum: cache.target_sum,
-                runs: cache.runs(),
-            },
+            TrainSet::Streamed(cache) => cache.count,
         }
     }
 }
 
 /// The seed (beside `--seed`) of the order the games of a streamed set are read in.
 const STREAM_ORDER_SEED: u64 = 0x5747_EA3D;
-
-/// Positions (by the records' counts) a streamed set's runs are read in at a time.
-const READ_POSITIONS: usize = 200_000;
 
 /// The fitted evaluation's scale where no row was there to fit it.
 const DEFAULT_EVAL_SCALE: f64 = 200.0;
@@ -2002,7 +1985,7 @@ mod tests {
             cache.push(part).unwrap();
         }
         cache.finish().unwrap();
-        assert_eq!((cache.runs(), cache.positions), (2, whole.len()));
+        assert_eq!((cache.runs(), cache.count.positions), (2, whole.len()));
         for (k, part) in parts.iter().enumerate().rev() {
             let read = cache.read(k).unwrap();
             assert_eq!(read.targets, part.targets);

@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::pattern::PatternRows;
+use crate::pattern::{PatternRows, RowCount};
 use crate::sparse::Packed;
 
 /// The cache file's name in the output folder.
@@ -28,11 +28,8 @@ pub struct RowCache {
     end: u64,
     /// An empty set of rows with the runs' shape (points, children, packing).
     shape: PatternRows,
-    /// Totals over the runs.
-    pub positions: usize,
-    pub games: usize,
-    pub repeats: usize,
-    pub target_sum: f64,
+    /// Totals over the runs (`runs` among them).
+    pub count: RowCount,
 }
 
 fn io_error(path: &Path, what: &str, e: std::io::Error) -> String {
@@ -51,10 +48,7 @@ impl RowCache {
             runs: Vec::new(),
             end: 0,
             shape,
-            positions: 0,
-            games: 0,
-            repeats: 0,
-            target_sum: 0.0,
+            count: RowCount::default(),
         })
     }
 
@@ -89,10 +83,10 @@ impl RowCache {
             .map_err(|e| io_error(&self.path, "cannot write", e))?;
         self.runs.push((self.end, rows.len()));
         self.end += bytes.len() as u64;
-        self.positions += rows.len();
-        self.games += rows.games;
-        self.repeats += rows.repeats;
-        self.target_sum += rows.targets.iter().map(|&t| f64::from(t)).sum::<f64>();
+        self.count.add(RowCount {
+            runs: 1,
+            ..RowCount::of(rows)
+        });
         Ok(())
     }
 
