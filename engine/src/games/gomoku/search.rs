@@ -167,11 +167,9 @@ impl GomokuKnowledge {
                 ("forced", "1" | "on") => k.forced = true,
                 ("forced", _) => return Err(err(format!("forced is 0 or 1, not '{value}'"))),
                 ("top", _) => {
-                    k.top = value
-                        .parse()
-                        .ok()
-                        .filter(|&t| t >= 1)
-                        .ok_or_else(|| err(format!("top is a count of moves from 1, not '{value}'")))?
+                    k.top = value.parse().ok().filter(|&t| t >= 1).ok_or_else(|| {
+                        err(format!("top is a count of moves from 1, not '{value}'"))
+                    })?
                 }
                 ("bias", _) => {
                     k.bias = value
@@ -193,13 +191,12 @@ impl GomokuKnowledge {
                     return Err(err(format!("stop is five, three or threat, not '{value}'")))
                 }
                 ("weights", path) => {
-                    k.weights = super::tuning::load_patterns(std::path::Path::new(path))
-                        .map_err(err)?
+                    k.weights =
+                        super::tuning::load_patterns(std::path::Path::new(path)).map_err(err)?
                 }
                 (other, _) => {
-                    return Err(err(format!(
-                        "{other} is not a key of the Gomoku search (heuristic, near, forced, top, stop, leaf, bias, vcf, weights)"
-                    )))
+                    let known = <Gomoku as crate::games::RegisteredGame>::MCTS_KEYS;
+                    return Err(crate::agents::spec::unknown_search_key(text, other, known));
                 }
             }
         }
@@ -726,7 +723,10 @@ mod tests {
             ("bias=-1", "bias is a weight from 0"),
             ("vcf=2", "vcf is 0 or 1"),
             ("weights=/no/such/file.json", "/no/such/file.json"),
-            ("depth=3", "not a key of the Gomoku search"),
+            (
+                "depth=3",
+                "unknown key 'depth' (it takes iterations, time_ms, threads, cp, counter, seed, heuristic, near, forced, top, stop, leaf, bias, vcf, weights)",
+            ),
         ] {
             let e = GomokuKnowledge::from_keys("m", &keys(bad)).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
