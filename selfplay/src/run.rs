@@ -161,6 +161,12 @@ pub fn run(options: &RunOptions) -> Result<RunSummary, String> {
     options.config.spec()?.visit(Run(options))?
 }
 
+/// The identity's field for the fingerprint of the net the player plays with
+/// ([`Agent::knowledge`](engine::agents::Agent::knowledge)): a resume with another net (a
+/// binary that ships a newer one, another `model=`) is refused, since it would mix two
+/// generations of games in one dataset.
+const PLAYER_NET: &str = "player_net";
+
 /// The dataset folder as a run finds it.
 struct Existing {
     writer: RecordWriter,
@@ -195,7 +201,19 @@ fn open_dataset(
         });
     }
     let manifest = Manifest::read(dir).map_err(|e| e.to_string())?;
-    let differences = identity_differences(&manifest.config, identity);
+    let mut recorded = manifest.config.clone();
+    if let (Some(net), Some(fields)) = (identity.get(PLAYER_NET), recorded.as_object_mut()) {
+        // A dataset from before nets were recorded: its net is taken on trust, once.
+        if !fields.contains_key(PLAYER_NET) {
+            eprintln!(
+                "selfplay: {} does not record the net its games were played with; \
+                 from now on it records this run's, {net}",
+                dir.display()
+            );
+            fields.insert(PLAYER_NET.into(), net.clone());
+        }
+    }
+    let differences = identity_differences(&recorded, identity);
     if !differences.is_empty() {
         return Err(format!(
             "{} holds a dataset made with other settings (dataset vs this run):\n  {}\n\
@@ -258,21 +276,24 @@ fn run_game<G: RegisteredGame>(
     let shard = options.shard;
     // A player that cannot be built (a key for another game, a missing net) is refused before
     // the dataset folder is touched.
-    let player = match &config.player {
+    let (player, net) = match &config.player {
         Some(text) => {
             let parsed = PlayerSpec {
                 text,
                 spec: engine::agents::parse_spec(text)?,
             };
-            build_players(&parsed, &initial)?;
-            Some(parsed)
+            let net = build_players(&parsed, &initial)?[0].knowledge(&initial);
+            (Some(parsed), net)
         }
-        None => None,
+        None => (None, None),
     };
     let dir = dataset_dir(&config.out, shard);
     engine::cli::create_out_dir("--out", &config.out)?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let identity = config.identity();
+    let mut identity = config.identity();
+    if let (Some(net), Some(fields)) = (net, identity.as_object_mut()) {
+        fields.insert(PLAYER_NET.into(), net.into());
+    }
     let games_planned = shard_len(shard, config.games);
     let Existing {
         mut writer,

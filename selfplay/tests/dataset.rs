@@ -659,3 +659,76 @@ fn a_named_player_makes_reproducible_resumable_games_with_root_statistics() {
     assert!(run_quiet(bad, ONE, false).is_err());
     assert!(!root.join("bad").exists());
 }
+
+/// A dataset records the net its player plays with, and a resume with another net under the
+/// same spec (a rewritten model file, a binary that ships a newer one) is refused instead of
+/// mixing two generations; a dataset from before nets were recorded takes the run's, once.
+#[test]
+fn a_resume_with_another_net_is_refused() {
+    use engine::game::Game;
+    use engine::games::dots_and_boxes::net::DAB_ENCODING;
+    use engine::nn::{ModelMeta, ValueNet, OUTPUTS};
+    let root = temp_dir("net");
+    let board = DotsAndBoxes::new(3, 3).unwrap();
+    let (inputs, hidden) = (board.feature_len(), 8);
+    let net = |scale: f32| {
+        let values = |n: usize| -> Vec<f32> {
+            (0..n)
+                .map(|i| scale * ((i * 7 % 13) as f32 - 6.0) / 6.0)
+                .collect()
+        };
+        ValueNet {
+            meta: ModelMeta {
+                game: DotsAndBoxes::spec_for(3, 3).unwrap(),
+                encoding: DAB_ENCODING.into(),
+                inputs,
+                hidden,
+                extra: Default::default(),
+            },
+            hidden_weight: values(inputs * hidden),
+            hidden_bias: values(hidden),
+            output_weight: values(OUTPUTS * hidden),
+            output_bias: values(OUTPUTS),
+        }
+    };
+    let model = root.join("model.safetensors");
+    net(1.0).save(&model).unwrap();
+    let out = root.join("run");
+    let config = |games: u64| RunConfig {
+        player: Some(format!("nn:iterations=60,model={}", model.display())),
+        iterations: RunConfig::default().iterations,
+        ..small_config(&out, games, 1)
+    };
+    run_quiet(config(2), ONE, false).unwrap();
+    let recorded = |out: &Path| Manifest::read(out).unwrap().config["player_net"].clone();
+    let first = recorded(&out);
+    assert!(
+        first.as_str().is_some_and(|s| s.starts_with("value net ")),
+        "{first}"
+    );
+    // The same net again: the resume plays on.
+    run_quiet(config(3), ONE, true).unwrap();
+    assert_eq!(recorded(&out), first);
+    // The file rewritten with other weights: refused, naming both nets, nothing played.
+    net(0.5).save(&model).unwrap();
+    let err = run_quiet(config(4), ONE, true).unwrap_err();
+    assert!(
+        err.contains("player_net: ") && err.contains(" vs "),
+        "{err}"
+    );
+    assert_eq!(Manifest::read(&out).unwrap().games, 3);
+    // A manifest written before nets were recorded: the run's net is taken, and kept.
+    let path = out.join(engine::record::MANIFEST_FILE);
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    manifest["config"]
+        .as_object_mut()
+        .unwrap()
+        .remove("player_net");
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    run_quiet(config(4), ONE, true).unwrap();
+    assert_ne!(recorded(&out), first);
+    assert!(recorded(&out).is_string());
+    assert_eq!(Manifest::read(&out).unwrap().games, 4);
+    std::fs::remove_dir_all(root).unwrap();
+}

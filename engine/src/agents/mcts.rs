@@ -69,6 +69,10 @@ impl<G: Game, R: RolloutPolicy<G>> Agent<G> for MctsAgent<G, R> {
         self.name.clone()
     }
 
+    fn knowledge(&self, _start: &G) -> Option<String> {
+        self.search.rollout_policies().next()?.knowledge()
+    }
+
     fn reseed(&mut self, seed: u64) {
         self.seed = seed;
         self.games = 0;

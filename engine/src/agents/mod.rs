@@ -132,4 +132,11 @@ pub trait Agent<G: Game>: Send {
     fn last_search(&self) -> Option<&SearchResult> {
         None
     }
+
+    /// What the player plays with beyond its keys, from `start` on: the fingerprint of a
+    /// learned net (`selfplay` records it, and refuses to resume a dataset with another).
+    /// `None` for a player of keys alone.
+    fn knowledge(&self, _start: &G) -> Option<String> {
+        None
+    }
 }

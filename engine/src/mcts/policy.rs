@@ -31,6 +31,11 @@ pub trait RolloutPolicy<G: Game>: Clone + Send {
     #[inline]
     fn begin_search(&mut self, _root: &G) {}
 
+    /// The fingerprint of a net the policy asks (as [`Agent::knowledge`](crate::agents::Agent::knowledge)).
+    fn knowledge(&self) -> Option<String> {
+        None
+    }
+
     /// Plays `state` (a leaf of the tree) out, or stops early, and returns the outcome to back up.
     fn rollout(&mut self, state: &mut G, rng: &mut Rng) -> Outcome;
 

@@ -63,6 +63,25 @@ pub struct ValueNet {
     pub output_bias: Vec<f32>,
 }
 
+/// A fingerprint of a net's numbers (FNV-1a over each part's length and its floats' bits), in
+/// 16 hex digits: what a dataset records of the net that played it, so that a resume with
+/// another net is refused rather than mixed in.
+pub fn weights_fingerprint(parts: &[&[f32]]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: [u8; 8]| {
+        for b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for part in parts {
+        eat((part.len() as u64).to_le_bytes());
+        for x in *part {
+            eat(u64::from(x.to_bits()).to_le_bytes());
+        }
+    }
+    format!("{hash:016x}")
+}
+
 #[inline]
 pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
@@ -75,6 +94,16 @@ impl ValueNet {
 
     pub fn hidden(&self) -> usize {
         self.meta.hidden
+    }
+
+    /// [`weights_fingerprint`] of the weights and biases.
+    pub fn fingerprint(&self) -> String {
+        weights_fingerprint(&[
+            &self.hidden_weight,
+            &self.hidden_bias,
+            &self.output_weight,
+            &self.output_bias,
+        ])
     }
 
     /// The three outputs (P1 wins, P2 wins, draw) for one input vector: the reference forward

@@ -263,6 +263,10 @@ impl Agent<DotsAndBoxes> for EndgameAgent {
         self.inner.name()
     }
 
+    fn knowledge(&self, start: &DotsAndBoxes) -> Option<String> {
+        self.inner.knowledge(start)
+    }
+
     fn reseed(&mut self, seed: u64) {
         self.inner.reseed(seed);
     }
@@ -402,6 +406,10 @@ impl<R: RolloutPolicy<DotsAndBoxes>> KnowledgeAgent<R> {
 impl<R: RolloutPolicy<DotsAndBoxes>> Agent<DotsAndBoxes> for KnowledgeAgent<R> {
     fn name(&self) -> String {
         self.search.name()
+    }
+
+    fn knowledge(&self, start: &DotsAndBoxes) -> Option<String> {
+        self.search.knowledge(start)
     }
 
     fn reseed(&mut self, seed: u64) {

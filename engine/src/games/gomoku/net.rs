@@ -482,6 +482,18 @@ impl PatternNet {
             .map_err(|e| format!("model {}: {e}", path.display()))
     }
 
+    /// [`weights_fingerprint`](crate::nn::weights_fingerprint) of the weights and biases.
+    pub fn fingerprint(&self) -> String {
+        crate::nn::weights_fingerprint(&[
+            &self.embedding,
+            &self.point_bias,
+            &self.head_weight,
+            &self.head_bias,
+            &self.output_weight,
+            &[self.output_bias],
+        ])
+    }
+
     /// Reads a net written by [`save`](Self::save); any error names the file and what does
     /// not fit.
     pub fn load(path: &Path) -> Result<PatternNet, String> {

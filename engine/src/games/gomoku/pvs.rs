@@ -624,6 +624,16 @@ impl Pvs {
         }
     }
 
+    /// The net the player evaluates `state` with: its model's, else the product's where
+    /// `best` plays one on this rule and board, else none (the weighed shapes).
+    fn net_for(&self, state: &Gomoku) -> Option<std::sync::Arc<PatternNet>> {
+        match &self.config.model {
+            Some(net) => Some(net.clone()),
+            None if self.config.product_net => super::net::product_net(state.rule(), state.size()),
+            None => None,
+        }
+    }
+
     /// Whether the player's net (if any) was made for this rule and board size.
     pub fn check_fits(&self, rule: super::Rule, size: usize) -> Result<(), String> {
         match &self.config.model {
@@ -740,11 +750,7 @@ impl Pvs {
             }
             self.nodes += self.threats.nodes();
         }
-        let net = match &self.config.model {
-            Some(net) => Some(net.clone()),
-            None if self.config.product_net => super::net::product_net(state.rule(), state.size()),
-            None => None,
-        };
+        let net = self.net_for(state);
         if let Some(net) = &net {
             // The root's threat searches ran without it (they never evaluate).
             // A net for another rule or board is refused when the player is built
@@ -889,6 +895,11 @@ impl Pvs {
 impl Agent<Gomoku> for Pvs {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn knowledge(&self, start: &Gomoku) -> Option<String> {
+        let net = self.net_for(start)?;
+        Some(format!("pattern net {}", net.fingerprint()))
     }
 
     fn new_game(&mut self, _start: &Gomoku, _moves: &[Action]) -> Result<(), AgentError> {

@@ -385,6 +385,10 @@ fn preactivations_of(
 }
 
 impl RolloutPolicy<DotsAndBoxes> for NetRollout {
+    fn knowledge(&self) -> Option<String> {
+        Some(format!("value net {}", self.net.reference.fingerprint()))
+    }
+
     fn begin_search(&mut self, root: &DotsAndBoxes) {
         self.net.preactivations(root, &mut self.root_acc);
         self.root = Some((root.edges(), root.box_owners(), root.to_move()));
