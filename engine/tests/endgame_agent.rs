@@ -4,13 +4,14 @@
 use std::path::Path;
 
 use engine::agents::{parse_spec, play_game, Agent, RandomAgent};
+use engine::agents::{AgentError, Choice};
 use engine::arena::positions::{read_positions, StartPosition};
 use engine::games::dots_and_boxes::analysis::{
     capture_edges, free_capture, safe_edges, safe_first_moves,
 };
 use engine::games::dots_and_boxes::endgame::EndgameSolver;
 use engine::games::dots_and_boxes::spec::BuildDots;
-use engine::games::dots_and_boxes::{EndgameAgent, EndgameConfig, ExactEndgame};
+use engine::games::dots_and_boxes::{EndgameConfig, ExactEndgame};
 use engine::games::DotsAndBoxes;
 use engine::{Game, Player, Rng};
 
@@ -25,11 +26,47 @@ fn state_s_40(board: &DotsAndBoxes) -> Vec<StartPosition> {
     read_positions(path, board).unwrap()
 }
 
-fn random_with_endgame(seed: u64, edges: u32) -> EndgameAgent {
-    EndgameAgent::new(
-        Box::new(RandomAgent::new(seed)),
-        EndgameConfig::from_edges(edges),
-    )
+/// A random player with the exact endgame in front of it.
+struct RandomWithEndgame {
+    random: RandomAgent,
+    endgame: ExactEndgame,
+}
+
+fn random_with_endgame(seed: u64, edges: u32) -> RandomWithEndgame {
+    RandomWithEndgame {
+        random: RandomAgent::new(seed),
+        endgame: ExactEndgame::new(EndgameConfig::from_edges(edges)),
+    }
+}
+
+impl Agent<DotsAndBoxes> for RandomWithEndgame {
+    fn name(&self) -> String {
+        "random with the endgame".into()
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        Agent::<DotsAndBoxes>::reseed(&mut self.random, seed);
+    }
+
+    fn new_game(
+        &mut self,
+        start: &DotsAndBoxes,
+        moves: &[engine::Action],
+    ) -> Result<(), AgentError> {
+        self.endgame.new_game();
+        Agent::<DotsAndBoxes>::new_game(&mut self.random, start, moves)
+    }
+
+    fn choose(
+        &mut self,
+        state: &DotsAndBoxes,
+        moves: &[engine::Action],
+    ) -> Result<Choice, AgentError> {
+        match self.endgame.try_move(state) {
+            Some(action) => Ok(Choice::plain(action)),
+            None => Agent::<DotsAndBoxes>::choose(&mut self.random, state, moves),
+        }
+    }
 }
 
 #[test]

@@ -267,11 +267,6 @@ pub fn components(geo: &Geometry, edges: u128) -> Components {
     out
 }
 
-/// Whether `state` has a safe edge left.
-pub fn has_safe_edge(state: &DotsAndBoxes) -> bool {
-    safe_edges(state.geometry(), state.edges()) != 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::net::{load_dab_net, net_input, DabNet, NetGuide, NetRollout};
-use super::{ChainRollout, DotsAndBoxes, DotsSearch};
+use super::{ChainRollout, DotsAndBoxes};
 use crate::game::{Action, Game, Player};
 use crate::mcts::bench::{BenchOptions, BenchOutput, Figure};
 use crate::mcts::{
@@ -396,10 +396,7 @@ pub fn run(
         ..opts.clone()
     };
     progress("chains_empty_1t");
-    let product = DotsSearch::PRODUCT
-        .chain_rollout()
-        .expect("the product's search has chain rollouts");
-    let chains_empty_1t = measure_with(&empty, 1, &tenth, product).0;
+    let chains_empty_1t = measure_with(&empty, 1, &tenth, super::bench_board::product_chains()).0;
     progress("chain_rollouts_empty_1t");
     let chain_rollouts_empty_1t = measure_chain_rollouts(&empty, &tenth, ChainRollout::new());
     progress("tree_bytes_100k");

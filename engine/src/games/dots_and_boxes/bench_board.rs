@@ -63,7 +63,7 @@ pub fn middle_game(rows: usize, cols: usize) -> DotsAndBoxes {
 }
 
 /// The product's play-outs (chain rollouts with sacrifices).
-fn product_chains() -> super::ChainRollout {
+pub(super) fn product_chains() -> super::ChainRollout {
     DotsSearch::PRODUCT
         .chain_rollout()
         .expect("the product's search has chain rollouts")

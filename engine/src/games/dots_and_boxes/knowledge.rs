@@ -243,47 +243,6 @@ impl ExactEndgame {
     }
 }
 
-/// Any Dots-and-Boxes player with the exact endgame in front of it.
-pub struct EndgameAgent {
-    inner: Box<dyn Agent<DotsAndBoxes>>,
-    endgame: ExactEndgame,
-}
-
-impl EndgameAgent {
-    pub fn new(inner: Box<dyn Agent<DotsAndBoxes>>, config: EndgameConfig) -> EndgameAgent {
-        EndgameAgent {
-            inner,
-            endgame: ExactEndgame::new(config),
-        }
-    }
-}
-
-impl Agent<DotsAndBoxes> for EndgameAgent {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-
-    fn knowledge(&self, start: &DotsAndBoxes) -> Option<String> {
-        self.inner.knowledge(start)
-    }
-
-    fn reseed(&mut self, seed: u64) {
-        self.inner.reseed(seed);
-    }
-
-    fn new_game(&mut self, start: &DotsAndBoxes, moves: &[Action]) -> Result<(), AgentError> {
-        self.endgame.new_game();
-        self.inner.new_game(start, moves)
-    }
-
-    fn choose(&mut self, state: &DotsAndBoxes, moves: &[Action]) -> Result<Choice, AgentError> {
-        match self.endgame.try_move(state) {
-            Some(action) => Ok(Choice::plain(action)),
-            None => self.inner.choose(state, moves),
-        }
-    }
-}
-
 /// A move that knowledge of the game gives without a search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KnownMove {

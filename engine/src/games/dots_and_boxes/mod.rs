@@ -27,9 +27,7 @@ pub mod rollout;
 pub mod solver;
 pub mod spec;
 
-pub use knowledge::{
-    DotsKnowledge, EndgameAgent, EndgameConfig, ExactEndgame, KnowledgeAgent, KnownMove,
-};
+pub use knowledge::{DotsKnowledge, EndgameConfig, ExactEndgame, KnowledgeAgent, KnownMove};
 pub use players::{GreedyAgent, RivalAgent, RivalConfig, RivalReason};
 pub use qdab::{QdabAgent, QdabConfig, QdabReason};
 pub use rollout::{ChainRollout, DotsRolloutKind, DotsSearch, TreeMoves};

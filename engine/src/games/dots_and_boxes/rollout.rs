@@ -51,9 +51,6 @@ pub struct ChainRollout {
     pub sacrifices: bool,
     /// Positions the solver may search for one rollout.
     pub solver_nodes: u64,
-    /// From this many free edges down (0: never), a turn with safe edges left is handed to the
-    /// solver too (within `solver_nodes`), so the end of the safe phase is played perfectly.
-    pub solve_from: u32,
     /// The canonical move generator's tables, made on first use.
     board: Option<Board>,
 }
@@ -68,7 +65,6 @@ impl Clone for ChainRollout {
             tree: self.tree,
             sacrifices: self.sacrifices,
             solver_nodes: self.solver_nodes,
-            solve_from: self.solve_from,
             board: None,
         }
     }
@@ -83,7 +79,6 @@ impl Default for ChainRollout {
             tree: TreeMoves::All,
             sacrifices: false,
             solver_nodes: SOLVER_NODES,
-            solve_from: 0,
             board: None,
         }
     }
@@ -141,7 +136,6 @@ impl ChainRollout {
             }
         };
         let mut solver_may_answer = true;
-        let mut solve_from = self.solve_from;
         loop {
             if edges == geo.all_edges {
                 return lead;
@@ -151,19 +145,6 @@ impl ChainRollout {
                 continue;
             }
             let (captures, safe) = capture_and_safe_edges(geo, edges);
-            if solve_from > 0
-                && captures == 0
-                && safe != 0
-                && geo.num_edges as u32 - edges.count_ones() <= solve_from
-            {
-                let nodes = self.solver_nodes;
-                if let Some(v) = self.solver(geo).try_edges_value(edges, nodes) {
-                    self.endings[1] += 1;
-                    return lead + sign(mover) * v;
-                }
-                // One try a play-out: it would not answer a few moves on either, mostly.
-                solve_from = 0;
-            }
             // A simple loony endgame has no box to take and no safe edge: only then is it
             // worth reading the strings.
             if captures | safe == 0 {

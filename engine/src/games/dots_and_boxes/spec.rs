@@ -28,8 +28,8 @@ use super::net::{
     NetChoice, NetGuide, NetRollout, PAPER_MODEL, PRODUCT_CP, PRODUCT_PRIOR, PRODUCT_THRESHOLD,
 };
 use super::{
-    DotsAndBoxes, DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent, KnowledgeAgent, QdabAgent,
-    QdabConfig, RivalAgent, RivalConfig,
+    ChainRollout, DotsAndBoxes, DotsKnowledge, DotsSearch, EndgameConfig, GreedyAgent,
+    KnowledgeAgent, QdabAgent, QdabConfig, RivalAgent, RivalConfig,
 };
 use crate::agents::spec::{
     expand_alias, key_value, number, only_keys, read_search_keys, switch, unknown_key_in,
@@ -466,6 +466,25 @@ fn with_knowledge<R: RolloutPolicy<DotsAndBoxes> + 'static>(
     ))
 }
 
+/// The search without a net: chain rollouts where the spec has them, else plain MCTS, with
+/// the knowledge the spec asks for (`mcts`, and `nn` on a size without a product net).
+fn without_net(
+    text: &str,
+    config: &SearchConfig,
+    chains: Option<ChainRollout>,
+    safe_first: bool,
+    endgame: EndgameConfig,
+) -> Box<dyn Agent<DotsAndBoxes>> {
+    match chains {
+        Some(chains) => with_knowledge(
+            MctsAgent::new(text, config.clone(), Ucb::new(config.cp), chains),
+            safe_first,
+            endgame,
+        ),
+        None => with_knowledge(MctsAgent::plain(text, config.clone()), safe_first, endgame),
+    }
+}
+
 /// A player of Dots and Boxes on `board`'s size.
 pub fn build_dots(
     spec: &AgentSpec,
@@ -515,23 +534,7 @@ impl DotsSpec {
                     .load(board)
                     .map_err(|e| format!("player '{text}': {e}"))?;
                 let Some(net) = net else {
-                    return Ok(match chains {
-                        Some(chains) => with_knowledge(
-                            MctsAgent::new(
-                                text.clone(),
-                                config.clone(),
-                                Ucb::new(config.cp),
-                                chains,
-                            ),
-                            *safe_first,
-                            *endgame,
-                        ),
-                        None => with_knowledge(
-                            MctsAgent::plain(text.clone(), config.clone()),
-                            *safe_first,
-                            *endgame,
-                        ),
-                    });
+                    return Ok(without_net(text, config, chains, *safe_first, *endgame));
                 };
                 let mut rollout = NetRollout::new(Arc::new(net), *guide)?;
                 if let Some(chains) = chains {
@@ -549,22 +552,8 @@ impl DotsSpec {
                 game_keys,
             } => {
                 let search = DotsSearch::from_keys(text, game_keys, DotsSearch::PAPER)?;
-                let agent: Box<dyn Agent<DotsAndBoxes>> = match search.chain_rollout() {
-                    None => {
-                        let agent = MctsAgent::plain(text.clone(), config.clone());
-                        with_knowledge(agent, *safe_first, *endgame)
-                    }
-                    Some(chains) => {
-                        let agent = MctsAgent::new(
-                            text.clone(),
-                            config.clone(),
-                            Ucb::new(config.cp),
-                            chains,
-                        );
-                        with_knowledge(agent, *safe_first, *endgame)
-                    }
-                };
-                Ok(agent)
+                let chains = search.chain_rollout();
+                Ok(without_net(text, config, chains, *safe_first, *endgame))
             }
             DotsSpec::Greedy { seed } => Ok(Box::new(GreedyAgent::new(*seed))),
             DotsSpec::Rival { text, config } => {
@@ -651,35 +640,6 @@ mod tests {
         match parse_spec("mcts:prove_edges=40").unwrap() {
             DotsSpec::Mcts { endgame, .. } => assert!(endgame.is_on() && endgame.edges == 0),
             other => panic!("{other:?}"),
-        }
-    }
-
-    /// The keys retired in issue 83 are refused as any unknown key is, with the keys `nn`
-    /// takes listed.
-    #[test]
-    fn retired_keys_are_refused_with_the_keys_nn_takes() {
-        for key in [
-            "late=l.safetensors",
-            "late_use=end",
-            "late_weight=1",
-            "horizon=36",
-            "mix=0.5",
-            "blend=0.5",
-            "ask=turns",
-            "prior_visits=30",
-            "prior_order=1",
-            "policy=p.safetensors",
-            "policy_weight=0.5",
-            "policy_rollout=1",
-        ] {
-            let name = key.split('=').next().unwrap();
-            let err = parse_spec(&format!("nn:{key}")).unwrap_err();
-            assert!(
-                err.contains(&format!("unknown key '{name}' (it takes model, threshold,")),
-                "{err}"
-            );
-            let err = parse_spec(&format!("best:{key}")).unwrap_err();
-            assert!(err.contains(&format!("unknown key '{name}'")), "{err}");
         }
     }
 
@@ -805,10 +765,16 @@ mod tests {
         // `prior` needs chain rollouts: refused before the net is read.
         let e = build_error("nn:rollout=random,prior=1,model=no-such-file");
         assert!(e.contains("prior needs chain rollouts"), "{e}");
-        // A retired key reads as any unknown one, with the keys the player takes.
-        let e = parse_spec("nn:net_until_move=40").unwrap_err();
-        assert!(e.contains("unknown key 'net_until_move'"), "{e}");
-        assert!(e.contains("net_from_move"), "{e}");
+        // A retired key (issue 83) reads as any unknown one, with the keys the player takes.
+        for key in ["net_until_move", "late", "mix", "ask", "policy", "reuse"] {
+            for player in ["nn", "best"] {
+                let e = parse_spec(&format!("{player}:{key}=1")).unwrap_err();
+                assert!(
+                    e.contains(&format!("unknown key '{key}' (it takes model, threshold,")),
+                    "{e}"
+                );
+            }
+        }
         for (bad, says) in [
             ("mcts:width=3", "unknown key 'width'"),
             ("mcts:model=a", "unknown key 'model'"),

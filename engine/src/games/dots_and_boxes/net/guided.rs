@@ -244,19 +244,6 @@ impl DabNet {
         }
     }
 
-    /// Writes the net's input for `state` (its encoding's length) into `out`.
-    pub fn encode(&self, state: &DotsAndBoxes, out: &mut [f32]) {
-        let n = state.feature_len();
-        state.encode_features(&mut out[..n]);
-        if self.to_move.is_some() {
-            out[n] = if state.to_move() == Player::P1 {
-                1.0
-            } else {
-                0.0
-            };
-        }
-    }
-
     /// Adds to `acc` what the move `edge`, played by `mover`, changes: the edge, and each box
     /// it closed (`closed[slot]` for the edge's first and second box).
     #[inline]

@@ -206,7 +206,6 @@ fn incremental_evaluation_matches_full_evaluation_along_random_games() {
         let dab = DabNet::with_simd(&net, &board, simd).unwrap();
         let w = dab.width();
         let (mut inc, mut full, mut sparse) = (vec![0f32; w], vec![0f32; w], vec![0f32; w]);
-        let mut input = vec![0f32; net.inputs()];
         let mut checked = 0;
         for (state, last) in random_positions(rows, cols, 60, 7) {
             match last {
@@ -216,7 +215,7 @@ fn incremental_evaluation_matches_full_evaluation_along_random_games() {
                     dab.change_mover(&mut inc, mover, state.to_move());
                 }
             }
-            dab.encode(&state, &mut input);
+            let input = super::net_input(dab.value_net(), &state);
             dab.fast_net().preactivations(&input, &mut full);
             dab.preactivations(&state, &mut sparse);
             for j in 0..w {
@@ -436,7 +435,6 @@ fn prior_biases_children_by_the_nets_view_of_them() {
     policy.begin_search(&board);
     let mut actions = Vec::new();
     let mut biases = Vec::new();
-    let mut input = vec![0f32; 86];
     let mut acc = vec![0f32; dab.width()];
     let mut checked = 0;
     for (state, _) in random_positions(5, 5, 6, 31) {
@@ -450,7 +448,7 @@ fn prior_biases_children_by_the_nets_view_of_them() {
         for (&a, &bias) in actions.iter().zip(&biases) {
             let mut child = state;
             child.apply(a);
-            dab.encode(&child, &mut input);
+            let input = super::net_input(dab.value_net(), &child);
             let p = dab.fast_net().evaluate(&input, &mut acc);
             let want = 0.5 * (p[mover] - p[1 - mover]);
             assert!((bias - want).abs() < 1e-4, "{bias} vs {want}");

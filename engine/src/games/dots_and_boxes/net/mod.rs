@@ -47,18 +47,10 @@ pub const PRODUCT_CP: f64 = 0.35;
 /// a net.
 pub const PRODUCT_NETS: [(usize, usize, &str); 1] = [(5, 5, PRODUCT_MODEL)];
 
-/// The path of the product's net for a `rows` x `cols` board, if it has one.
-pub fn product_model(rows: usize, cols: usize) -> Option<&'static str> {
-    PRODUCT_NETS
-        .iter()
-        .find(|&&(r, c, _)| (r, c) == (rows, cols))
-        .map(|&(_, _, path)| path)
-}
-
 /// The value net a Dots-and-Boxes player asks (its spec's `model=`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum NetChoice {
-    /// The product's net of the board's size ([`product_model`]); none on a size without one.
+    /// The product's net of the board's size ([`PRODUCT_NETS`]); none on a size without one.
     Product,
     /// No net: the same search without one (`model=none`).
     Off,
