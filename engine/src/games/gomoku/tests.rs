@@ -285,3 +285,28 @@ fn runs_match_a_walk_by_coordinates() {
         }
     }
 }
+
+/// What a dataset records of a player's net (`selfplay`'s `player_net`): the product's net
+/// where `best` plays one, a model file's own, nothing for the weighed shapes.
+#[test]
+fn a_player_names_the_net_it_plays_with() {
+    let build = |text: &str, start: &Gomoku| {
+        let spec = crate::agents::parse_spec(text).unwrap();
+        Gomoku::build_player(&spec, start).unwrap().knowledge(start)
+    };
+    let start = Gomoku::new(15, Rule::Freestyle).unwrap();
+    let product = super::net::product_net(Rule::Freestyle, 15).unwrap();
+    let shipped = format!("pattern net {}", product.fingerprint());
+    assert_eq!(build("best", &start), Some(shipped.clone()));
+    assert_eq!(build("pvs:model=product", &start), Some(shipped));
+    assert_eq!(build("pvs", &start), None);
+    assert_eq!(
+        build("best", &Gomoku::new(9, Rule::Freestyle).unwrap()),
+        None
+    );
+    assert_eq!(build("paper", &start), None);
+    // Another net's numbers give another fingerprint.
+    let mut other = (*product).clone();
+    other.output_bias += 0.5;
+    assert_ne!(other.fingerprint(), product.fingerprint());
+}
