@@ -561,10 +561,6 @@ mod tests {
         (brain, out)
     }
 
-    fn is_move(line: &str) -> bool {
-        is_move_answer(line)
-    }
-
     /// The fuzz target's check on a few sessions, bytes that are not UTF-8 among them.
     #[test]
     fn fuzz_sessions_hold() {
@@ -607,7 +603,10 @@ mod tests {
             "RESTART",
         ]);
         assert_eq!(out[0], "OK");
-        assert!(is_move(&out[1]) && is_move(&out[2]), "{out:?}");
+        assert!(
+            is_move_answer(&out[1]) && is_move_answer(&out[2]),
+            "{out:?}"
+        );
         assert!(out[3].starts_with("name=\"engine\""));
         assert_eq!(out[4], "OK");
         assert_eq!(brain.game().unwrap().stones(), 0);
@@ -622,7 +621,7 @@ mod tests {
         assert!(out[1].starts_with("ERROR"));
         assert!(out[2].starts_with("ERROR unsupported board 20x15"));
         assert_eq!(out[3], "OK");
-        assert!(is_move(&out[4]));
+        assert!(is_move_answer(&out[4]));
         let (_, out) = session(&["END"]);
         assert!(out.is_empty());
         assert!(Brain::new().handle_line("END").quit);
@@ -654,7 +653,7 @@ mod tests {
         assert!(out[1] == "OK");
         assert!(out[2].starts_with("ERROR 15,0 is off"), "{out:?}");
         assert!(out[3].starts_with("ERROR TURN takes x,y"));
-        assert!(is_move(&out[4]));
+        assert!(is_move_answer(&out[4]));
         assert!(out[5].starts_with("ERROR 3,3 is not the last move"));
         assert!(out[6].starts_with("ERROR 1,1 is given twice"), "{out:?}");
         assert!(out[7].starts_with("ERROR 2 own and 0 opponent"), "{out:?}");
@@ -685,7 +684,7 @@ mod tests {
             "START 15", "TURN 7,7", "BOARD", "0,0,1", "1,0,1", "2,0,1", "3,0,1", "4,0,1", "0,5,2",
             "1,5,2", "2,5,2", "3,5,2", "4,5,2", "DONE",
         ]);
-        assert!(is_move(&out[1]), "{out:?}");
+        assert!(is_move_answer(&out[1]), "{out:?}");
         assert_eq!(out[2], "ERROR the board already has a winning line");
         assert_eq!(brain.game().unwrap().stones(), 2);
         // Renju: black (the opponent, one stone more) with six in a row.
@@ -837,7 +836,7 @@ mod tests {
         let mut answer = brains[0].handle_line("BEGIN").lines;
         let mut seat = 0;
         while !game.is_terminal() && game.stones() < 40 {
-            assert!(is_move(&answer[0]), "{answer:?}");
+            assert!(is_move_answer(&answer[0]), "{answer:?}");
             let (x, y) = parse_pair(&answer[0]).unwrap();
             let a = game.gomocup_point(x, y).unwrap();
             assert!(game.is_legal(a), "{answer:?} in {}", game.board_string());
@@ -856,7 +855,8 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
-        /// Any lines: no panic, every answer one of the protocol's forms, still answering.
+        /// Any lines: no panic, every answer one of the protocol's forms, still answering
+        /// (the fuzz target's check).
         #[test]
         fn any_lines_get_protocol_answers(lines in proptest::collection::vec(
             prop_oneof![
@@ -874,26 +874,8 @@ mod tests {
             ],
             1..40,
         )) {
-            let mut brain = Brain::new();
-            brain.clock.timeout_turn = 0;
-            for line in &lines {
-                if line.trim().eq_ignore_ascii_case("END") {
-                    continue;
-                }
-                for answer in brain.handle_line(line).lines {
-                    prop_assert!(
-                        answer == "OK"
-                            || answer.starts_with("ERROR ")
-                            || answer.starts_with("UNKNOWN")
-                            || answer.starts_with("name=")
-                            || is_move(&answer),
-                        "{line:?} -> {answer:?}"
-                    );
-                }
-            }
-            // A BOARD block left open takes lines as stones until DONE.
-            brain.handle_line("DONE");
-            prop_assert!(brain.handle_line("ABOUT").lines[0].starts_with("name="));
+            let session = fuzz_session(lines.join("\n").as_bytes());
+            prop_assert!(session.is_ok(), "{:?}", session);
         }
     }
 }

@@ -31,7 +31,7 @@ pub mod rival;
 pub mod search;
 pub mod shape_board;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub mod threat_space;
 pub mod threats;
 pub mod tuning;

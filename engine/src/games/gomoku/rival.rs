@@ -270,14 +270,7 @@ mod tests {
         )
     }
 
-    /// A 15x15 board from the ranks listed (top first) over empty ranks.
-    fn board(ranks: &[(usize, &str)]) -> String {
-        let mut rows = vec![".".repeat(15); 15];
-        for &(rank, row) in ranks {
-            rows[15 - rank] = format!("{row:.<15}");
-        }
-        rows.join("/")
-    }
+    use crate::games::gomoku::tests::ranks_board as board;
 
     #[test]
     fn wins_blocks_and_finds_continuous_fours() {

@@ -614,15 +614,7 @@ mod tests {
     use crate::games::gomoku::Rule;
 
     fn board(black: &[&str], white: &[&str], to_move: Player) -> Gomoku {
-        let mut g = Gomoku::new(15, Rule::Freestyle).unwrap();
-        for (names, player) in [(black, Player::P1), (white, Player::P2)] {
-            for name in names {
-                let p = g.parse_action(name).unwrap() as usize;
-                g.put(p, Some(player));
-            }
-        }
-        g.to_move = to_move;
-        g
+        crate::games::gomoku::tests::board(Rule::Freestyle, black, white, to_move)
     }
 
     fn restricted(g: &Gomoku, knowledge: GomokuKnowledge) -> Vec<String> {

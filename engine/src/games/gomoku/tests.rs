@@ -9,7 +9,7 @@ use crate::registry::Lookup;
 use crate::rng::Rng;
 
 /// A 15x15 position with these stones (no rule applied), `to_move` to move.
-fn board(rule: Rule, black: &[&str], white: &[&str], to_move: Player) -> Gomoku {
+pub(super) fn board(rule: Rule, black: &[&str], white: &[&str], to_move: Player) -> Gomoku {
     let mut g = Gomoku::new(15, rule).unwrap();
     for (names, player) in [(black, Player::P1), (white, Player::P2)] {
         for name in names {
@@ -19,6 +19,16 @@ fn board(rule: Rule, black: &[&str], white: &[&str], to_move: Player) -> Gomoku 
     }
     g.to_move = to_move;
     g
+}
+
+/// A 15x15 board in the protocol's text form, from the ranks listed (top first) over empty
+/// ranks.
+pub(super) fn ranks_board(ranks: &[(usize, &str)]) -> String {
+    let mut rows = vec![".".repeat(15); 15];
+    for &(rank, row) in ranks {
+        rows[15 - rank] = format!("{row:.<15}");
+    }
+    rows.join("/")
 }
 
 fn point(g: &Gomoku, name: &str) -> usize {

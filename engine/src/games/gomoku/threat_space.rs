@@ -419,14 +419,7 @@ mod tests {
     use super::*;
     use crate::game::Game;
 
-    /// A 15x15 board from the ranks listed (top first) over empty ranks.
-    fn board(ranks: &[(usize, &str)]) -> String {
-        let mut rows = vec![".".repeat(15); 15];
-        for &(rank, row) in ranks {
-            rows[15 - rank] = format!("{row:.<15}");
-        }
-        rows.join("/")
-    }
+    use crate::games::gomoku::tests::ranks_board as board;
 
     /// The first move of the win found.
     fn solve(ranks: &[(usize, &str)], to_move: Player, kind: ThreatKind) -> Option<String> {
