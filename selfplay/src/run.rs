@@ -202,15 +202,13 @@ fn open_dataset(
     }
     let manifest = Manifest::read(dir).map_err(|e| e.to_string())?;
     let mut recorded = manifest.config.clone();
+    // A dataset from before nets were recorded: its net is taken on trust, once (and said so
+    // only when nothing else refuses the resume).
+    let mut adopted_net = None;
     if let (Some(net), Some(fields)) = (identity.get(PLAYER_NET), recorded.as_object_mut()) {
-        // A dataset from before nets were recorded: its net is taken on trust, once.
         if !fields.contains_key(PLAYER_NET) {
-            eprintln!(
-                "selfplay: {} does not record the net its games were played with; \
-                 from now on it records this run's, {net}",
-                dir.display()
-            );
             fields.insert(PLAYER_NET.into(), net.clone());
+            adopted_net = Some(net);
         }
     }
     let differences = identity_differences(&recorded, identity);
@@ -248,6 +246,13 @@ fn open_dataset(
             manifest.games,
             manifest.games_planned
         ));
+    }
+    if let Some(net) = adopted_net {
+        eprintln!(
+            "selfplay: {} does not record the net its games were played with; \
+             from now on it records this run's, {net}",
+            dir.display()
+        );
     }
     let (writer, report) = RecordWriter::resume(&records, spec).map_err(|e| e.to_string())?;
     let mut done = HashSet::with_capacity(report.indices.len());
