@@ -9,6 +9,17 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// as a key would fill few buckets) and `u128` edge sets.
 pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
+/// FNV-1a's offset basis: the state [`fnv1a`] starts from for a stable fingerprint.
+pub const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Folds `bytes` into an FNV-1a `state`, a byte at a time.
+pub fn fnv1a(mut state: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        state = (state ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    state
+}
+
 /// Hashes a `u64` key as it is (a hash already) and a `u128` (an edge set) by folding it and
 /// one multiply; other keys byte by byte (FNV-1a).
 #[derive(Default)]
@@ -20,9 +31,7 @@ impl Hasher for KeyHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
+        self.0 = fnv1a(self.0, bytes);
     }
 
     fn write_u64(&mut self, key: u64) {

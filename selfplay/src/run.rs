@@ -247,13 +247,6 @@ fn open_dataset(
             manifest.games_planned
         ));
     }
-    if let Some(net) = adopted_net {
-        eprintln!(
-            "selfplay: {} does not record the net its games were played with; \
-             from now on it records this run's, {net}",
-            dir.display()
-        );
-    }
     let (writer, report) = RecordWriter::resume(&records, spec).map_err(|e| e.to_string())?;
     let mut done = HashSet::with_capacity(report.indices.len());
     for &k in &report.indices {
@@ -263,6 +256,13 @@ fn open_dataset(
                 records.display()
             ));
         }
+    }
+    if let Some(net) = adopted_net {
+        eprintln!(
+            "selfplay: {} does not record the net its games were played with; \
+             from now on it records this run's, {net}",
+            dir.display()
+        );
     }
     Ok(Existing {
         writer,

@@ -67,16 +67,12 @@ pub struct ValueNet {
 /// 16 hex digits: what a dataset records of the net that played it, so that a resume with
 /// another net is refused rather than mixed in.
 pub fn weights_fingerprint(parts: &[&[f32]]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: [u8; 8]| {
-        for b in bytes {
-            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    };
+    use crate::key_hash::{fnv1a, FNV_OFFSET_BASIS};
+    let mut hash = FNV_OFFSET_BASIS;
     for part in parts {
-        eat((part.len() as u64).to_le_bytes());
+        hash = fnv1a(hash, &(part.len() as u64).to_le_bytes());
         for x in *part {
-            eat(u64::from(x.to_bits()).to_le_bytes());
+            hash = fnv1a(hash, &u64::from(x.to_bits()).to_le_bytes());
         }
     }
     format!("{hash:016x}")

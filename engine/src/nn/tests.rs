@@ -142,3 +142,18 @@ fn the_shipped_model_loads_and_fits_5x5() {
     let out = net.forward(&x);
     assert!(out.iter().all(|p| (0.0..=1.0).contains(p)), "{out:?}");
 }
+
+/// The fingerprint a dataset records must not drift between releases (a resume compares it):
+/// this value is FNV-1a over the parts' lengths and bits as written by an independent script.
+#[test]
+fn weights_fingerprint_is_stable() {
+    assert_eq!(
+        weights_fingerprint(&[&[1.0, -0.5], &[3.25]]),
+        "a93c605a8a2bbe16"
+    );
+    assert_ne!(
+        weights_fingerprint(&[&[1.0], &[-0.5, 3.25]]),
+        "a93c605a8a2bbe16",
+        "the parts' lengths are part of the fingerprint"
+    );
+}
