@@ -126,7 +126,7 @@ fn build(file: &str, per_kind: usize, max_games: usize) -> Result<(), String> {
             let mut moves = Vec::new();
             g.legal_actions(&mut moves);
             let a = if g.stones() % 5 == 4 {
-                moves[rng.below(moves.len() as u32) as usize]
+                rng.pick(&moves)
             } else {
                 player
                     .best_move_within(&g, Duration::from_millis(30))

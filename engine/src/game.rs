@@ -204,7 +204,7 @@ pub trait Game: Clone + Send + Sync + fmt::Display + 'static {
         let mut buf = Vec::with_capacity(self.max_actions());
         while !self.is_terminal() {
             self.legal_actions(&mut buf);
-            let pick = buf[rng.below(buf.len() as u32) as usize];
+            let pick = rng.pick(&buf);
             self.apply(pick);
         }
         self.outcome().expect("a terminal position has an outcome")

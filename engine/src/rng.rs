@@ -75,6 +75,12 @@ impl Rng {
         scale_below(self.next_u64() >> 32, n)
     }
 
+    /// A uniform element of `items` (not empty), drawn by [`below`](Self::below).
+    #[inline]
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u32) as usize]
+    }
+
     /// A uniform float in `[0, 1)`.
     #[inline]
     pub fn unit_f64(&mut self) -> f64 {

@@ -17,6 +17,21 @@ pub enum Bound {
     Upper = 2,
 }
 
+impl Bound {
+    /// What a search's `best` score says, searched in the window (`alpha`, `beta`): at least
+    /// `best` where it reached `beta`, at most where it did not beat `alpha`, else exactly.
+    #[inline]
+    pub fn of(best: i32, alpha: i32, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if best > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 /// One entry as read back.
 #[derive(Clone, Copy, Debug)]
 pub struct Probe {
@@ -57,6 +72,17 @@ impl Table {
             words: (0..2usize << bits).map(|_| AtomicU64::new(0)).collect(),
             mask: (1 << bits) - 1,
         }
+    }
+
+    /// The largest table within `mb` MiB (a power of two entries, at least 2^10).
+    pub fn with_mb(mb: usize) -> Table {
+        Table::new(Table::bits_within(mb))
+    }
+
+    /// The log2 of the entries that fit in `mb` MiB, at least 10.
+    fn bits_within(mb: usize) -> u32 {
+        let entries = (mb.max(1) << 20) / 16;
+        (usize::BITS - 1 - entries.leading_zeros()).max(10)
     }
 
     /// Forgets every entry.
@@ -131,6 +157,16 @@ pub fn from_table(score: i32, ply: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_is_sized_by_mb() {
+        // 16 MiB of 16-byte entries is 2^20 of them; a table is at least 2^10.
+        assert_eq!(Table::bits_within(16), 20);
+        assert_eq!(Table::bits_within(1), 16);
+        assert_eq!(Table::bits_within(48), 21);
+        assert_eq!(Table::bits_within(0), 16);
+        assert_eq!(Table::with_mb(1).mask + 1, 1 << 16);
+    }
 
     #[test]
     fn entries_read_back_as_stored_and_wins_count_from_the_node() {

@@ -185,6 +185,25 @@ pub fn play_agents<G: Game, A: Agent<G>>(state: G, mut players: [A; 2]) -> Resul
     })
 }
 
+/// An evaluation's weights as whole numbers: `w` must hold one number for each of `names`
+/// (a tuned file's, or a match's), each finite and within `+-max`.
+pub fn whole_weights(w: &[f32], names: &[String], max: i32) -> Result<Vec<i32>, String> {
+    if w.len() != names.len() {
+        return Err(format!(
+            "the evaluation weights are {} numbers ({}), not {}",
+            names.len(),
+            names.join(", "),
+            w.len()
+        ));
+    }
+    if let Some(bad) = w.iter().find(|x| !x.is_finite() || x.abs() > max as f32) {
+        return Err(format!(
+            "an evaluation weight is {bad}: each must be a number within +-{max}"
+        ));
+    }
+    Ok(w.iter().map(|x| x.round() as i32).collect())
+}
+
 /// The number in a fitness player's name (`pvs4`: 4, `mcts200`: 200) of `tunable`'s, which
 /// must be one of its [`players`](Tunable::players).
 pub fn fitness_number(tunable: &dyn Tunable, player: &str) -> Result<u32, String> {

@@ -239,7 +239,7 @@ fn a_proven_win_is_kept_and_a_lost_or_unproven_position_is_left_to_the_search() 
         let mut moves = Vec::new();
         while state.num_edges() - state.edges_drawn() as usize > free {
             state.legal_actions(&mut moves);
-            state.apply(moves[rng.below(moves.len() as u32) as usize]);
+            state.apply(rng.pick(&moves));
         }
         if state.is_terminal() {
             continue;

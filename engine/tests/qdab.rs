@@ -160,7 +160,7 @@ fn random_positions(rows: usize, cols: usize, count: usize, rng: &mut Rng) -> Ve
                 break;
             }
             s.legal_actions(&mut buf);
-            s.apply(buf[rng.below(buf.len() as u32) as usize]);
+            s.apply(rng.pick(&buf));
         }
         if !s.is_terminal() {
             out.push(s);

@@ -687,7 +687,7 @@ fn gomoku_dataset(dir: &Path, games: u64, seed: u64) {
         } else if near.is_empty() {
             40
         } else {
-            near[rng.below(near.len() as u32) as usize]
+            rng.pick(&near)
         }
     });
 }

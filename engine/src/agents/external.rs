@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::process::{clip, ChildProcess, Silence};
+use super::process::{clip, or_drop, ChildProcess, Silence};
 use super::{Agent, AgentError, Choice};
 use crate::game::{Action, Game};
 use crate::game_spec::GameSpec;
@@ -161,15 +161,9 @@ impl ExternalAgent {
 
     /// Sends `command`; on any failure the process is killed, so the next game starts afresh.
     fn request(&mut self, command: &str, timeout: Duration) -> Result<String, AgentError> {
-        let process = self
-            .process
-            .as_mut()
-            .ok_or_else(|| AgentError::new("the engine is not running"))?;
-        let answer = process.request(command, timeout);
-        if answer.is_err() {
-            self.process = None;
-        }
-        answer
+        or_drop(&mut self.process, "the engine is not running", |process| {
+            process.request(command, timeout)
+        })
     }
 }
 

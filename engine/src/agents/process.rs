@@ -163,6 +163,23 @@ fn shell_command(command: &str) -> Result<Command, AgentError> {
     }
 }
 
+/// Runs `work` on the process in `slot` (`missing` is the error when none runs); any error
+/// drops the process, so the next game starts it afresh.
+pub fn or_drop<P, T>(
+    slot: &mut Option<P>,
+    missing: &str,
+    work: impl FnOnce(&mut P) -> Result<T, AgentError>,
+) -> Result<T, AgentError> {
+    let result = match slot.as_mut() {
+        Some(process) => work(process),
+        None => Err(AgentError::new(missing)),
+    };
+    if result.is_err() {
+        *slot = None;
+    }
+    result
+}
+
 /// At most 200 characters of something an engine said, for messages.
 pub fn clip(text: &str) -> String {
     let mut out: String = text.chars().take(200).collect();

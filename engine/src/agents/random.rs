@@ -34,7 +34,7 @@ impl<G: Game> Agent<G> for RandomAgent {
 
     fn choose(&mut self, state: &G, _moves: &[Action]) -> Result<Choice, AgentError> {
         state.legal_actions(&mut self.buf);
-        let a = self.buf[self.rng.below(self.buf.len() as u32) as usize];
+        let a = self.rng.pick(&self.buf);
         Ok(Choice::plain(a))
     }
 }

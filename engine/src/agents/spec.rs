@@ -272,11 +272,11 @@ pub fn time_ms(key: &str, value: &str) -> Result<u64, String> {
     whole_in(key, value, 1, MAX_TIME_MS)
 }
 
-/// Reads a `0`/`1` switch a key holds.
+/// Reads an on/off switch a key holds: `1` (also `on`, `true`) or `0` (`off`, `false`).
 pub fn switch(key: &str, value: &str) -> Result<bool, String> {
     match value {
-        "1" => Ok(true),
-        "0" => Ok(false),
+        "1" | "on" | "true" => Ok(true),
+        "0" | "off" | "false" => Ok(false),
         _ => Err(format!("{key} is 0 or 1, not '{value}'")),
     }
 }

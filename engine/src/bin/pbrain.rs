@@ -56,7 +56,9 @@ fn main() {
         }
         i += 2;
     }
-    brain.threads = threads.unwrap_or(brain.config.threads);
+    if let Some(n) = threads {
+        brain.config.threads = n;
+    }
     let stdin = io::stdin();
     let mut input = BufReader::new(stdin.lock());
     let mut output = io::stdout().lock();

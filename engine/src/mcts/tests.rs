@@ -87,7 +87,7 @@ fn discriminating_dots_positions(
         let prefix = min_drawn + rng.below(s.num_edges() as u32 - 1 - min_drawn);
         for _ in 0..prefix {
             s.legal_actions(&mut buf);
-            s.apply(buf[rng.below(buf.len() as u32) as usize]);
+            s.apply(rng.pick(&buf));
         }
         s.legal_actions(&mut buf);
         if solver.optimal_actions_by_outcome(&s).len() < buf.len() {

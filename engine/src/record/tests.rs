@@ -16,7 +16,7 @@ fn random_game(index: u64, rng: &mut Rng) -> GameRecord {
     let mut legal = Vec::new();
     while !state.is_terminal() {
         state.legal_actions(&mut legal);
-        let action = legal[rng.below(legal.len() as u32) as usize];
+        let action = rng.pick(&legal);
         let kind = match moves.len() {
             0 => MoveKind::Given,
             1 => MoveKind::Sampled,

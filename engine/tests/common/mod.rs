@@ -16,7 +16,7 @@ pub fn random_safe_play(start: DotsAndBoxes, moves: u32, rng: &mut Rng) -> DotsA
         }
         s.legal_actions(&mut buf);
         buf.retain(|&a| safe >> a & 1 == 1);
-        s.apply(buf[rng.below(buf.len() as u32) as usize]);
+        s.apply(rng.pick(&buf));
     }
     s
 }

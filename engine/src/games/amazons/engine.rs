@@ -9,7 +9,7 @@ use super::players::{AlphaBeta, AmazonsMcts, AmazonsMctsConfig, Greedy};
 use super::rollout::{Backup, EvalRollout};
 use super::tuning::AmazonsWeights;
 use super::{Amazons, TurnShape};
-use crate::agents::spec::{unknown_search_key, ALPHABETA_KEYS};
+use crate::agents::spec::{switch, unknown_search_key, ALPHABETA_KEYS};
 use crate::agents::spec::{AlphaBetaKeys, GreedyKeys};
 use crate::agents::{Agent, AgentSpec};
 use crate::game::{Game, Player};
@@ -348,15 +348,6 @@ fn per_phase(key: &str, value: &str) -> Result<[f32; 3], String> {
         [x] => Ok([x; 3]),
         [a, b, c] => Ok([a, b, c]),
         _ => Err(bad()),
-    }
-}
-
-/// An on/off key's value: `1`, `on`, `true` or `0`, `off`, `false`.
-fn switch(key: &str, value: &str) -> Result<bool, String> {
-    match value {
-        "1" | "on" | "true" => Ok(true),
-        "0" | "off" | "false" => Ok(false),
-        _ => Err(format!("{key} is 0 or 1, not '{value}'")),
     }
 }
 

@@ -126,7 +126,7 @@ fn random_games_keep_the_invariants() {
                 pairs.dedup();
                 assert_eq!(actions.len(), pairs.len());
                 assert!(actions.windows(2).all(|w| w[0] < w[1]));
-                let t = turns[rng.below(turns.len() as u32) as usize];
+                let t = rng.pick(&turns);
                 whole.play_turn(t);
                 for a in split.turn_plies(t) {
                     assert!(split.is_legal(a), "{}", split.format_action(a));
@@ -209,7 +209,7 @@ fn tempo_counts_against_the_side_that_moved_last() {
         seen[(s.to_move() == Player::P2) as usize * 2 + s.mid_turn() as usize] = true;
         let mut actions = Vec::new();
         s.legal_actions(&mut actions);
-        s.apply(actions[rng.below(actions.len() as u32) as usize]);
+        s.apply(rng.pick(&actions));
     }
     assert_eq!(
         seen, [true; 4],
@@ -373,7 +373,7 @@ fn plies_convert_between_turn_shapes() {
                 if turns.is_empty() {
                     break;
                 }
-                let turn = turns[rng.below(turns.len() as u32) as usize];
+                let turn = rng.pick(&turns);
                 for ply in split.turn_plies(turn) {
                     split_plies.push(ply);
                     split.apply(ply);
@@ -488,7 +488,7 @@ fn measure_tempo_and_pending_arrow() {
             }
             let turn = if seq.len() < 3 {
                 s.whole_turns(&mut turns);
-                turns[rng.below(turns.len() as u32) as usize]
+                rng.pick(&turns)
             } else {
                 greedy.best_turn(&s).unwrap()
             };

@@ -247,7 +247,7 @@ pub(super) fn random_game_moves(
             let mut moves = Vec::new();
             while !state.is_terminal() {
                 state.legal_actions(&mut actions);
-                let a = actions[rng.below(actions.len() as u32) as usize];
+                let a = rng.pick(&actions);
                 let mover = state.to_move();
                 let [b0, b1] = state.geometry().edge_box_masks[a as usize];
                 let edges = state.edges() | 1u128 << a;

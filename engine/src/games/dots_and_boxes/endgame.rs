@@ -451,7 +451,7 @@ mod tests {
         let mut buf = Vec::new();
         while state.num_edges() - (state.edges_drawn() as usize) > free {
             state.legal_actions(&mut buf);
-            state.apply(buf[rng.below(buf.len() as u32) as usize]);
+            state.apply(rng.pick(&buf));
         }
         state
     }
@@ -635,7 +635,7 @@ mod timing {
                     if safe != 0 {
                         buf.retain(|&a| safe >> a & 1 == 1);
                     }
-                    state.apply(buf[rng.below(buf.len() as u32) as usize]);
+                    state.apply(rng.pick(&buf));
                 }
                 let n0 = solver.nodes();
                 let t = std::time::Instant::now();

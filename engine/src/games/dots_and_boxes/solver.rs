@@ -216,7 +216,7 @@ mod tests {
                 let mut buf = Vec::new();
                 for _ in 0..stop {
                     state.legal_actions(&mut buf);
-                    let a = buf[rng.below(buf.len() as u32) as usize];
+                    let a = rng.pick(&buf);
                     state.apply(a);
                 }
                 let expected = plain_value(geo, state.edges(), &mut memo);

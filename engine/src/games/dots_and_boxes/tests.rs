@@ -205,7 +205,7 @@ fn a_game_and_its_symmetric_images_play_alike() {
         let mut images = vec![s; maps.len()];
         while !s.is_terminal() {
             s.legal_actions(&mut buf);
-            let a = buf[rng.below(buf.len() as u32) as usize];
+            let a = rng.pick(&buf);
             s.apply(a);
             for (image, map) in images.iter_mut().zip(maps) {
                 let b = map[a as usize] as Action;
@@ -232,7 +232,7 @@ fn random_games_keep_the_invariants() {
             s.legal_actions(&mut buf);
             assert_eq!(buf.len(), s.num_edges() - s.edges_drawn() as usize);
             assert!(buf.windows(2).all(|w| w[0] < w[1]), "ascending ids");
-            let a = buf[rng.below(buf.len() as u32) as usize];
+            let a = rng.pick(&buf);
             let before = s;
             let closes = s.boxes_closed_by(a);
             s.apply(a);
@@ -279,7 +279,7 @@ fn fast_rollout_matches_playing_the_same_edges_out() {
         let prefix = rng.below(s.num_edges() as u32);
         for _ in 0..prefix {
             s.legal_actions(&mut buf);
-            s.apply(buf[rng.below(buf.len() as u32) as usize]);
+            s.apply(rng.pick(&buf));
         }
         let seed = rng.next_u64();
         let fast = s.clone().random_rollout(&mut Rng::new(seed));

@@ -39,40 +39,22 @@ const SEARCHER_MIDDLE: [&str; 22] = [
     "e8", "h5", "h6", "f5", "g6", "g4", "j7",
 ];
 
-/// The middle-game position on `start`'s board, if it is large enough.
-pub fn middle_game(start: &Gomoku) -> Option<Gomoku> {
-    if start.size() < 15 {
+/// `moves` played from `start`, if its board is at least `min_size` a side and the game goes
+/// on after them.
+fn after(start: &Gomoku, moves: &[&str], min_size: usize) -> Option<Gomoku> {
+    if start.size() < min_size {
         return None;
     }
     let mut g = *start;
-    for m in MIDDLE {
-        let a = g.parse_legal_action(m).ok()?;
-        g.apply(a);
-        if g.is_terminal() {
-            return None;
-        }
-    }
-    Some(g)
-}
-
-/// The searcher's middle-game position ([`SEARCHER_MIDDLE`]) on `start`'s board, if it is
-/// large enough.
-fn searcher_middle(start: &Gomoku) -> Option<Gomoku> {
-    let mut g = *start;
-    for m in SEARCHER_MIDDLE {
-        let a = g.parse_legal_action(m).ok()?;
-        g.apply(a);
-    }
-    (start.size() >= 15 && !g.is_terminal()).then_some(g)
-}
-
-/// The opening h8 h9 i10 (white to move), on boards from 10 up.
-fn opening(start: &Gomoku) -> Option<Gomoku> {
-    let mut g = *start;
-    for m in ["h8", "h9", "i10"] {
+    for m in moves {
         g.apply(g.parse_legal_action(m).ok()?);
     }
-    (start.size() >= 10).then_some(g)
+    (!g.is_terminal()).then_some(g)
+}
+
+/// The middle-game position ([`MIDDLE`]) on `start`'s board, if it is large enough.
+pub fn middle_game(start: &Gomoku) -> Option<Gomoku> {
+    after(start, &MIDDLE, 15)
 }
 
 pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, String> {
@@ -86,7 +68,7 @@ pub fn figures(start: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>, Strin
     // their only candidate is the centre, and a root with one move is played at once.
     let positions = [
         ("empty board", Some(*start)),
-        ("opening h8 h9 i10", opening(start)),
+        ("opening h8 h9 i10", after(start, &["h8", "h9", "i10"], 10)),
         ("middle game", middle_game(start)),
     ];
     if let Some(middle) = middle_game(start) {
@@ -140,7 +122,7 @@ fn searcher_figures(middle: &Gomoku, opts: &BenchOptions) -> Result<Vec<Figure>,
         runs.push((1, net.clone()));
     }
     let empty = Gomoku::new(middle.size(), middle.rule()).expect("the board's own size");
-    let position = searcher_middle(&empty).unwrap_or(*middle);
+    let position = after(&empty, &SEARCHER_MIDDLE, 15).unwrap_or(*middle);
     for (t, model) in runs {
         let (mut nodes, mut depth, mut seconds) = (0u64, 0i32, 0f64);
         let with_net = if model.is_some() {

@@ -263,7 +263,7 @@ impl fmt::Display for Gomoku {
             "{} to move; {} stones; {}",
             self.to_move,
             self.stones(),
-            Rule::NAMES[self.rule.index()]
+            self.rule.name()
         )
     }
 }

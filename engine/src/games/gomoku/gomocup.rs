@@ -107,15 +107,13 @@ pub struct Brain {
     size: usize,
     rule: Rule,
     pub clock: Clock,
-    /// Where the record of moves starts (the empty board, or a BOARD block's position).
-    base: Option<Gomoku>,
-    /// The moves since `base`, in order (for TAKEBACK).
-    moves: Vec<Action>,
+    /// Each move since the game or the last BOARD block began, with the position before it
+    /// (for TAKEBACK).
+    history: Vec<(Gomoku, Action)>,
     /// Stones of a BOARD block being read: (x, y, field).
     board: Option<Vec<(i32, i32, u8)>>,
-    pub threads: usize,
     /// The searcher's configuration (`pbrain-engine --player`): `best`'s unless told; its
-    /// time comes from the clock and its threads from [`threads`](Self::threads).
+    /// time comes from the clock.
     pub config: PvsConfig,
     /// The searcher, kept from move to move (its table survives between moves).
     searcher: Option<Pvs>,
@@ -140,10 +138,6 @@ impl Answer {
         }
     }
 
-    fn none() -> Answer {
-        Answer::default()
-    }
-
     fn error(reason: impl Into<String>) -> Answer {
         Answer::line(format!("ERROR {}", reason.into()))
     }
@@ -159,17 +153,12 @@ impl Brain {
     pub fn new() -> Brain {
         Brain {
             game: None,
-            base: None,
             size: 15,
             rule: Rule::Freestyle,
             clock: Clock::default(),
-            moves: Vec::new(),
+            history: Vec::new(),
             board: None,
-            threads: 1,
-            config: PvsConfig {
-                product_net: true,
-                ..PvsConfig::new(Duration::from_secs(1))
-            },
+            config: super::pvs_spec_config("best").expect("best is a pvs"),
             searcher: None,
             last_note: None,
         }
@@ -184,7 +173,7 @@ impl Brain {
     pub fn handle_line(&mut self, line: &str) -> Answer {
         let line = line.trim_end_matches(['\r', '\n']).trim();
         if line.is_empty() {
-            return Answer::none();
+            return Answer::default();
         }
         if let Some(stones) = self.board.as_mut() {
             if line.eq_ignore_ascii_case("DONE") {
@@ -194,7 +183,7 @@ impl Brain {
             return match parse_board_line(line) {
                 Ok(stone) => {
                     stones.push(stone);
-                    Answer::none()
+                    Answer::default()
                 }
                 Err(e) => {
                     // The block is dropped whole: the position stays as it was.
@@ -229,12 +218,12 @@ impl Brain {
                     return Answer::error("no game: START first");
                 }
                 self.board = Some(Vec::new());
-                Answer::none()
+                Answer::default()
             }
             "TAKEBACK" => self.takeback(rest),
             "INFO" => {
                 self.info(rest);
-                Answer::none()
+                Answer::default()
             }
             "ABOUT" => Answer::line(format!(
                 "name=\"engine\", version=\"{}\", author=\"the selfplay-mcts team\", country=\"-\", www=\"-\"",
@@ -253,8 +242,7 @@ impl Brain {
             Ok(g) => {
                 self.size = n;
                 self.game = Some(g);
-                self.base = Some(g);
-                self.moves.clear();
+                self.history.clear();
                 // The searcher's tables (the shapes', the transpositions') are built now, not
                 // on the first move's clock.
                 ShapeBoard::new(&g);
@@ -286,7 +274,6 @@ impl Brain {
                 if let Some(g) = &self.game {
                     if g.stones() == 0 && g.rule() != self.rule {
                         self.game = Gomoku::new(self.size, self.rule).ok();
-                        self.base = self.game;
                     }
                 }
             }
@@ -308,8 +295,8 @@ impl Brain {
         if !g.is_legal(a) {
             return Answer::error(format!("{x},{y}: {}", g.illegal_reason(a)));
         }
+        self.history.push((*g, a));
         g.apply(a);
-        self.moves.push(a);
         if g.is_terminal() {
             return Answer::error(format!("{x},{y} ends the game: no move to answer"));
         }
@@ -318,24 +305,22 @@ impl Brain {
 
     /// `TAKEBACK x,y`: the last move, which must be that one, is taken back.
     fn takeback(&mut self, rest: &str) -> Answer {
-        let (Some(g), Some(base)) = (self.game.as_mut(), self.base) else {
+        let Some(g) = self.game.as_mut() else {
             return Answer::error("no game: START first");
         };
         let Some(a) = parse_pair(rest).and_then(|(x, y)| g.gomocup_point(x, y)) else {
             return Answer::error(format!("TAKEBACK takes x,y on the board, not '{rest}'"));
         };
-        if self.moves.last() != Some(&a) {
-            return Answer::error(format!(
+        match self.history.last() {
+            Some(&(before, last)) if last == a => {
+                *g = before;
+                self.history.pop();
+                Answer::line("OK")
+            }
+            _ => Answer::error(format!(
                 "{rest} is not the last move since the game or the last BOARD began"
-            ));
+            )),
         }
-        self.moves.pop();
-        let mut replay = base;
-        for &m in &self.moves {
-            replay.apply(m);
-        }
-        *g = replay;
-        Answer::line("OK")
     }
 
     /// The position of a BOARD block: ours are 1, the opponent's 2 (3: a winning line's stone
@@ -393,8 +378,7 @@ impl Brain {
             }
         }
         self.game = Some(g);
-        self.base = Some(g);
-        self.moves.clear();
+        self.history.clear();
         self.reply_move()
     }
 
@@ -410,7 +394,7 @@ impl Brain {
         let mut next = g;
         next.apply(a);
         self.game = Some(next);
-        self.moves.push(a);
+        self.history.push((g, a));
         let (x, y) = g.gomocup_coords(a);
         Answer {
             messages: self.last_note.take().into_iter().collect(),
@@ -418,14 +402,11 @@ impl Brain {
         }
     }
 
-    /// The searcher, made on first use with the brain's threads.
+    /// The searcher, made on first use.
     fn searcher(&mut self) -> &mut Pvs {
-        let (config, threads) = (&self.config, self.threads);
-        self.searcher.get_or_insert_with(|| {
-            let mut config = config.clone();
-            config.threads = threads;
-            Pvs::new("best", config)
-        })
+        let config = &self.config;
+        self.searcher
+            .get_or_insert_with(|| Pvs::new("best", config.clone()))
     }
 
     /// A win at once, else a block of the opponent's five, else the search's move.
@@ -471,14 +452,11 @@ pub(super) fn parse_pair(text: &str) -> Option<(i32, i32)> {
 }
 
 fn parse_board_line(line: &str) -> Result<(i32, i32, u8), String> {
-    let parts: Vec<&str> = line.split(',').map(str::trim).collect();
-    match parts.as_slice() {
-        [x, y, f] => match (x.parse(), y.parse(), f.parse()) {
-            (Ok(x), Ok(y), Ok(f)) => Ok((x, y, f)),
-            _ => Err(format!("BOARD line '{line}' is not x,y,field")),
-        },
-        _ => Err(format!("BOARD line '{line}' is not x,y,field")),
-    }
+    let stone = line.rsplit_once(',').and_then(|(xy, field)| {
+        let (x, y) = parse_pair(xy)?;
+        Some((x, y, field.trim().parse().ok()?))
+    });
+    stone.ok_or_else(|| format!("BOARD line '{line}' is not x,y,field"))
 }
 
 /// Serves the protocol until END or the end of input.
@@ -760,95 +738,42 @@ mod tests {
     }
 
     /// The search never plans past the turn's limit less a margin, or past a fair share of
-    /// the time left; "as fast as possible" is 10 ms.
+    /// the time left; "as fast as possible" is 10 ms. Of its two limits, the aim stays within
+    /// the hard limit, and the hard limit within the turn and a fifth of what is left, each
+    /// less its margin.
     #[test]
-    fn the_clock_leaves_a_margin() {
-        let ms = |c: Clock, left: usize| c.budget(left).as_millis() as u64;
-        let turn = |t| Clock {
-            timeout_turn: t,
-            timeout_match: 0,
-            time_left: None,
+    fn the_clock_leaves_a_margin_and_stretches_within_the_turn() {
+        let clock = |timeout_turn, timeout_match, time_left| Clock {
+            timeout_turn,
+            timeout_match,
+            time_left,
         };
-        assert_eq!(ms(turn(300), 50), 270);
-        assert_eq!(ms(turn(5_000), 50), 4_500);
-        assert_eq!(ms(turn(100_000), 50), 99_500);
-        assert_eq!(ms(turn(0), 50), 10);
-        let left = Clock {
-            timeout_turn: 5_000,
-            timeout_match: 180_000,
-            time_left: Some(10_000),
-        };
-        // 10 s for at least 20 moves: 500 ms, less 50.
-        assert_eq!(ms(left, 100), 10_000 / 100 - 30);
-        assert_eq!(ms(left, 5), 450);
-        let nearly_out = Clock {
-            time_left: Some(40),
-            ..left
-        };
-        assert_eq!(ms(nearly_out, 10), 5);
-    }
-
-    /// The two limits of the searcher: the aim within the hard limit, the hard limit within
-    /// the turn and a fifth of what is left, each less its margin.
-    #[test]
-    fn the_limits_stretch_within_the_turn_and_the_clock() {
         let ms = |d: Duration| d.as_millis() as u64;
-        for (turn, soft, hard) in [(100, 70, 70), (1_000, 900, 900), (5_000, 4_500, 4_500)] {
-            let clock = Clock {
-                timeout_turn: turn,
-                timeout_match: 0,
-                time_left: None,
-            };
-            let (s, h) = clock.limits(60);
-            assert_eq!((ms(s), ms(h)), (soft, hard), "turn {turn}");
+        // (turn, game, time left, moves to plan for): the budget.
+        for (turn, game, left, moves, budget) in [
+            (300, 0, None, 50, 270),
+            (5_000, 0, None, 50, 4_500),
+            (100_000, 0, None, 50, 99_500),
+            (0, 0, None, 50, 10),
+            // 10 s left for 100 moves: 100 ms, less 30; for 5, the turn's share.
+            (5_000, 180_000, Some(10_000), 100, 70),
+            (5_000, 180_000, Some(10_000), 5, 450),
+            (5_000, 180_000, Some(40), 10, 5),
+        ] {
+            let c = clock(turn, game, left);
+            assert_eq!(ms(c.budget(moves)), budget, "{c:?} {moves}");
         }
-        // Gomocup's 1 s turns and 30 s games: an even share of the game early, the turn's limit
-        // for a critical move.
-        let game = Clock {
-            timeout_turn: 1_000,
-            timeout_match: 30_000,
-            time_left: Some(30_000),
-        };
-        let (s, h) = game.limits(100);
-        assert_eq!((ms(s), ms(h)), (30_000 / 100 - 30, 900));
-        // A nearly spent clock: 200 ms left, a fifth of it less the margin at most.
-        let spent = Clock {
-            time_left: Some(200),
-            ..game
-        };
-        let (s, h) = spent.limits(100);
-        assert!(ms(h) <= 200 / 5 && ms(s) <= ms(h), "{s:?} {h:?}");
-    }
-
-    /// Two brains play each other as a manager would seat them (100 ms turns, the game's
-    /// clock running down): every answer is a legal move of the game between them.
-    #[test]
-    fn two_brains_play_a_game_through_the_protocol() {
-        let mut brains = [Brain::new(), Brain::new()];
-        let mut game = Gomoku::new(15, Rule::Freestyle).unwrap();
-        for brain in &mut brains {
-            for line in ["INFO timeout_turn 100", "INFO timeout_match 5000"] {
-                assert!(brain.handle_line(line).lines.is_empty(), "{line}");
-            }
-            assert_eq!(brain.handle_line("START 15").lines, ["OK"]);
-        }
-        let mut left = [5_000u64, 5_000];
-        let mut answer = brains[0].handle_line("BEGIN").lines;
-        let mut seat = 0;
-        while !game.is_terminal() && game.stones() < 40 {
-            assert!(is_move_answer(&answer[0]), "{answer:?}");
-            let (x, y) = parse_pair(&answer[0]).unwrap();
-            let a = game.gomocup_point(x, y).unwrap();
-            assert!(game.is_legal(a), "{answer:?} in {}", game.board_string());
-            game.apply(a);
-            left[seat] = left[seat].saturating_sub(100);
-            seat = 1 - seat;
-            if game.is_terminal() {
-                break;
-            }
-            let info = format!("INFO time_left {}", left[seat]);
-            brains[seat].handle_line(&info);
-            answer = brains[seat].handle_line(&format!("TURN {x},{y}")).lines;
+        // The limits (aim, hard). Gomocup's 1 s turns and 30 s games: an even share of the
+        // game early, the turn's limit for a critical move; then a nearly spent clock.
+        for (turn, game, left, moves, limits) in [
+            (100, 0, None, 60, (70, 70)),
+            (1_000, 0, None, 60, (900, 900)),
+            (5_000, 0, None, 60, (4_500, 4_500)),
+            (1_000, 30_000, Some(30_000), 100, (270, 900)),
+            (1_000, 30_000, Some(200), 100, (5, 10)),
+        ] {
+            let (aim, hard) = clock(turn, game, left).limits(moves);
+            assert_eq!((ms(aim), ms(hard)), limits, "{turn} {game} {left:?}");
         }
     }
 

@@ -14,13 +14,13 @@ use std::time::{Duration, Instant};
 
 use super::gomocup::parse_pair;
 use super::Gomoku;
-use crate::agents::process::clip;
+use crate::agents::process::{clip, or_drop};
 use crate::agents::{Agent, AgentError, ChildProcess, Choice, Silence};
 use crate::game::{Action, Game, Player};
 use crate::game_spec::{key, KeyDecl};
 
 /// How a brain is run and timed.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct BrainConfig {
     /// The command line (run by the shell, as `external`'s).
     pub command: String,
@@ -91,45 +91,34 @@ impl BrainConfig {
     pub fn read(text: &str, keys: &[(String, String)]) -> Result<BrainConfig, String> {
         use crate::agents::spec::{number, unknown_key_in, whole_in, MAX_TIME_MS};
         let err = |e: String| format!("player '{text}': {e}");
-        let mut config = BrainConfig {
-            command: String::new(),
-            name: None,
-            turn_ms: 1000,
-            match_ms: 30_000,
-            threads: 1,
-            memory_mb: 350,
-            tolerance_ms: 0,
-            start_ms: 30_000,
-            info: Vec::new(),
-        };
+        let mut config = BrainConfig::default();
+        // The declared defaults first, so the help and the player cannot drift apart.
+        let defaults = GOMOCUP_KEYS.iter().filter(|k| !k.default.is_empty());
+        let defaults = defaults.map(|k| (k.name.to_string(), k.default.to_string()));
         let ms = |key: &str, value: &str, min: u64| whole_in(key, value, min, MAX_TIME_MS);
-        for (key, value) in keys {
+        for (key, value) in defaults.chain(keys.iter().cloned()) {
             match key.as_str() {
-                "cmd" => config.command = value.clone(),
-                "name" => config.name = Some(value.clone()),
-                "turn_ms" => config.turn_ms = ms(key, value, 0).map_err(err)?,
-                "match_ms" => config.match_ms = ms(key, value, 0).map_err(err)?,
-                "start_ms" => config.start_ms = ms(key, value, 1).map_err(err)?,
-                "threads" => config.threads = number(key, value).map_err(err)?,
-                "memory_mb" => config.memory_mb = number(key, value).map_err(err)?,
-                "tolerance_ms" => config.tolerance_ms = ms(key, value, 0).map_err(err)?,
+                "cmd" => config.command = value,
+                "name" => config.name = Some(value),
+                "turn_ms" => config.turn_ms = ms(&key, &value, 0).map_err(err)?,
+                "match_ms" => config.match_ms = ms(&key, &value, 0).map_err(err)?,
+                "start_ms" => config.start_ms = ms(&key, &value, 1).map_err(err)?,
+                "threads" => {
+                    let most = crate::cli::MAX_THREADS as u32;
+                    config.threads = whole_in(&key, &value, 1, most).map_err(err)?
+                }
+                "memory_mb" => config.memory_mb = number(&key, &value).map_err(err)?,
+                "tolerance_ms" => config.tolerance_ms = ms(&key, &value, 0).map_err(err)?,
                 _ => match key.strip_prefix("info.") {
                     Some(name) if !name.is_empty() && !name.contains(char::is_whitespace) => {
-                        config.info.push((name.to_string(), value.clone()))
+                        config.info.push((name.to_string(), value))
                     }
-                    _ => return Err(unknown_key_in(text, key, &GOMOCUP_KEYS)),
+                    _ => return Err(unknown_key_in(text, &key, &GOMOCUP_KEYS)),
                 },
             }
         }
         if config.command.trim().is_empty() {
             return Err(err("gomocup needs cmd=COMMAND, the brain to run".into()));
-        }
-        if config.threads == 0 || config.threads as usize > crate::cli::MAX_THREADS {
-            return Err(err(format!(
-                "threads (INFO thread_num) is 1 to {}, not {}",
-                crate::cli::MAX_THREADS,
-                config.threads
-            )));
         }
         Ok(config)
     }
@@ -176,37 +165,26 @@ impl GomocupAgent {
         self.process.as_ref().map(ChildProcess::id)
     }
 
-    fn process(&mut self) -> Result<&mut ChildProcess, AgentError> {
-        self.process
-            .as_mut()
-            .ok_or_else(|| AgentError::new("the brain is not running"))
-    }
-
     /// Writes `lines`; a failure kills the brain.
     fn send(&mut self, lines: &[String]) -> Result<(), AgentError> {
-        let result = (|| {
-            let process = self.process()?;
+        or_drop(&mut self.process, "the brain is not running", |process| {
             lines.iter().try_for_each(|l| process.send(l))
-        })();
-        if result.is_err() {
-            self.process = None;
-        }
-        result
+        })
     }
 
     /// Reads lines until one `accept` takes (returning what it makes of it). `MESSAGE` lines
     /// are kept in `messages`; `DEBUG` lines and lines of no known form are skipped, as
     /// managers skip them (the last is named if no answer follows). `ERROR` or `UNKNOWN`,
-    /// silence past `deadline` or an exit is an error naming `what`, and kills the brain.
+    /// silence past `deadline` (said after `late`) or an exit is an error naming `what`, and
+    /// kills the brain.
     fn read_until<T>(
         &mut self,
         what: &str,
-        deadline: Instant,
+        (deadline, late): (Instant, &str),
         messages: &mut Vec<String>,
         accept: &dyn Fn(&str) -> Option<T>,
     ) -> Result<T, AgentError> {
-        let result = (|| {
-            let process = self.process()?;
+        or_drop(&mut self.process, "the brain is not running", |process| {
             let mut stray: Option<String> = None;
             let said = |stray: &Option<String>| match stray {
                 Some(line) => format!(" (its last line: '{}')", clip(line)),
@@ -217,7 +195,7 @@ impl GomocupAgent {
                     Ok(line) => line,
                     Err(Silence::TimedOut) => {
                         return Err(AgentError::new(format!(
-                            "no answer to {what} in time{}",
+                            "{late}no answer to {what} in time{}",
                             said(&stray)
                         )))
                     }
@@ -244,11 +222,7 @@ impl GomocupAgent {
                     stray = Some(line.to_string());
                 }
             }
-        })();
-        if result.is_err() {
-            self.process = None;
-        }
-        result
+        })
     }
 
     /// Starts the brain if it is not running, and reads its name.
@@ -260,7 +234,7 @@ impl GomocupAgent {
         self.send(&["ABOUT".into()])?;
         let deadline = Instant::now() + Duration::from_millis(self.config.start_ms);
         // A brain without ABOUT answers UNKNOWN or ERROR: it plays on, named by its command.
-        self.about_name = self.read_until("ABOUT", deadline, &mut Vec::new(), &|l| {
+        self.about_name = self.read_until("ABOUT", (deadline, ""), &mut Vec::new(), &|l| {
             let upper = l.to_ascii_uppercase();
             if l.contains("name=") {
                 Some(about_value(l, "name"))
@@ -271,15 +245,6 @@ impl GomocupAgent {
             }
         })?;
         Ok(())
-    }
-
-    /// The game's rule as `INFO rule` flags: 0 freestyle, 1 exactly five, 4 renju.
-    fn rule_flags(game: &Gomoku) -> u32 {
-        match game.rule() {
-            super::Rule::Freestyle => 0,
-            super::Rule::Standard => 1,
-            super::Rule::Renju => 4,
-        }
     }
 
     /// The command that brings the brain to `state` and asks its move: `BEGIN` on the empty
@@ -293,11 +258,7 @@ impl GomocupAgent {
             let (x, y) = start.gomocup_coords(moves[moves.len() - 1]);
             return vec![format!("TURN {x},{y}")];
         }
-        let mover = if moves.len() % 2 == 0 {
-            Player::P1
-        } else {
-            Player::P2
-        };
+        let mover = [Player::P1, Player::P2][moves.len() % 2];
         let mut lines = vec!["BOARD".to_string()];
         let mut state = *start;
         for &a in moves {
@@ -340,22 +301,13 @@ impl GomocupAgent {
         let deadline = started + allowed.min(Duration::from_secs(86_400));
         let mut messages = Vec::new();
         let what = format!("'{}'", commands[0]);
-        let (x, y) = self
-            .read_until(&what, deadline, &mut messages, &parse_pair)
-            .map_err(|e| {
-                if e.reason
-                    .starts_with(&format!("no answer to {what} in time"))
-                {
-                    let of = if turn > 0 && limit == turn {
-                        "its turn"
-                    } else {
-                        "the game's time left"
-                    };
-                    AgentError::new(format!("lost on time ({limit} ms, {of}): {e}"))
-                } else {
-                    e
-                }
-            })?;
+        let of = if turn > 0 && limit == turn {
+            "its turn"
+        } else {
+            "the game's time left"
+        };
+        let late = format!("lost on time ({limit} ms, {of}): ");
+        let (x, y) = self.read_until(&what, (deadline, &late), &mut messages, &parse_pair)?;
         self.answered = Some(Instant::now());
         let took = started.elapsed().as_millis() as u64;
         if clock {
@@ -393,7 +345,7 @@ impl Agent<Gomoku> for GomocupAgent {
         let size = start.size();
         self.send(&[format!("START {size}")])?;
         let deadline = Instant::now() + Duration::from_millis(self.config.start_ms);
-        self.read_until("START", deadline, &mut Vec::new(), &|l| {
+        self.read_until("START", (deadline, ""), &mut Vec::new(), &|l| {
             l.eq_ignore_ascii_case("OK").then_some(())
         })?;
         let c = &self.config;
@@ -402,7 +354,8 @@ impl Agent<Gomoku> for GomocupAgent {
             format!("INFO timeout_match {}", c.match_ms),
             format!("INFO max_memory {}", c.memory_mb.saturating_mul(1 << 20)),
             format!("INFO thread_num {}", c.threads),
-            format!("INFO rule {}", Self::rule_flags(start)),
+            // `INFO rule` flags: 0 freestyle, 1 exactly five, 4 renju.
+            format!("INFO rule {}", [0, 1, 4][start.rule().index()]),
             "INFO game_type 1".to_string(),
         ];
         for (k, v) in &c.info {

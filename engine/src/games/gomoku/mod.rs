@@ -33,7 +33,6 @@ pub mod shape_board;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod threat_space;
-pub mod threats;
 pub mod tuning;
 
 use crate::game::{Action, Player};
@@ -65,11 +64,7 @@ impl Rule {
     pub const NAMES: [&'static str; 3] = ["freestyle", "standard", "renju"];
 
     pub fn index(self) -> usize {
-        match self {
-            Rule::Freestyle => 0,
-            Rule::Standard => 1,
-            Rule::Renju => 2,
-        }
+        self as usize
     }
 
     pub fn from_index(i: usize) -> Rule {
@@ -90,12 +85,22 @@ impl Rule {
             .ok_or_else(|| format!("rule '{text}' is not one of {}", Rule::NAMES.join(", ")))
     }
 
+    /// Whether only exactly five wins for `player` (an overline does not).
+    #[inline]
+    pub fn exactly_five(self, player: Player) -> bool {
+        matches!(
+            (self, player),
+            (Rule::Standard, _) | (Rule::Renju, Player::P1)
+        )
+    }
+
     /// Whether a run of `run` stones of `player` wins.
     #[inline]
     pub fn wins(self, player: Player, run: usize) -> bool {
-        match (self, player) {
-            (Rule::Freestyle, _) | (Rule::Renju, Player::P2) => run >= 5,
-            (Rule::Standard, _) | (Rule::Renju, Player::P1) => run == 5,
+        if self.exactly_five(player) {
+            run == 5
+        } else {
+            run >= 5
         }
     }
 }
@@ -182,6 +187,35 @@ impl Gomoku {
     pub fn point(&self, col: i32, row: i32) -> Option<usize> {
         let n = self.size as i32;
         (col >= 0 && col < n && row >= 0 && row < n).then(|| (row * n + col) as usize)
+    }
+
+    /// The empty points within `d` (king steps) of a stone, as flags; the centre on an empty
+    /// board.
+    pub fn near_flags(&self, d: i32) -> [bool; MAX_POINTS] {
+        let mut near = [false; MAX_POINTS];
+        let n = self.size as i32;
+        if self.stones == 0 {
+            near[self.point(n / 2, n / 2).expect("the centre")] = true;
+            return near;
+        }
+        for p in (0..self.points()).filter(|&p| self.stone(p).is_some()) {
+            let (c, r) = self.col_row(p);
+            for dr in -d..=d {
+                for dc in -d..=d {
+                    if let Some(q) = self.point(c + dc, r + dr) {
+                        near[q] |= self.stone(q).is_none();
+                    }
+                }
+            }
+        }
+        near
+    }
+
+    /// The same points, listed in ascending order.
+    pub fn near_points(&self, d: i32, out: &mut Vec<usize>) {
+        out.clear();
+        let near = self.near_flags(d);
+        out.extend((0..self.points()).filter(|&p| near[p]));
     }
 
     #[inline]
@@ -365,14 +399,13 @@ impl Gomoku {
 
     /// Black has as many stones as white, or one more, as alternate moves make.
     fn check_counts(&self) -> Result<(), String> {
-        let black = self.cells[..self.points()]
-            .iter()
-            .filter(|&&c| c == 1)
-            .count();
-        let white = self.cells[..self.points()]
-            .iter()
-            .filter(|&&c| c == 2)
-            .count();
+        let count = |colour| {
+            self.cells[..self.points()]
+                .iter()
+                .filter(|&&c| c == colour)
+                .count()
+        };
+        let (black, white) = (count(1), count(2));
         let ok = match self.to_move {
             Player::P1 => black == white,
             Player::P2 => black == white + 1,

@@ -70,27 +70,14 @@ pub fn product_net(rule: Rule, size: usize) -> Option<std::sync::Arc<PatternNet>
     (net.plays(rule) && size >= net.size).then_some(net)
 }
 
-/// The code of a (point, direction) for a side that makes `own` there while the other makes
-/// `other`.
-#[inline]
-pub fn code(own: u8, other: u8) -> usize {
-    own as usize * Shape::ALL.len() + other as usize
-}
-
-/// The four codes of empty point `p` seen from `side`.
+/// The four codes of empty point `p` seen from `side` (`9 * its own shape + the other's`).
 #[inline]
 pub fn point_codes(board: &ShapeBoard, side: Player, p: usize) -> [usize; 4] {
-    let other = side.opponent();
-    std::array::from_fn(|d| {
-        code(
-            board.shape(side, p, d) as u8,
-            board.shape(other, p, d) as u8,
-        )
-    })
+    board.pair_codes(p).map(|c| pair_seen_from(c, side.index()))
 }
 
 /// A pattern net's weights, as trained (f32), and the integer form the engine sums.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PatternNet {
     pub rule: Rule,
     pub size: usize,
@@ -113,17 +100,6 @@ pub struct PatternNet {
     head_q: Vec<f32>,
 }
 
-/// The four pair codes of empty point `p` (`9 * black's shape + white's`, [`code`]), seen
-/// from black: what a net reads of its four directions.
-pub fn line_codes(board: &ShapeBoard, p: usize) -> [u8; 4] {
-    std::array::from_fn(|d| {
-        code(
-            board.shape(Player::P1, p, d) as u8,
-            board.shape(Player::P2, p, d) as u8,
-        ) as u8
-    })
-}
-
 /// Each pair code seen from each colour (0 black, 1 white: each side's own shape first), 256
 /// long so that a byte indexes it without a bound check.
 const PAIR_SEEN_FROM: [[u8; 256]; 2] = {
@@ -138,7 +114,7 @@ const PAIR_SEEN_FROM: [[u8; 256]; 2] = {
     table
 };
 
-/// A pair code ([`line_codes`]) seen from `colour` (0 black, 1 white).
+/// A pair code ([`ShapeBoard::pair_codes`]) seen from `colour` (0 black, 1 white).
 #[inline(always)]
 fn pair_seen_from(pair: u8, colour: usize) -> usize {
     usize::from(PAIR_SEEN_FROM[colour & 1][usize::from(pair)])
@@ -263,7 +239,7 @@ impl PatternNet {
         for p in 0..board.points() {
             // A fresh point each time: its activations start at zero, as a board's do.
             acts.fill(0);
-            let codes = line_codes(&board, p);
+            let codes = board.pair_codes(p);
             self.update_point(0, Some(codes), &mut pre, &mut acts, &mut sums);
         }
         sums
@@ -449,10 +425,9 @@ impl PatternNet {
             .collect()
     }
 
-    /// Writes the net as safetensors with its metadata (and `extra`'s).
-    pub fn save(&self, path: &Path) -> Result<(), String> {
-        let mut meta = self.extra.clone();
-        for (key, value) in [
+    /// The metadata the net writes of itself (the rest of a file's is kept in `extra`).
+    fn own_metadata(&self) -> [(&'static str, String); 9] {
+        [
             ("format", NET_FORMAT.to_string()),
             ("game", "gomoku".to_string()),
             ("rule", self.rule.name().to_string()),
@@ -465,33 +440,39 @@ impl PatternNet {
                 "output_activation",
                 "sigmoid: the side to move's chance to win".to_string(),
             ),
-        ] {
-            meta.insert(key.into(), value);
-        }
+        ]
+    }
+
+    /// The tensors, in the order of the file and the fingerprint.
+    fn tensors(&self) -> [TensorEntry<'_>; 6] {
         let (f, h) = (self.features, self.hidden);
-        let output_bias = [self.output_bias];
-        let tensors = vec![
+        [
             TensorEntry::new("point.embedding", vec![CODES, f], &self.embedding),
             TensorEntry::new("point.bias", vec![f], &self.point_bias),
             TensorEntry::new("head.weight", vec![h, 2 * f], &self.head_weight),
             TensorEntry::new("head.bias", vec![h], &self.head_bias),
             TensorEntry::new("output.weight", vec![1, h], &self.output_weight),
-            TensorEntry::new("output.bias", vec![1], &output_bias),
-        ];
-        write_safetensors(path, &meta, &tensors)
+            TensorEntry::new(
+                "output.bias",
+                vec![1],
+                std::slice::from_ref(&self.output_bias),
+            ),
+        ]
+    }
+
+    /// Writes the net as safetensors with its metadata (and `extra`'s).
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let mut meta = self.extra.clone();
+        for (key, value) in self.own_metadata() {
+            meta.insert(key.into(), value);
+        }
+        write_safetensors(path, &meta, &self.tensors())
             .map_err(|e| format!("model {}: {e}", path.display()))
     }
 
     /// [`weights_fingerprint`](crate::nn::weights_fingerprint) of the weights and biases.
     pub fn fingerprint(&self) -> String {
-        crate::nn::weights_fingerprint(&[
-            &self.embedding,
-            &self.point_bias,
-            &self.head_weight,
-            &self.head_bias,
-            &self.output_weight,
-            &[self.output_bias],
-        ])
+        crate::nn::weights_fingerprint(&self.tensors().map(|t| t.data))
     }
 
     /// Reads a net written by [`save`](Self::save); any error names the file and what does
@@ -534,43 +515,25 @@ impl PatternNet {
                 .map(|(_, data)| data)
                 .ok_or_else(|| format!("it has no tensor '{name}'"))
         };
-        let embedding = take("point.embedding")?;
-        let point_bias = take("point.bias")?;
-        let head_weight = take("head.weight")?;
-        let head_bias = take("head.bias")?;
-        let output_weight = take("output.weight")?;
-        let output_bias = take("output.bias")?;
-        let one = |name: &str, v: Vec<f32>| match v[..] {
-            [x] => Ok(x),
-            _ => Err(format!("{name} has {} numbers, not 1", v.len())),
-        };
-        let output_bias = one("output.bias", output_bias)?;
+        let mut net = PatternNet::new(
+            rule,
+            size,
+            take("point.embedding")?,
+            take("point.bias")?,
+            take("head.weight")?,
+            take("head.bias")?,
+            take("output.weight")?,
+            match take("output.bias")?[..] {
+                [x] => x,
+                ref v => return Err(format!("output.bias has {} numbers, not 1", v.len())),
+            },
+        )?;
         if let Some(name) = tensors.keys().min() {
             return Err(format!(
                 "it has a tensor '{name}' this engine does not read"
             ));
         }
-        let mut net = PatternNet::new(
-            rule,
-            size,
-            embedding,
-            point_bias,
-            head_weight,
-            head_bias,
-            output_weight,
-            output_bias,
-        )?;
-        let own = [
-            "format",
-            "game",
-            "rule",
-            "size",
-            "encoding",
-            "features",
-            "hidden",
-            "point_norm",
-            "output_activation",
-        ];
+        let own = net.own_metadata().map(|(key, _)| key);
         net.extra = meta
             .into_iter()
             .filter(|(k, _)| !own.contains(&k.as_str()))
@@ -761,6 +724,12 @@ mod tests {
         .unwrap()
     }
 
+    /// The sums of a fresh board of `g` with `net`.
+    fn fresh_sums(g: &Gomoku, net: &Arc<PatternNet>) -> [Vec<i32>; 2] {
+        let mut board = ShapeBoard::new(g).with_net(net.clone()).unwrap();
+        board.net_sums().unwrap().sums().clone()
+    }
+
     #[test]
     fn the_sums_follow_moves_and_unmakes_exactly_and_match_the_f32_reference() {
         let mut rng = Rng::new(11);
@@ -782,14 +751,9 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
-                board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
-                let mut fresh = ShapeBoard::new(board.position())
-                    .with_net(net.clone())
-                    .unwrap();
-                assert_eq!(
-                    board.net_sums().unwrap().sums(),
-                    fresh.net_sums().unwrap().sums()
-                );
+                board.make(usize::from(rng.pick(&moves)));
+                let want = fresh_sums(board.position(), &net);
+                assert_eq!(board.net_sums().unwrap().sums(), &want);
                 let (fast, exact) = (board.net_logit().unwrap(), net.reference_logit(&board));
                 // Rounding to 1/2048 moves a logit by a few thousandths (a score unit is 1/400);
                 // on another board the offset adds two empty boards' rounding.
@@ -833,11 +797,7 @@ mod tests {
                     big.apply(b);
                 }
             }
-            let sums = |g: &Gomoku| {
-                let mut board = ShapeBoard::new(g).with_net(net.clone()).unwrap();
-                board.net_sums().unwrap().sums().clone()
-            };
-            assert_eq!(sums(&small), sums(&big));
+            assert_eq!(fresh_sums(&small, &net), fresh_sums(&big, &net));
         }
         // On its own board nothing is added.
         assert!(net.size_offset(15).iter().all(|&v| v == 0));
@@ -857,15 +817,12 @@ mod tests {
             if roll < 5 && !board.won() {
                 board.position().legal_actions(&mut moves);
                 if !moves.is_empty() {
-                    board.make(usize::from(moves[rng.below(moves.len() as u32) as usize]));
+                    board.make(usize::from(rng.pick(&moves)));
                 }
             } else if roll < 8 && board.ply() > 0 {
                 board.unmake();
             } else {
-                let mut fresh = ShapeBoard::new(board.position())
-                    .with_net(net.clone())
-                    .unwrap();
-                let want = fresh.net_sums().unwrap().sums().clone();
+                let want = fresh_sums(board.position(), &net);
                 assert_eq!(board.net_sums().unwrap().sums(), &want, "step {step}");
             }
         }
@@ -879,9 +836,7 @@ mod tests {
         while later.ply() > 0 {
             later.unmake();
         }
-        let mut empty = ShapeBoard::new(&start).with_net(net).unwrap();
-        let want = empty.net_sums().unwrap().sums().clone();
-        assert_eq!(later.net_sums().unwrap().sums(), &want);
+        assert_eq!(later.net_sums().unwrap().sums(), &fresh_sums(&start, &net));
     }
 
     #[test]
@@ -894,10 +849,7 @@ mod tests {
         net.save(&path).unwrap();
         let back = PatternNet::load(&path).unwrap();
         assert_eq!(back.encoding(), NET_ENCODING);
-        assert_eq!(back.embedding, net.embedding);
-        assert_eq!(back.head_weight, net.head_weight);
-        assert_eq!(back.output_bias, net.output_bias);
-        assert_eq!(back.extra, net.extra);
+        assert_eq!(back, net);
         assert!(back.check_fits(Rule::Freestyle, 15).is_ok());
         // Another board of its rule is played (its sums carried over), and the standard rule
         // (freestyle less the overline); renju is not.
@@ -953,17 +905,8 @@ mod tests {
         meta.insert("encoding".into(), NET_ENCODING.into());
         meta.insert("rule".into(), "freestyle".into());
         meta.insert("size".into(), "15".into());
-        let (f, h) = (net.features, net.hidden);
-        let output_bias = [net.output_bias];
-        let tensors = [
-            TensorEntry::new("point.embedding", vec![CODES, f], &net.embedding),
-            TensorEntry::new("point.bias", vec![f], &net.point_bias),
-            TensorEntry::new("head.weight", vec![h, 2 * f], &net.head_weight),
-            TensorEntry::new("head.bias", vec![h], &net.head_bias),
-            TensorEntry::new("output.weight", vec![1, h], &net.output_weight),
-            TensorEntry::new("output.bias", vec![1], &output_bias),
-            TensorEntry::new("window.embedding", vec![1], &[0.0]),
-        ];
+        let mut tensors = Vec::from(net.tensors());
+        tensors.push(TensorEntry::new("window.embedding", vec![1], &[0.0]));
         write_safetensors(&windowed, &meta, &tensors).unwrap();
         let e = PatternNet::load(&windowed).unwrap_err();
         assert!(

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use super::net::PatternNet;
 use super::patterns::Shape;
 use super::shape_board::ShapeBoard;
-use super::threat_space::{ThreatKind, ThreatSearch};
+use super::threat_space::{Defend, ThreatKind, ThreatSearch};
 use super::{Gomoku, MAX_POINTS};
 use crate::agents::{Agent, AgentError, Choice};
 use crate::game::{Action, Game, Player};
@@ -59,13 +59,9 @@ impl EvalWeights {
     /// The weights' names, as a weight file spells them (the `none` and `five` shapes are
     /// decided by the search, not weighed).
     pub fn names() -> Vec<String> {
-        let mut names = Vec::new();
-        for side in ["mine", "theirs"] {
-            for shape in &Shape::NAMES[1..8] {
-                names.push(format!("{side}-{shape}"));
-            }
-        }
-        names
+        let shapes = &Shape::NAMES[1..8];
+        let named = |side| shapes.iter().map(move |shape| format!("{side}-{shape}"));
+        ["mine", "theirs"].into_iter().flat_map(named).collect()
     }
 
     pub fn to_vec(&self) -> Vec<f32> {
@@ -77,28 +73,13 @@ impl EvalWeights {
     }
 
     pub fn from_slice(w: &[f32]) -> Result<EvalWeights, String> {
-        if w.len() != 14 {
-            return Err(format!(
-                "the evaluation weights are 14 numbers, not {}",
-                w.len()
-            ));
-        }
+        let w = crate::tuning::whole_weights(w, &EvalWeights::names(), MAX_WEIGHT)?;
         let mut out = EvalWeights {
             mine: [0; 9],
             theirs: [0; 9],
         };
-        if let Some(bad) = w
-            .iter()
-            .find(|x| !x.is_finite() || x.abs() > MAX_WEIGHT as f32)
-        {
-            return Err(format!(
-                "an evaluation weight is {bad}: each must be a number within +-{MAX_WEIGHT}"
-            ));
-        }
-        for i in 0..7 {
-            out.mine[i + 1] = w[i].round() as i32;
-            out.theirs[i + 1] = w[i + 7].round() as i32;
-        }
+        out.mine[1..8].copy_from_slice(&w[..7]);
+        out.theirs[1..8].copy_from_slice(&w[7..]);
         Ok(out)
     }
 }
@@ -125,11 +106,11 @@ pub fn shape_order(board: &ShapeBoard, me: Player, p: usize) -> (i32, bool) {
             + ORDER_DEFENCE[board.shape(opp, p, d) as usize];
     }
     let mine = board.threat(me, p);
-    if mine.is_double() || mine.live_threes >= 2 {
+    if mine.is_winning_threat() {
         shapes += ORDER_ATTACK[Shape::LiveFour as usize];
     }
     let theirs = board.threat(opp, p);
-    if theirs.is_double() || theirs.live_threes >= 2 {
+    if theirs.is_winning_threat() {
         shapes += ORDER_DEFENCE[Shape::LiveFour as usize];
     }
     (shapes, mine.is_four())
@@ -222,12 +203,6 @@ impl PvsConfig {
             product_net: false,
             hash_mb: 16,
         }
-    }
-
-    /// The table's size as the log2 of its entries (16 bytes each), at least 2^10.
-    pub fn table_bits(&self) -> u32 {
-        let entries = (self.hash_mb.max(1) << 20) / 16;
-        (usize::BITS - 1 - entries.leading_zeros()).max(10)
     }
 }
 
@@ -540,13 +515,7 @@ impl<'a> Worker<'a> {
             }
         }
         self.stack.truncate(start);
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha0 {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best, alpha0, beta);
         // The table keeps depths from 0: a node past the horizon would pass for one at it.
         if depth >= 0 {
             self.table.store(key, best, ply, depth, bound, best_move);
@@ -613,7 +582,7 @@ impl Pvs {
     pub fn new(name: impl Into<String>, config: PvsConfig) -> Pvs {
         Pvs {
             name: name.into(),
-            table: Table::new(config.table_bits()),
+            table: Table::with_mb(config.hash_mb),
             threats: ThreatSearch::new(),
             config,
             nodes: 0,
@@ -631,14 +600,6 @@ impl Pvs {
             Some(net) => Some(net.clone()),
             None if self.config.product_net => super::net::product_net(state.rule(), state.size()),
             None => None,
-        }
-    }
-
-    /// Whether the player's net (if any) was made for this rule and board size.
-    pub fn check_fits(&self, rule: super::Rule, size: usize) -> Result<(), String> {
-        match &self.config.model {
-            Some(net) => net.check_fits(rule, size),
-            None => Ok(()),
         }
     }
 
@@ -733,28 +694,24 @@ impl Pvs {
             return Some((p as Action, score));
         }
         let threat_deadline = Some(started + soft / 3);
-        for (kind, nodes) in [
-            (ThreatKind::Vcf, self.config.vcf_nodes),
-            (ThreatKind::Vct, self.config.vct_nodes),
+        for (kind, nodes, how) in [
+            (ThreatKind::Vcf, self.config.vcf_nodes, "vcf"),
+            (ThreatKind::Vct, self.config.vct_nodes, "vct"),
         ] {
-            if let Some(p) = self
+            let found = self
                 .threats
-                .find(&mut board, kind, 30, nodes, threat_deadline)
-            {
-                self.nodes += self.threats.nodes();
-                self.found = match kind {
-                    ThreatKind::Vcf => "vcf",
-                    ThreatKind::Vct => "vct",
-                };
+                .find(&mut board, kind, 30, nodes, threat_deadline);
+            self.nodes += self.threats.nodes();
+            if let Some(p) = found {
+                self.found = how;
                 return Some((p as Action, WIN - 1));
             }
-            self.nodes += self.threats.nodes();
         }
         let net = self.net_for(state);
         if let Some(net) = &net {
-            // The root's threat searches ran without it (they never evaluate).
-            // A net for another rule or board is refused when the player is built
-            // ([`Pvs::check_fits`]); one that slips through is left out, not trusted.
+            // The root's threat searches ran without it (they never evaluate). A net for
+            // another rule or board is refused when the player is built (the registry checks
+            // its model); one that slips through is left out, not trusted.
             if let Ok(with_net) = board.clone().with_net(net.clone()) {
                 board = with_net;
             }
@@ -776,8 +733,14 @@ impl Pvs {
         // them when none does: the opponent may still err).
         if moves.len() > 1 {
             let vcf = self.config.vcf_nodes;
-            let by = started + soft / 2;
-            self.keep_defences(&mut board, &mut moves, ThreatKind::Vcf, vcf, by);
+            let by = Some(started + soft / 2);
+            self.threats.keep_defences(
+                &mut board,
+                &mut moves,
+                (ThreatKind::Vcf, Defend::Proven),
+                vcf,
+                by,
+            );
         }
         if moves.len() == 1 {
             self.found = if state.stones() == 0 {
@@ -846,50 +809,6 @@ impl Pvs {
         self.nodes += nodes;
         Some((p as Action, score))
     }
-
-    /// Where the opponent (as if we passed) has a win by `kind`'s threats: the points after
-    /// which it has none, searched from all the candidates, not only `moves` (those first, in
-    /// their order). All of `moves` stay when none breaks it or time runs out.
-    fn keep_defences(
-        &mut self,
-        board: &mut ShapeBoard,
-        moves: &mut Vec<usize>,
-        kind: ThreatKind,
-        nodes: u64,
-        by: Instant,
-    ) {
-        // A move is kept where the threat search finds no win after it.
-        board.pass();
-        let threat = self.threats.find(board, kind, 30, nodes, Some(by));
-        board.pass();
-        if threat.is_none() {
-            return;
-        }
-        let me = board.to_move();
-        let mut points = Vec::new();
-        board.candidates(&mut points);
-        let rank = |p: &usize| moves.iter().position(|m| m == p).unwrap_or(usize::MAX);
-        points.sort_by_key(rank);
-        let mut kept = Vec::new();
-        for p in points {
-            if Instant::now() >= by {
-                return;
-            }
-            if !board.playable(me, p) {
-                continue;
-            }
-            board.make(p);
-            let found = self.threats.find(board, kind, 30, nodes / 16, Some(by));
-            let breaks = found.is_none() && !self.threats.aborted();
-            board.unmake();
-            if breaks {
-                kept.push(p);
-            }
-        }
-        if !kept.is_empty() {
-            *moves = kept;
-        }
-    }
 }
 
 impl Agent<Gomoku> for Pvs {
@@ -921,12 +840,14 @@ impl Agent<Gomoku> for Pvs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::gomoku::threat_space::threat_suite;
+    use crate::rng::Rng;
 
     /// The beam's moves and the threats behind them, in the order of a full sort filtered,
     /// over random scores with ties and beams from none to more than the moves.
     #[test]
     fn the_beam_keeps_what_a_full_sort_keeps() {
-        let mut rng = crate::rng::Rng::new(5);
+        let mut rng = Rng::new(5);
         let four = ORDER_ATTACK[Shape::Four as usize];
         for _ in 0..2_000 {
             let n = rng.below(70) as usize;
@@ -958,25 +879,13 @@ mod tests {
         }
     }
 
-    /// `hash_mb` sizes the table.
-    #[test]
-    fn the_table_is_sized_by_hash_mb() {
-        let mut config = PvsConfig::new(Duration::from_secs(1));
-        // 16 MiB of 16-byte entries is 2^20 of them; a table is at least 2^10.
-        assert_eq!(config.table_bits(), 20);
-        config.hash_mb = 1;
-        assert_eq!(config.table_bits(), 16);
-        config.hash_mb = 48;
-        assert_eq!(config.table_bits(), 21);
-    }
-
     /// A small table loses no short win: on the threat suite's short wins, with the root's
     /// threat searches off so that the tree must find them, a search with a small table
     /// (`hash_mb=1`) finds every win the plain search finds at the same depth (and the plain
     /// search finds most).
     #[test]
     fn pruning_keeps_the_trees_wins() {
-        let suite = crate::games::gomoku::threat_space::threat_suite().unwrap();
+        let suite = threat_suite().unwrap();
         let short: Vec<_> = suite.iter().filter(|s| s.threats <= 3).take(24).collect();
         let win_with = |hash_mb: Option<usize>, g: &Gomoku| {
             let mut config = PvsConfig::new(Duration::from_secs(600));
@@ -1000,13 +909,6 @@ mod tests {
             short.len()
         );
     }
-}
-
-#[cfg(test)]
-mod quick_vcf_tests {
-    use super::*;
-    use crate::games::gomoku::threat_space::threat_suite;
-    use crate::rng::Rng;
 
     fn worker_on<'a>(
         config: &'a PvsConfig,
@@ -1058,7 +960,7 @@ mod quick_vcf_tests {
                 if g.is_terminal() || near.is_empty() {
                     break;
                 }
-                let p = near[rng.below(near.len() as u32) as usize];
+                let p = rng.pick(&near);
                 g.apply(p as Action);
             }
             if g.is_terminal() {

@@ -35,11 +35,6 @@ const PVS_KEYS: [KeyDecl; 11] = [
     file_key("model", "none", "a pattern net (train's model.safetensors; it plays its own rule, a freestyle net the standard rule too, on any board) as the evaluation in place of the weighed shapes; product: the shipped net where it plays (freestyle and standard, 15x15 and bigger), else the weighed shapes (best's); none: the weighed shapes", &["product", "none"]),
 ];
 
-/// A `pvs` player from its keys.
-fn pvs_player(text: &str, keys: &[(String, String)]) -> Result<Pvs, String> {
-    Ok(Pvs::new(text, pvs_config(text, keys)?))
-}
-
 /// The search configuration of a `pvs` (or `best`) spec, such as `pvs:beam=12`: what
 /// `pbrain-engine --player` plays, its time then taken from the manager's clock.
 pub fn pvs_spec_config(text: &str) -> Result<PvsConfig, String> {
@@ -68,13 +63,7 @@ fn pvs_config(text: &str, keys: &[(String, String)]) -> Result<PvsConfig, String
             "seed" => {
                 number::<u64>(key, value).map_err(err)?;
             }
-            "hash_mb" => {
-                let mb: usize = number(key, value).map_err(err)?;
-                if !(1..=4096).contains(&mb) {
-                    return Err(err(format!("hash_mb is within 1 to 4096, not {value}")));
-                }
-                config.hash_mb = mb;
-            }
+            "hash_mb" => config.hash_mb = whole_in(key, value, 1, 4096).map_err(err)?,
             "quick_vcf" => config.quick_vcf = number(key, value).map_err(err)?,
             "weights" => {
                 config.weights = super::tuning::load_eval(Path::new(value)).map_err(err)?
@@ -274,10 +263,12 @@ impl RegisteredGame for Gomoku {
                 )))
             }
             AgentSpec::Game { kind, text, keys } if kind == "pvs" => {
-                let pvs = pvs_player(text, keys)?;
-                pvs.check_fits(start.rule(), start.size())
-                    .map_err(|e| format!("player '{text}': {e}"))?;
-                Ok(Box::new(pvs))
+                let config = pvs_config(text, keys)?;
+                if let Some(net) = &config.model {
+                    net.check_fits(start.rule(), start.size())
+                        .map_err(|e| format!("player '{text}': {e}"))?;
+                }
+                Ok(Box::new(Pvs::new(text, config)))
             }
             AgentSpec::Game { kind, text, keys } if kind == "alphabeta" => {
                 let AlphaBetaKeys {

@@ -16,17 +16,17 @@
 use std::time::{Duration, Instant};
 
 use super::patterns::{point_shapes, PatternWeights};
-use super::threats::{candidates, five_points, Vcf};
+use super::threat_space::ThreatSearch;
 use super::Gomoku;
 use crate::agents::{Agent, AgentError, Choice};
-use crate::game::{Action, Game};
+use crate::game::{Action, Game, Player};
 
 /// The score of a won position (less the plies to the win).
 pub const WIN: i32 = 10_000_000;
 /// Moves searched at each node of the alpha-beta.
 pub const BEAM: usize = 12;
 /// Nodes the rival's VCF searches may visit.
-const VCF_NODES: u32 = 20_000;
+const VCF_NODES: u64 = 20_000;
 
 /// The side to move's view of the position: for each empty point near the stones, the shapes
 /// each side would make there, weighted by the attack weights; the side to move's count a
@@ -44,6 +44,12 @@ pub fn evaluate(g: &Gomoku, weights: &PatternWeights, points: &[usize]) -> i32 {
     (mine * 1.2 - theirs) as i32
 }
 
+/// The points of `points` where `player` would make five.
+fn five_points(g: &Gomoku, player: Player, points: &[usize], out: &mut Vec<usize>) {
+    out.clear();
+    out.extend(points.iter().copied().filter(|&p| g.wins_at(p, player)));
+}
+
 /// The alpha-beta rival.
 pub struct AlphaBeta {
     name: String,
@@ -53,7 +59,7 @@ pub struct AlphaBeta {
     deadline: Instant,
     stopped: bool,
     nodes: u64,
-    vcf: Vcf,
+    threats: ThreatSearch,
 }
 
 impl AlphaBeta {
@@ -71,7 +77,7 @@ impl AlphaBeta {
             deadline: Instant::now(),
             stopped: false,
             nodes: 0,
-            vcf: Vcf::new(VCF_NODES),
+            threats: ThreatSearch::new(),
         }
     }
 
@@ -82,7 +88,7 @@ impl AlphaBeta {
         self.nodes = 0;
         let me = state.to_move();
         let mut near = Vec::new();
-        candidates(state, 2, &mut near);
+        state.near_points(2, &mut near);
         near.retain(|&p| state.is_legal(p as Action));
         if near.is_empty() {
             let mut all = Vec::new();
@@ -100,13 +106,21 @@ impl AlphaBeta {
             let score = if fives.len() > 1 { -WIN } else { 0 };
             return Some((p as Action, score));
         }
-        if let Some(p) = self.vcf.find(state) {
-            return Some((p as Action, WIN - 1));
-        }
-        // The moves to search: the heuristic's best, and when the opponent has a VCF, only
-        // the ones that may break it (defended by the search itself).
+        // A VCF of ours is played; else the moves to search are the heuristic's best, and
+        // when the opponent has a VCF, only the ones that may break it.
         let mut moves = self.ordered(state, &near, BEAM * 2);
-        self.vcf.keep_defences(state, &mut moves);
+        let by = Some(Instant::now() + self.time / 3);
+        if let Some(p) = self
+            .threats
+            .vcf_or_defences(state, &mut moves, VCF_NODES, by)
+        {
+            return Some((p, WIN - 1));
+        }
+        self.deepen(state, moves)
+    }
+
+    /// Iterative deepening over the root's `moves` (not empty), the best first next time.
+    fn deepen(&mut self, state: &Gomoku, mut moves: Vec<Action>) -> Option<(Action, i32)> {
         let mut best = (moves[0], 0);
         for depth in 1..=self.max_depth {
             let mut alpha = -WIN - 1;
@@ -181,7 +195,7 @@ impl AlphaBeta {
             };
         }
         let mut near = Vec::new();
-        candidates(state, 2, &mut near);
+        state.near_points(2, &mut near);
         if near.is_empty() {
             return 0;
         }
@@ -234,6 +248,7 @@ impl Agent<Gomoku> for AlphaBeta {
     }
 
     fn new_game(&mut self, _start: &Gomoku, _moves: &[Action]) -> Result<(), AgentError> {
+        self.threats.clear();
         Ok(())
     }
 
@@ -270,7 +285,7 @@ mod tests {
         )
     }
 
-    use crate::games::gomoku::tests::ranks_board as board;
+    use crate::games::gomoku::tests::{double_four, ranks_board as board};
 
     #[test]
     fn wins_blocks_and_finds_continuous_fours() {
@@ -284,44 +299,33 @@ mod tests {
         let g = position(&b, Player::P2);
         let (a, _) = rival().best_move(&g).unwrap();
         assert!(["c8", "h8"].contains(&g.format_action(a).as_str()));
-        // A VCF: black's d5-d7 (closed by white's d4) and e8-g8 (closed by c8) meet at d8,
-        // a double four; white has nothing.
-        let b = board(&[
-            (8, "..O.XXX"),
-            (7, "...X"),
-            (6, "...X"),
-            (5, "...X"),
-            (4, "...O"),
-            (1, "O.O.O.O"),
-        ]);
-        let g = position(&b, Player::P1);
-        let mut r = Vcf::new(VCF_NODES);
-        let first = r.find(&g).expect("a VCF");
-        // Replay the line: each attacker move a four or a five, the defender's block forced.
-        let mut state = g;
-        let mut next = Some(first);
+        // A VCF: the double four at d8; white has nothing. The rival plays it through, each of
+        // its moves a four or a five and scored as won, the defender's block forced.
+        let mut state = double_four(Player::P1);
         let mut plies = 0;
-        while let Some(p) = next {
-            let shapes = point_shapes(&state, p, Player::P1);
-            assert!(shapes.five || shapes.fours > 0, "{}", state.point_name(p));
-            state.play(p);
+        while !state.is_terminal() {
+            let (p, score) = rival().best_move(&state).unwrap();
+            let shapes = point_shapes(&state, p as usize, Player::P1);
+            assert!(
+                shapes.five || shapes.fours > 0,
+                "{}",
+                state.point_name(p as usize)
+            );
+            assert!(score >= WIN - 1, "{score}");
+            state.play(p as usize);
             if state.is_terminal() {
                 break;
             }
             let mut near = Vec::new();
-            candidates(&state, 1, &mut near);
+            state.near_points(1, &mut near);
             let mut fives = Vec::new();
             five_points(&state, Player::P1, &near, &mut fives);
             assert!(!fives.is_empty());
             state.play(fives[0]);
-            next = r.find(&state);
             plies += 1;
             assert!(plies < 20);
         }
         assert_eq!(state.winner(), Some(Player::P1));
-        // Without the attacker's stones there is none.
-        let quiet = position(&board(&[(8, "...X")]), Player::P2);
-        assert_eq!(r.find(&quiet), None);
     }
 
     #[test]
@@ -343,8 +347,8 @@ mod tests {
                     r.best_move(&g).unwrap().0
                 } else {
                     let mut near = Vec::new();
-                    candidates(&g, 1, &mut near);
-                    near[rng.below(near.len() as u32) as usize] as Action
+                    g.near_points(1, &mut near);
+                    rng.pick(&near) as Action
                 };
                 g.apply(a);
             }

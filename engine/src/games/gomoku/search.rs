@@ -19,14 +19,15 @@
 
 use super::patterns::{point_shapes, PatternWeights, PointShapes, Shape};
 use super::rival::evaluate;
-use super::threats::{candidates, near_flags, Vcf};
+use super::threat_space::ThreatSearch;
 use super::{Gomoku, MAX_POINTS};
 
 /// The evaluation's scale in `leaf=eval` (the rival's: a score of this much is a 73% chance).
 const EVAL_SCALE: f32 = 2_000.0;
 
 /// Nodes of the root's VCF searches (`vcf=1`).
-const ROOT_VCF_NODES: u32 = 20_000;
+const ROOT_VCF_NODES: u64 = 20_000;
+use crate::agents::spec::switch;
 use crate::game::{Action, Game, Outcome, Player};
 use crate::mcts::{Reward, RolloutPolicy, Search, SearchConfig, Ucb};
 use crate::rng::Rng;
@@ -73,19 +74,8 @@ pub struct GomokuKnowledge {
 }
 
 impl Default for GomokuKnowledge {
-    /// Plain MCTS: every empty point, random rollouts to the end.
     fn default() -> GomokuKnowledge {
-        GomokuKnowledge {
-            near: 0,
-            forced: false,
-            prune: Prune::Off,
-            top: 10,
-            stop: Stop::Five,
-            weights: PatternWeights::DEFAULT,
-            bias: 0.0,
-            vcf: false,
-            eval_leaves: false,
-        }
+        GomokuKnowledge::PLAIN
     }
 }
 
@@ -101,12 +91,11 @@ impl GomokuKnowledge {
         )
     }
 
-    /// The paper's (Table 1, first row): candidates next to a stone, the pattern heuristic at
-    /// the root keeping the top 10, fixed replies, rollouts to a five.
-    pub const PAPER: GomokuKnowledge = GomokuKnowledge {
-        near: 1,
-        forced: true,
-        prune: Prune::Root,
+    /// Plain MCTS: every empty point, random rollouts to the end.
+    pub const PLAIN: GomokuKnowledge = GomokuKnowledge {
+        near: 0,
+        forced: false,
+        prune: Prune::Off,
         top: 10,
         stop: Stop::Five,
         weights: PatternWeights::DEFAULT,
@@ -115,17 +104,24 @@ impl GomokuKnowledge {
         eval_leaves: false,
     };
 
-    /// The engine's own search (the protocol, `play`, `analyse`, the Gomocup brain).
-    pub const ENGINE: GomokuKnowledge = GomokuKnowledge {
+    /// The paper's (Table 1, first row): candidates next to a stone, the pattern heuristic at
+    /// the root keeping the top 10, fixed replies, rollouts to a five.
+    pub const PAPER: GomokuKnowledge = GomokuKnowledge {
         near: 1,
         forced: true,
+        prune: Prune::Root,
+        ..GomokuKnowledge::PLAIN
+    };
+
+    /// Our MCTS (`heuristic=engine`, and what `mcts:weights=FILE` plays): the paper's with
+    /// the heuristic at every node, its score as a bias, the root's VCF and leaves scored by
+    /// the evaluation.
+    pub const ENGINE: GomokuKnowledge = GomokuKnowledge {
         prune: Prune::All,
-        top: 10,
-        stop: Stop::Five,
-        weights: PatternWeights::DEFAULT,
         bias: 0.5,
         vcf: true,
         eval_leaves: true,
+        ..GomokuKnowledge::PAPER
     };
 
     /// Reads the Gomoku keys of an `mcts` spec (a preset first, then the keys over it).
@@ -139,18 +135,12 @@ impl GomokuKnowledge {
             GomokuKnowledge::default()
         };
         for (_, value) in keys.iter().filter(|(k, _)| k == "heuristic") {
-            k.prune = match value.as_str() {
-                "paper" => {
-                    k = GomokuKnowledge::PAPER;
-                    k.prune
-                }
-                "engine" => {
-                    k = GomokuKnowledge::ENGINE;
-                    k.prune
-                }
-                "off" | "0" => Prune::Off,
-                "root" => Prune::Root,
-                "all" => Prune::All,
+            match value.as_str() {
+                "paper" => k = GomokuKnowledge::PAPER,
+                "engine" => k = GomokuKnowledge::ENGINE,
+                "off" | "0" => k.prune = Prune::Off,
+                "root" => k.prune = Prune::Root,
+                "all" => k.prune = Prune::All,
                 _ => {
                     return Err(err(format!(
                         "heuristic is off, root, all, paper or engine, not '{value}'"
@@ -163,9 +153,7 @@ impl GomokuKnowledge {
                 ("heuristic", _) => {}
                 ("near", "0" | "1" | "2") => k.near = value.parse().expect("a digit"),
                 ("near", _) => return Err(err(format!("near is 0, 1 or 2, not '{value}'"))),
-                ("forced", "0" | "off") => k.forced = false,
-                ("forced", "1" | "on") => k.forced = true,
-                ("forced", _) => return Err(err(format!("forced is 0 or 1, not '{value}'"))),
+                ("forced", _) => k.forced = switch(key, value).map_err(err)?,
                 ("top", _) => {
                     k.top = value.parse().ok().filter(|&t| t >= 1).ok_or_else(|| {
                         err(format!("top is a count of moves from 1, not '{value}'"))
@@ -181,9 +169,7 @@ impl GomokuKnowledge {
                 ("leaf", "rollout") => k.eval_leaves = false,
                 ("leaf", "eval") => k.eval_leaves = true,
                 ("leaf", _) => return Err(err(format!("leaf is rollout or eval, not '{value}'"))),
-                ("vcf", "0" | "off") => k.vcf = false,
-                ("vcf", "1" | "on") => k.vcf = true,
-                ("vcf", _) => return Err(err(format!("vcf is 0 or 1, not '{value}'"))),
+                ("vcf", _) => k.vcf = switch(key, value).map_err(err)?,
                 ("stop", "five") => k.stop = Stop::Five,
                 ("stop", "three") => k.stop = Stop::LiveThree,
                 ("stop", "threat") => k.stop = Stop::Threat,
@@ -280,16 +266,7 @@ impl GomokuRollout {
         actions.clear();
         actions.extend(self.scored.iter().map(|&(_, a)| a));
     }
-}
 
-impl Default for GomokuRollout {
-    /// The engine's own search: [`GomokuKnowledge::ENGINE`].
-    fn default() -> GomokuRollout {
-        GomokuRollout::new(GomokuKnowledge::ENGINE)
-    }
-}
-
-impl GomokuRollout {
     /// A leaf's value by the pattern evaluation (`leaf=eval`): a five to make wins, two of the
     /// opponent's lose, else the evaluation for the side to move through a logistic of the
     /// rival's scale.
@@ -298,7 +275,7 @@ impl GomokuRollout {
             return o.into();
         }
         let me = state.to_move();
-        candidates(state, 2, &mut self.near);
+        state.near_points(2, &mut self.near);
         if self.near.iter().any(|&p| state.wins_at(p, me)) {
             return Outcome::win_for(me).into();
         }
@@ -314,6 +291,13 @@ impl GomokuRollout {
         let mine = 1.0 / (1.0 + (-score / EVAL_SCALE).exp());
         let p1 = if me == Player::P1 { mine } else { 1.0 - mine };
         Reward::from_win_probability(p1)
+    }
+}
+
+impl Default for GomokuRollout {
+    /// The engine's own search: [`GomokuKnowledge::ENGINE`].
+    fn default() -> GomokuRollout {
+        GomokuRollout::new(GomokuKnowledge::ENGINE)
     }
 }
 
@@ -335,7 +319,7 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
         let k = self.knowledge;
         self.scored_fresh = false;
         if k.near > 0 {
-            let near = near_flags(state, i32::from(k.near));
+            let near = state.near_flags(i32::from(k.near));
             let before = actions.len();
             actions.retain(|&a| near[a as usize]);
             if actions.is_empty() && before > 0 {
@@ -361,16 +345,13 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
             }
         }
         if k.vcf && root && actions.len() > 1 {
-            let mut vcf = Vcf::new(ROOT_VCF_NODES);
-            if let Some(p) = vcf.find(state) {
+            let before = actions.clone();
+            let mut threats = ThreatSearch::new();
+            if let Some(p) = threats.vcf_or_defences(state, actions, ROOT_VCF_NODES, None) {
                 actions.clear();
-                actions.push(p as Action);
-                self.scored_fresh = false;
-            } else {
-                let before = actions.len();
-                vcf.keep_defences(state, actions);
-                self.scored_fresh &= actions.len() == before;
+                actions.push(p);
             }
+            self.scored_fresh &= *actions == before;
         }
     }
 
@@ -419,7 +400,7 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
             }
             all
         } else {
-            near_flags(state, d)
+            state.near_flags(d)
         };
         let mut listed = flags;
         let mut list = [0u16; MAX_POINTS];
@@ -474,7 +455,7 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
                             if moves.is_empty() {
                                 return Outcome::Draw;
                             }
-                            moves[rng.below(moves.len() as u32) as usize] as usize
+                            rng.pick(&moves) as usize
                         }
                     }
                 }
@@ -490,7 +471,7 @@ impl RolloutPolicy<Gomoku> for GomokuRollout {
                 }
                 let made = match k.stop {
                     Stop::Five => false,
-                    Stop::LiveThree => shapes.best.is_some_and(|s| s >= Shape::LiveThree),
+                    Stop::LiveThree => shapes.best() >= Shape::LiveThree,
                     Stop::Threat => shapes.is_winning_threat(),
                 };
                 // The maker wins unless the opponent has a five to make first (looked for
@@ -611,7 +592,11 @@ impl FivePoints {
 mod tests {
     use super::*;
     use crate::game::Player;
+    use crate::games::gomoku::shape_board::ShapeBoard;
+    use crate::games::gomoku::threat_space::ThreatKind;
     use crate::games::gomoku::Rule;
+
+    use crate::games::gomoku::tests::double_four;
 
     fn board(black: &[&str], white: &[&str], to_move: Player) -> Gomoku {
         crate::games::gomoku::tests::board(Rule::Freestyle, black, white, to_move)
@@ -628,27 +613,17 @@ mod tests {
 
     #[test]
     fn candidates_and_forced_replies() {
-        let near1 = GomokuKnowledge {
-            near: 1,
-            ..GomokuKnowledge::default()
+        let near = |near| GomokuKnowledge {
+            near,
+            ..GomokuKnowledge::PLAIN
         };
         // The empty board: the centre only.
         let empty = Gomoku::new(15, Rule::Freestyle).unwrap();
-        assert_eq!(restricted(&empty, near1), ["h8"]);
+        assert_eq!(restricted(&empty, near(1)), ["h8"]);
         // One stone in the corner: its three neighbours; within 2, eight.
         let g = board(&["a1"], &[], Player::P2);
-        assert_eq!(restricted(&g, near1), ["a2", "b1", "b2"]);
-        assert_eq!(
-            restricted(
-                &g,
-                GomokuKnowledge {
-                    near: 2,
-                    ..GomokuKnowledge::default()
-                }
-            )
-            .len(),
-            8
-        );
+        assert_eq!(restricted(&g, near(1)), ["a2", "b1", "b2"]);
+        assert_eq!(restricted(&g, near(2)).len(), 8);
         // Plain MCTS keeps every empty point.
         assert_eq!(restricted(&g, GomokuKnowledge::default()).len(), 224);
         // Black's four d8-g8 with white to move: white must block at c8 or h8; with white's
@@ -691,24 +666,14 @@ mod tests {
             }
         }
         let keys = |t: &str| {
-            vec![(
-                t.split('=').next().unwrap().to_string(),
-                t.split('=').nth(1).unwrap().to_string(),
-            )]
+            let (key, value) = t.split_once('=').unwrap();
+            vec![(key.to_string(), value.to_string())]
         };
-        assert_eq!(
-            GomokuKnowledge::from_keys("m", &keys("near=2"))
-                .unwrap()
-                .near,
-            2
-        );
-        assert!(GomokuKnowledge::from_keys("m", &keys("near=3"))
-            .unwrap_err()
-            .contains("near is 0, 1 or 2"));
-        assert!(GomokuKnowledge::from_keys("m", &keys("forced=yes"))
-            .unwrap_err()
-            .contains("forced is 0 or 1"));
+        let near = GomokuKnowledge::from_keys("m", &keys("near=2")).unwrap();
+        assert_eq!(near.near, 2);
         for (bad, says) in [
+            ("near=3", "near is 0, 1 or 2"),
+            ("forced=yes", "forced is 0 or 1"),
             ("heuristic=leaf", "heuristic is off, root, all"),
             ("top=0", "top is a count"),
             ("stop=four", "stop is five, three or threat"),
@@ -769,7 +734,7 @@ mod tests {
                 assert_eq!(g.stone(last), Some(winner));
                 let shapes = point_shapes(&g, last, winner);
                 match stop {
-                    Stop::LiveThree => assert!(shapes.best.unwrap() >= Shape::LiveThree),
+                    Stop::LiveThree => assert!(shapes.best() >= Shape::LiveThree),
                     _ => assert!(shapes.is_winning_threat()),
                 }
                 assert!((0..g.points())
@@ -780,12 +745,7 @@ mod tests {
 
     #[test]
     fn the_root_plays_a_vcf_and_defends_against_one() {
-        // Black: d5-d7 closed by d4, e8-g8 closed by c8; d8 is a double four.
-        let g = board(
-            &["d5", "d6", "d7", "e8", "f8", "g8"],
-            &["d4", "c8", "a1", "c1", "e1", "g1"],
-            Player::P1,
-        );
+        let g = double_four(Player::P1);
         let vcf = GomokuKnowledge {
             vcf: true,
             ..GomokuKnowledge::ENGINE
@@ -797,13 +757,8 @@ mod tests {
         policy.restrict(&g, &mut actions);
         assert_eq!(actions.len(), 1);
         assert_eq!(g.format_action(actions[0]), "d8");
-        // White to move in the same shape (one black stone fewer elsewhere): every move kept
-        // stops black's VCF.
-        let g = board(
-            &["d5", "d6", "d7", "e8", "f8", "g8"],
-            &["d4", "c8", "a1", "c1", "e1"],
-            Player::P2,
-        );
+        // White to move in the same shape: every move kept stops black's VCF.
+        let g = double_four(Player::P2);
         let mut policy = GomokuRollout::new(vcf);
         policy.begin_search(&g);
         let mut actions = Vec::new();
@@ -813,12 +768,9 @@ mod tests {
         for a in actions {
             let mut after = g;
             after.apply(a);
-            assert_eq!(
-                Vcf::new(20_000).find(&after),
-                None,
-                "{}",
-                g.format_action(a)
-            );
+            let mut board = ShapeBoard::new(&after);
+            let vcf = ThreatSearch::new().find(&mut board, ThreatKind::Vcf, 30, 20_000, None);
+            assert_eq!(vcf, None, "{}", g.format_action(a));
         }
     }
 }

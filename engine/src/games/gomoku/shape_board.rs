@@ -11,8 +11,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::net::{line_codes, NetSums, PatternNet};
-use super::patterns::{coded_table, digit, Shape};
+use super::net::{NetSums, PatternNet};
+use super::patterns::{coded_table, digit, PointShapes, Shape};
 use super::{renju, Gomoku, Rule, DIRECTIONS, EMPTY, MAX_POINTS};
 use crate::game::{Game, Player};
 use crate::rng::splitmix64;
@@ -23,7 +23,7 @@ const REACH: i32 = 5;
 const NEAR: i32 = 2;
 
 /// A (point, direction)'s shapes for both colours in one byte: `9 * black's + white's` (the
-/// pattern net's code seen from black: [`super::net::code`]).
+/// pattern net's code seen from black).
 #[inline]
 fn pair(black: u8, white: u8) -> u8 {
     black * 9 + white
@@ -92,32 +92,6 @@ fn zobrist() -> &'static Zobrist {
     })
 }
 
-/// What a colour makes on one point, over its four lines.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PointThreat {
-    /// A line makes five.
-    pub five: bool,
-    /// Lines that make a live four.
-    pub live_fours: u8,
-    /// Lines that make a four or a live four.
-    pub fours: u8,
-    /// Lines that make a live three.
-    pub live_threes: u8,
-}
-
-impl PointThreat {
-    /// A move that threatens to win at once or next move (a four of any kind).
-    pub fn is_four(&self) -> bool {
-        self.fours > 0
-    }
-
-    /// A move that wins unless answered by fours: a live four, two fours, or a four and a live
-    /// three (two live threes also, when the opponent has no four to answer with).
-    pub fn is_double(&self) -> bool {
-        self.live_fours > 0 || self.fours >= 2 || (self.fours >= 1 && self.live_threes >= 1)
-    }
-}
-
 /// A position with its shapes kept up to date move by move.
 #[derive(Clone)]
 pub struct ShapeBoard {
@@ -173,10 +147,7 @@ struct LineNeighbour {
 
 impl ShapeBoard {
     pub fn new(pos: &Gomoku) -> ShapeBoard {
-        let exactly = |player| match (pos.rule(), player) {
-            (Rule::Freestyle, _) | (Rule::Renju, Player::P2) => false,
-            (Rule::Standard, _) | (Rule::Renju, Player::P1) => true,
-        };
+        let exactly = |player| pos.rule().exactly_five(player);
         let size = pos.size() as i32;
         let points = pos.points();
         let mut board = ShapeBoard {
@@ -241,7 +212,7 @@ impl ShapeBoard {
         net.check_fits(self.pos.rule(), self.size as usize)?;
         let mut sums = NetSums::new(net, self.size as usize);
         for p in (0..self.points()).filter(|&p| self.is_empty(p)) {
-            sums.set_point(p, Some(line_codes(&self, p)));
+            sums.set_point(p, Some(self.pair_codes(p)));
         }
         self.net = Some(sums);
         // The moves made so far are in the fresh sums.
@@ -344,15 +315,8 @@ impl ShapeBoard {
 
     /// What `player` makes on `p` over its four lines.
     #[inline]
-    pub fn threat(&self, player: Player, p: usize) -> PointThreat {
-        let mut t = PointThreat::default();
-        for &s in &self.shapes[player.index()][p] {
-            t.five |= s == Shape::Five as u8;
-            t.live_fours += u8::from(s == Shape::LiveFour as u8);
-            t.fours += u8::from(s == Shape::Four as u8 || s == Shape::LiveFour as u8);
-            t.live_threes += u8::from(s == Shape::LiveThree as u8);
-        }
-        t
+    pub fn threat(&self, player: Player, p: usize) -> PointShapes {
+        PointShapes::from_lines(self.shapes[player.index()][p])
     }
 
     /// Whether `player` may play `p`: empty, and under renju not a point forbidden to black.
@@ -465,7 +429,7 @@ impl ShapeBoard {
         self.undo.truncate(mark as usize);
         self.counts = counts;
         if apply {
-            let codes = line_codes(self, p);
+            let codes = self.pair_codes(p);
             if let Some(net) = &mut self.net {
                 net.set_point(p, Some(codes));
             }
@@ -587,6 +551,12 @@ impl ShapeBoard {
         pair(self.shapes[0][p][d], self.shapes[1][p][d])
     }
 
+    /// The pair codes of `p`'s four directions: what a pattern net reads of the point.
+    #[inline]
+    pub fn pair_codes(&self, p: usize) -> [u8; 4] {
+        std::array::from_fn(|d| self.pair_code(p, d))
+    }
+
     /// Reads the shapes of `p` from its keys and counts them if it is empty.
     fn refresh_point(&mut self, p: usize) {
         for d in 0..4 {
@@ -615,6 +585,7 @@ impl ShapeBoard {
 mod tests {
     use super::*;
     use crate::games::gomoku::patterns::point_shapes;
+    use crate::games::gomoku::tests::ranks_board;
     use crate::rng::Rng;
 
     /// The board's shapes, counts and hash equal a fresh board's built from the position.
@@ -644,7 +615,7 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    let p = usize::from(moves[rng.below(moves.len() as u32) as usize]);
+                    let p = usize::from(rng.pick(&moves));
                     board.make(p);
                     hashes.push(board.hash());
                     // The table's shapes are the scanning heuristic's, point by point.
@@ -673,14 +644,8 @@ mod tests {
 
     #[test]
     fn five_points_and_threats_are_read_from_the_shapes() {
-        let rows: Vec<String> = (0..15)
-            .map(|i| match i {
-                7 => "...XXXX........".to_string(),
-                14 => "O.O.O.O........".to_string(),
-                _ => ".".repeat(15),
-            })
-            .collect();
-        let g = Gomoku::from_board(15, Rule::Freestyle, &rows.join("/"), Player::P1).unwrap();
+        let rows = ranks_board(&[(8, "...XXXX"), (1, "O.O.O.O")]);
+        let g = Gomoku::from_board(15, Rule::Freestyle, &rows, Player::P1).unwrap();
         let board = ShapeBoard::new(&g);
         let mut fives = Vec::new();
         board.five_points(Player::P1, &mut fives);

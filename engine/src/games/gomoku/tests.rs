@@ -31,6 +31,25 @@ pub(super) fn ranks_board(ranks: &[(usize, &str)]) -> String {
     rows.join("/")
 }
 
+/// Black's d5-d7 (closed by white's d4) and e8-g8 (closed by c8) meet at d8, a double four;
+/// white's stones on the first rank make the counts for `to_move` (15x15 freestyle).
+pub(super) fn double_four(to_move: Player) -> Gomoku {
+    let rank1 = if to_move == Player::P1 {
+        "O.O.O.O"
+    } else {
+        "O.O.O"
+    };
+    let ranks = [
+        (8, "..O.XXX"),
+        (7, "...X"),
+        (6, "...X"),
+        (5, "...X"),
+        (4, "...O"),
+        (1, rank1),
+    ];
+    Gomoku::from_board(15, Rule::Freestyle, &ranks_board(&ranks), to_move).unwrap()
+}
+
 fn point(g: &Gomoku, name: &str) -> usize {
     g.parse_action(name).unwrap() as usize
 }
@@ -187,8 +206,7 @@ fn notation_positions_and_bad_input() {
         .parse_position(&text.split(' ').collect::<Vec<_>>())
         .unwrap();
     assert_eq!(back, g2);
-    let row = ".".repeat(15);
-    let empty = vec![row.as_str(); 15].join("/");
+    let empty = ranks_board(&[]);
     for (args, says) in [
         (vec![empty.as_str(), "2"], "cannot happen"),
         (vec!["X..../...../...../...../.....", "1"], "not 15 rows"),
@@ -198,8 +216,7 @@ fn notation_positions_and_bad_input() {
         let e = g.parse_position(&args).unwrap_err();
         assert!(e.contains(says), "{args:?}: {e}");
     }
-    let five = format!("XXXXX{}/{}", &row[5..], vec![row.as_str(); 13].join("/"));
-    let five = format!("{five}/OOOO.{}", &row[5..]);
+    let five = ranks_board(&[(15, "XXXXX"), (1, "OOOO")]);
     let e = g.parse_position(&[&five, "2"]).unwrap_err();
     assert!(e.contains("already has a winning line"), "{e}");
     assert!(Gomoku::new(4, Rule::Freestyle).is_err());
@@ -219,7 +236,7 @@ fn random_games_keep_the_invariants() {
         while !g.is_terminal() {
             g.legal_actions(&mut moves);
             assert!(!moves.is_empty());
-            let a = moves[rng.below(moves.len() as u32) as usize];
+            let a = rng.pick(&moves);
             assert!(g.stone(a as usize).is_none());
             let mover = g.to_move();
             assert!(!(rule == Rule::Renju && mover == Player::P1 && forbidden(&g, a as usize)));

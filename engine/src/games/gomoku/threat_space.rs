@@ -21,7 +21,7 @@ use std::time::Instant;
 use super::patterns::Shape;
 use super::shape_board::ShapeBoard;
 use super::{Gomoku, Rule};
-use crate::game::Player;
+use crate::game::{Action, Player};
 
 /// What the attacker may threaten with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +30,17 @@ pub enum ThreatKind {
     Vcf,
     /// Fours and live threes.
     Vct,
+}
+
+/// Which moves [`ThreatSearch::keep_defences`] keeps against the opponent's threats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defend {
+    /// Every candidate, the moves given first, each searched with a sixteenth of the nodes:
+    /// those after which the search ends without a win (`pvs`).
+    Proven,
+    /// The moves given, each with a quarter of the nodes: those after which no win is found,
+    /// the search ended or not (the plain-board players: the rival, MCTS's `vcf`).
+    Found,
 }
 
 /// One table entry: a position with the attacker to move.
@@ -102,10 +113,13 @@ impl ThreatSearch {
         limit: u64,
         deadline: Option<Instant>,
     ) -> Option<usize> {
-        if let Some(five) = self.start(board, limit, deadline) {
-            return Some(five);
-        }
+        (self.nodes, self.limit, self.deadline) = (0, limit, deadline);
+        (self.aborted, self.depth) = (false, 0);
         let me = board.to_move();
+        if board.has_five_point(me) {
+            board.five_points(me, &mut self.scratch);
+            return self.scratch.first().copied();
+        }
         let blocking = board.has_five_point(me.opponent());
         for depth in 1..=max_depth {
             let found = self.first_winning_move(board, depth, kind, blocking);
@@ -119,25 +133,76 @@ impl ThreatSearch {
         None
     }
 
-    /// Sets a search's counters and limits going; the side to move's five point, where it has
-    /// one (the search is over).
-    fn start(
+    /// Where the opponent (as if the side to move passed) has a win by `kind`'s threats: the
+    /// moves after which it has none, as `defend` tries them. All of `moves` stay when none
+    /// breaks it or time runs out (at `by`): the opponent may still err.
+    pub fn keep_defences(
         &mut self,
-        board: &ShapeBoard,
-        limit: u64,
-        deadline: Option<Instant>,
-    ) -> Option<usize> {
-        self.nodes = 0;
-        self.limit = limit;
-        self.deadline = deadline;
-        self.aborted = false;
-        self.depth = 0;
-        let me = board.to_move();
-        if !board.has_five_point(me) {
-            return None;
+        board: &mut ShapeBoard,
+        moves: &mut Vec<usize>,
+        (kind, defend): (ThreatKind, Defend),
+        nodes: u64,
+        by: Option<Instant>,
+    ) {
+        board.pass();
+        let threat = self.find(board, kind, 30, nodes, by);
+        board.pass();
+        if threat.is_none() {
+            return;
         }
-        board.five_points(me, &mut self.scratch);
-        self.scratch.first().copied()
+        let me = board.to_move();
+        let mut points = moves.clone();
+        if defend == Defend::Proven {
+            board.candidates(&mut points);
+            let rank = |p: &usize| moves.iter().position(|m| m == p).unwrap_or(usize::MAX);
+            points.sort_by_key(rank);
+        }
+        let share = if defend == Defend::Proven { 16 } else { 4 };
+        let mut kept = Vec::new();
+        for p in points {
+            if by.is_some_and(|by| Instant::now() >= by) {
+                return;
+            }
+            if !board.playable(me, p) {
+                continue;
+            }
+            board.make(p);
+            let found = self.find(board, kind, 30, nodes / share, by);
+            let breaks = found.is_none() && (defend == Defend::Found || !self.aborted());
+            board.unmake();
+            if breaks {
+                kept.push(p);
+            }
+        }
+        if !kept.is_empty() {
+            *moves = kept;
+        }
+    }
+
+    /// For the players that search the plain board (the rival, MCTS's `vcf`): a VCF of the
+    /// side to move within `nodes`, else `moves` narrowed to those that break the opponent's
+    /// VCF ([`keep_defences`](Self::keep_defences)).
+    pub fn vcf_or_defences(
+        &mut self,
+        state: &Gomoku,
+        moves: &mut Vec<Action>,
+        nodes: u64,
+        by: Option<Instant>,
+    ) -> Option<Action> {
+        let mut board = ShapeBoard::new(state);
+        if let Some(p) = self.find(&mut board, ThreatKind::Vcf, 30, nodes, by) {
+            return Some(p as Action);
+        }
+        let mut points: Vec<usize> = moves.iter().map(|&a| usize::from(a)).collect();
+        self.keep_defences(
+            &mut board,
+            &mut points,
+            (ThreatKind::Vcf, Defend::Found),
+            nodes,
+            by,
+        );
+        *moves = points.into_iter().map(|p| p as Action).collect();
+        None
     }
 
     /// The attacker's (to move) first move that wins within `depth` threats: the block of the
@@ -419,12 +484,19 @@ mod tests {
     use super::*;
     use crate::game::Game;
 
-    use crate::games::gomoku::tests::ranks_board as board;
+    use crate::games::gomoku::tests::{double_four, ranks_board as board};
 
     /// The first move of the win found.
     fn solve(ranks: &[(usize, &str)], to_move: Player, kind: ThreatKind) -> Option<String> {
-        let g = Gomoku::from_board(15, Rule::Freestyle, &board(ranks), to_move).unwrap();
-        let mut b = ShapeBoard::new(&g);
+        solve_in(
+            &Gomoku::from_board(15, Rule::Freestyle, &board(ranks), to_move).unwrap(),
+            kind,
+        )
+    }
+
+    /// The first move of the win found in `g`.
+    fn solve_in(g: &Gomoku, kind: ThreatKind) -> Option<String> {
+        let mut b = ShapeBoard::new(g);
         let hash = b.hash();
         let mut search = ThreatSearch::new();
         let found = search.find(&mut b, kind, 20, 1_000_000, None);
@@ -446,7 +518,7 @@ mod tests {
             let stones = 6 + rng.below(14);
             while g.stones() < stones as usize && g.winner().is_none() {
                 g.legal_actions(&mut moves);
-                g.apply(moves[rng.below(moves.len() as u32) as usize]);
+                g.apply(rng.pick(&moves));
             }
             if g.winner().is_some() {
                 continue;
@@ -484,29 +556,10 @@ mod tests {
 
     #[test]
     fn continuous_fours_are_found_and_blocked_lines_are_not() {
-        // Black's d5-d7 (closed by d4) and e8-g8 (closed by c8) meet at d8: a double four.
-        // White's stones on the first rank make the counts: four for black to move, three
-        // for white.
-        let lines = [
-            (8, "..O.XXX"),
-            (7, "...X"),
-            (6, "...X"),
-            (5, "...X"),
-            (4, "...O"),
-        ];
-        let with_first_rank = |rank1| {
-            let mut ranks = lines.to_vec();
-            ranks.push((1, rank1));
-            ranks
-        };
-        let ranks = with_first_rank("O.O.O..O");
-        assert_eq!(
-            solve(&ranks, Player::P1, ThreatKind::Vcf).as_deref(),
-            Some("d8")
-        );
+        let (black, white) = (double_four(Player::P1), double_four(Player::P2));
+        assert_eq!(solve_in(&black, ThreatKind::Vcf).as_deref(), Some("d8"));
         // White to move must block a five point first and has no fours after it.
-        let ranks = with_first_rank("O.O.O");
-        assert_eq!(solve(&ranks, Player::P2, ThreatKind::Vcf), None);
+        assert_eq!(solve_in(&white, ThreatKind::Vcf), None);
     }
 
     /// Every position of the shipped suite reads, and each VCF in it is found again (with

@@ -1,10 +1,6 @@
-//! The pattern heuristic's weights (attack and defence, a score a shape) as a weight set for
-//! `tune` (set `patterns`): fitness games between two players that differ only in their
-//! weights, from varied openings.
-//!
-//! Fitness players: `greedy` (the heuristic's best move, no search: a game takes about a
-//! millisecond, and the weights are all that differ) and `mcts200` (the paper's MCTS, 200
-//! iterations a move, as its Table 2's "200 simulations").
+//! Gomoku's weight sets for `tune`: the pattern heuristic's weights (`patterns`, attack and
+//! defence, a score a shape) and the searcher's evaluation (`eval`), each tuned by fitness games
+//! between two players that differ only in their weights, from varied openings.
 
 use super::patterns::PatternWeights;
 use super::pvs::{EvalWeights, Pvs, PvsConfig};

@@ -68,26 +68,9 @@ impl EvalWeights {
     }
 
     pub fn from_slice(w: &[f32]) -> Result<EvalWeights, String> {
-        if w.len() != TERMS {
-            return Err(format!(
-                "the evaluation weights are {TERMS} numbers ({}), not {}",
-                EvalWeights::NAMES.join(", "),
-                w.len()
-            ));
-        }
-        if let Some(bad) = w
-            .iter()
-            .find(|x| !x.is_finite() || x.abs() > MAX_WEIGHT as f32)
-        {
-            return Err(format!(
-                "an evaluation weight is {bad}: each must be a number within +-{MAX_WEIGHT}"
-            ));
-        }
-        let mut out = [0; TERMS];
-        for (o, x) in out.iter_mut().zip(w) {
-            *o = x.round() as i32;
-        }
-        Ok(EvalWeights(out))
+        let names = EvalWeights::NAMES.map(String::from);
+        let w = crate::tuning::whole_weights(w, &names, MAX_WEIGHT)?;
+        Ok(EvalWeights(w.try_into().expect("one a term")))
     }
 }
 
@@ -384,13 +367,7 @@ impl<'a> Worker<'a> {
                 break;
             }
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha0 {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best, alpha0, beta);
         // A decided score may come from a repetition, which depends on the path's history,
         // not on the position the table keys: kept out of it, with its move.
         let score_kept = (best.abs() <= DECIDED).then_some(best);

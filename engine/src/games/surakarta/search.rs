@@ -142,11 +142,7 @@ impl Heuristics {
     /// Reads the Surakarta keys of an `mcts` spec (see the module's documentation).
     pub fn from_keys(text: &str, keys: &[(String, String)]) -> Result<Heuristics, String> {
         let err = |e: String| format!("player '{text}': {e}");
-        let switch = |key: &str, value: &str| match value {
-            "1" | "on" | "true" => Ok(true),
-            "0" | "off" | "false" => Ok(false),
-            _ => Err(err(format!("{key} is 0 or 1, not '{value}'"))),
-        };
+        let switch = |key: &str, value: &str| crate::agents::spec::switch(key, value).map_err(err);
         let number = |key: &str, value: &str| {
             value
                 .parse::<f32>()
@@ -370,7 +366,7 @@ impl RolloutPolicy<Surakarta> for SurakartaRollout {
             {
                 state.captures_into(&mut moves);
                 if !moves.is_empty() {
-                    let pick = moves.as_slice()[rng.below(moves.len() as u32) as usize];
+                    let pick = rng.pick(moves.as_slice());
                     state.apply(pick);
                     played += 1;
                     check_lead = lead > 0;

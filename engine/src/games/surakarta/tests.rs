@@ -226,7 +226,7 @@ fn random_games_keep_the_invariants() {
                     );
                 }
             }
-            let a = buf[rng.below(buf.len() as u32) as usize];
+            let a = rng.pick(&buf);
             let before = (
                 s.pieces(Player::P1).count_ones(),
                 s.pieces(Player::P2).count_ones(),

@@ -65,7 +65,7 @@ fn random_positions(
         out.push((state, None));
         while !state.is_terminal() {
             state.legal_actions(&mut actions);
-            let a = actions[rng.below(actions.len() as u32) as usize];
+            let a = rng.pick(&actions);
             let mover = state.to_move();
             let before = state.box_owners();
             state.apply(a);
