@@ -326,6 +326,10 @@ mod tests {
             assert!(plies < 20);
         }
         assert_eq!(state.winner(), Some(Player::P1));
+        // Without the attacker's stones there is no VCF, and no win is claimed.
+        let quiet = position(&board(&[(8, "...X")]), Player::P2);
+        let (_, score) = rival().best_move(&quiet).unwrap();
+        assert!(score < WIN - 1000, "{score}");
     }
 
     #[test]

@@ -21,16 +21,16 @@ use super::patterns::{point_shapes, PatternWeights, PointShapes, Shape};
 use super::rival::evaluate;
 use super::threat_space::ThreatSearch;
 use super::{Gomoku, MAX_POINTS};
+use crate::agents::spec::switch;
+use crate::game::{Action, Game, Outcome, Player};
+use crate::mcts::{Reward, RolloutPolicy, Search, SearchConfig, Ucb};
+use crate::rng::Rng;
 
 /// The evaluation's scale in `leaf=eval` (the rival's: a score of this much is a 73% chance).
 const EVAL_SCALE: f32 = 2_000.0;
 
 /// Nodes of the root's VCF searches (`vcf=1`).
 const ROOT_VCF_NODES: u64 = 20_000;
-use crate::agents::spec::switch;
-use crate::game::{Action, Game, Outcome, Player};
-use crate::mcts::{Reward, RolloutPolicy, Search, SearchConfig, Ucb};
-use crate::rng::Rng;
 
 /// Which nodes the pattern heuristic prunes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -151,13 +151,15 @@ impl ThreatSearch {
             return;
         }
         let me = board.to_move();
-        let mut points = moves.clone();
-        if defend == Defend::Proven {
-            board.candidates(&mut points);
-            let rank = |p: &usize| moves.iter().position(|m| m == p).unwrap_or(usize::MAX);
-            points.sort_by_key(rank);
-        }
-        let share = if defend == Defend::Proven { 16 } else { 4 };
+        let (points, share) = match defend {
+            Defend::Proven => {
+                let mut all = Vec::new();
+                board.candidates(&mut all);
+                all.sort_by_key(|p| moves.iter().position(|m| m == p).unwrap_or(usize::MAX));
+                (all, 16)
+            }
+            Defend::Found => (moves.clone(), 4),
+        };
         let mut kept = Vec::new();
         for p in points {
             if by.is_some_and(|by| Instant::now() >= by) {
